@@ -1,0 +1,183 @@
+// The thin HTTP layer every command uses: auth, JSON, timeouts, idempotency keys, retries,
+// typed errors, and --verbose tracing with the key masked.
+import { randomUUID } from 'node:crypto';
+import type { Dispatcher } from 'undici';
+import type { z } from 'zod';
+import { CliError, ExitCode, NetworkError } from '../errors.js';
+import { maskSecret } from '../config/mask.js';
+import { apiErrorFromBody } from './errors.js';
+import { checkBaseUrl, joinUrl } from './url.js';
+import { backoffDelay, DEFAULT_TIMING, isRetryableStatus, MAX_TRIES, type RetryTiming } from './retry.js';
+
+export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
+export type Query = Record<string, string | number | undefined>;
+
+export interface ClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  timeoutMs?: number;
+  userAgent?: string;
+  /** Called with one line per request/response when --verbose is on. */
+  trace?: (line: string) => void;
+  retryTiming?: RetryTiming;
+  sleep?: (ms: number) => Promise<void>;
+  /** Extra headers (the sandbox control token, for instance). */
+  headers?: Record<string, string>;
+}
+
+export interface RequestOptions<T> {
+  query?: Query;
+  body?: unknown;
+  /** POSTs get a generated key when none is given. */
+  idempotencyKey?: string;
+  schema?: z.ZodType<T>;
+}
+
+export interface ApiResponse<T> {
+  status: number;
+  data: T;
+  requestId?: string;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+let sharedDispatcher: Dispatcher | undefined;
+
+async function dispatcher(): Promise<Dispatcher> {
+  if (!sharedDispatcher) {
+    // EnvHttpProxyAgent honours HTTP_PROXY / HTTPS_PROXY / NO_PROXY and connects directly otherwise.
+    const { EnvHttpProxyAgent } = await import('undici');
+    sharedDispatcher = new EnvHttpProxyAgent({ keepAliveTimeout: 4_000 });
+  }
+  return sharedDispatcher;
+}
+
+export class ApiClient {
+  private readonly base: URL;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly opts: ClientOptions) {
+    this.base = checkBaseUrl(opts.baseUrl);
+    this.timeoutMs = opts.timeoutMs ?? 30_000;
+  }
+
+  get baseUrl(): string {
+    return this.base.href;
+  }
+
+  get<T>(path: string, opts: RequestOptions<T> = {}): Promise<ApiResponse<T>> {
+    return this.request('GET', path, opts);
+  }
+  post<T>(path: string, opts: RequestOptions<T> = {}): Promise<ApiResponse<T>> {
+    return this.request('POST', path, opts);
+  }
+  patch<T>(path: string, opts: RequestOptions<T> = {}): Promise<ApiResponse<T>> {
+    return this.request('PATCH', path, opts);
+  }
+  delete<T>(path: string, opts: RequestOptions<T> = {}): Promise<ApiResponse<T>> {
+    return this.request('DELETE', path, opts);
+  }
+
+  async request<T>(method: Method, path: string, opts: RequestOptions<T> = {}): Promise<ApiResponse<T>> {
+    const url = joinUrl(this.base, path, opts.query);
+    const idempotencyKey = method === 'POST' ? (opts.idempotencyKey ?? randomUUID()) : undefined;
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.opts.apiKey}`,
+      accept: 'application/json',
+      'user-agent': this.opts.userAgent ?? 'svc-cli',
+      ...this.opts.headers,
+    };
+    if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
+    let payload: string | undefined;
+    if (opts.body !== undefined) {
+      payload = JSON.stringify(opts.body);
+      headers['content-type'] = 'application/json';
+    }
+    // Only GETs and keyed POSTs are safe to repeat.
+    const retryable = method === 'GET' || (method === 'POST' && idempotencyKey !== undefined);
+    const sleep = this.opts.sleep ?? defaultSleep;
+    const timing = this.opts.retryTiming ?? DEFAULT_TIMING;
+    const d = await dispatcher();
+    const { request } = await import('undici');
+
+    for (let attempt = 1; ; attempt++) {
+      const started = performance.now();
+      this.trace(`> ${method} ${url}${attempt > 1 ? ` (try ${attempt}/${MAX_TRIES})` : ''}`);
+      this.trace(`> authorization: Bearer ${maskSecret(this.opts.apiKey)}`);
+      if (idempotencyKey) this.trace(`> idempotency-key: ${idempotencyKey}`);
+      let status: number;
+      let text: string;
+      let resHeaders: Record<string, string | string[] | undefined>;
+      try {
+        const res = await request(url, {
+          method,
+          headers,
+          body: payload,
+          dispatcher: d,
+          signal: AbortSignal.timeout(this.timeoutMs),
+        });
+        status = res.statusCode;
+        resHeaders = res.headers;
+        text = await res.body.text();
+      } catch (err) {
+        const ms = Math.round(performance.now() - started);
+        const netErr = toNetworkError(err, url, this.timeoutMs);
+        this.trace(`< network error after ${ms} ms: ${netErr.message}`);
+        if (retryable && attempt < MAX_TRIES) {
+          await sleep(backoffDelay(attempt + 1, timing));
+          continue;
+        }
+        throw netErr;
+      }
+      const ms = Math.round(performance.now() - started);
+      const requestId = header(resHeaders, 'x-request-id');
+      this.trace(`< ${status} ${method} ${url} (${ms} ms)${requestId ? ` request_id=${requestId}` : ''}`);
+      if (status >= 200 && status < 300) {
+        return { status, data: this.parse(text, opts.schema, method, path), requestId };
+      }
+      if (retryable && isRetryableStatus(status) && attempt < MAX_TRIES) {
+        await sleep(backoffDelay(attempt + 1, timing, header(resHeaders, 'retry-after')));
+        continue;
+      }
+      throw apiErrorFromBody(status, text, requestId);
+    }
+  }
+
+  private parse<T>(text: string, schema: z.ZodType<T> | undefined, method: string, path: string): T {
+    let json: unknown;
+    try {
+      json = text.length ? JSON.parse(text) : {};
+    } catch {
+      throw new CliError(`unexpected response from ${method} ${path}: not JSON`, ExitCode.apiError);
+    }
+    if (!schema) return json as T;
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.length ? issue.path.join('.') : 'body';
+      throw new CliError(`unexpected response from ${method} ${path}: ${where}: ${issue?.message ?? 'invalid'}`, ExitCode.apiError);
+    }
+    return parsed.data;
+  }
+
+  private trace(line: string): void {
+    this.opts.trace?.(line);
+  }
+}
+
+function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function toNetworkError(err: unknown, url: string, timeoutMs: number): NetworkError {
+  const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string } };
+  const host = new URL(url).host;
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || e?.code === 'UND_ERR_HEADERS_TIMEOUT') {
+    return new NetworkError(`request to ${host} timed out after ${timeoutMs} ms`, 'raise it with --timeout <ms>, or check the service');
+  }
+  const code = e?.code ?? e?.cause?.code;
+  if (code === 'ECONNREFUSED') {
+    return new NetworkError(`could not connect to ${host} (connection refused)`, 'is the service running? for the sandbox: `svc sandbox start`');
+  }
+  return new NetworkError(`could not reach ${host}: ${code ?? e?.message ?? 'network error'}`);
+}

@@ -1,0 +1,38 @@
+// Turns any error body shape into one ApiError carrying status, code, message and request id.
+import { ApiError } from '../errors.js';
+
+type Json = Record<string, unknown>;
+const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
+
+const DEFAULT_CODES: Record<number, string> = {
+  400: 'invalid_request', 401: 'unauthorized', 402: 'insufficient_balance', 403: 'forbidden',
+  404: 'not_found', 409: 'conflict', 422: 'unprocessable', 429: 'rate_limited',
+};
+
+/** Accepts `{error:{code,message}}`, `{code,message}`, `{error:"code",message}`, `{errors:[..]}` or text. */
+export function apiErrorFromBody(status: number, rawBody: string, headerRequestId?: string): ApiError {
+  let body: unknown;
+  try {
+    body = rawBody ? JSON.parse(rawBody) : undefined;
+  } catch {
+    body = undefined;
+  }
+  let inner: Json = {};
+  if (isObj(body)) {
+    if (isObj(body.error)) inner = body.error;
+    else if (Array.isArray(body.errors) && isObj(body.errors[0])) inner = body.errors[0];
+    else inner = body;
+  }
+  const code =
+    str(inner.code) ?? (isObj(body) ? str(body.error) : undefined) ?? str(inner.type) ?? DEFAULT_CODES[status] ??
+    (status >= 500 ? 'server_error' : 'http_error');
+  const message =
+    str(inner.message) ?? (isObj(body) ? str(body.message) : undefined) ??
+    (body === undefined && rawBody && rawBody.length < 200 && !rawBody.includes('<') ? rawBody.trim() : undefined) ??
+    `the service answered HTTP ${status}`;
+  const requestId = str(inner.request_id) ?? (isObj(body) ? str(body.request_id) : undefined) ?? headerRequestId;
+  const details: Json = {};
+  for (const [k, v] of Object.entries(inner)) if (!['code', 'message', 'request_id'].includes(k)) details[k] = v;
+  return new ApiError(status, code, message, requestId, details);
+}

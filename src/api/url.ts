@@ -1,0 +1,33 @@
+// Base URL checks: a key is only ever sent over HTTPS, or plain HTTP to a loopback host.
+import { UsageError } from '../errors.js';
+
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (h === 'localhost' || h.endsWith('.localhost') || h === '::1') return true;
+  return /^127(\.\d{1,3}){3}$/.test(h);
+}
+
+export function checkBaseUrl(baseUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new UsageError(`base URL "${baseUrl}" is not a valid URL`);
+  }
+  if (url.protocol === 'https:') return url;
+  if (url.protocol === 'http:') {
+    if (isLoopbackHost(url.hostname)) return url;
+    throw new UsageError(
+      `refusing to send an API key over plain HTTP to ${url.host}`,
+      'use an https:// base URL (plain http is allowed only for loopback hosts such as 127.0.0.1)',
+    );
+  }
+  throw new UsageError(`base URL must use https:// (got ${url.protocol})`);
+}
+
+/** Joins a base URL and an API path, keeping any path prefix of the base. */
+export function joinUrl(base: URL, path: string, query?: Record<string, string | number | undefined>): string {
+  const u = new URL(base.href.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`));
+  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== '') u.searchParams.set(k, String(v));
+  return u.href;
+}

@@ -1,0 +1,14 @@
+// `svc account`: the authenticated account.
+import type { Command } from 'commander';
+import type { ProgramDeps } from '../../cli/program.js';
+
+export function registerAccount(program: Command, deps: ProgramDeps): void {
+  program
+    .command('account')
+    .description('Show the account the current key belongs to')
+    .addHelpText('after', '\nExamples:\n  $ svc account\n  $ svc account --json | jq -r .handle')
+    .action(async (_opts, cmd: Command) => {
+      const { showAccount } = await import('./show.js');
+      await showAccount(deps.app(cmd));
+    });
+}

@@ -1,0 +1,23 @@
+import type { App } from '../../app.js';
+import { AccountSchema } from '../../api/schemas.js';
+import { outputMode, printRecord } from '../../io/render.js';
+import { palette } from '../../io/colors.js';
+
+export async function showAccount(app: App): Promise<void> {
+  const client = await app.client();
+  const { data } = await client.get('/v1/accounts/me', { schema: AccountSchema });
+  const mode = outputMode(app.io, app.json);
+  if (mode === 'table') {
+    const auth = await app.auth();
+    const p = await palette(app.io);
+    app.io.out(`${p.badge(auth.environment)} ${p.bold(data.handle)}\n`);
+  }
+  printRecord(app.io, mode, data, [
+    { key: 'account_id', header: 'Account ID' },
+    { key: 'handle', header: 'Handle' },
+    { key: 'type', header: 'Type' },
+    { key: 'kyc_status', header: 'KYC status' },
+    { key: 'public_key', header: 'Chain address' },
+    { key: 'created_at', header: 'Created' },
+  ]);
+}

@@ -1,0 +1,57 @@
+// `svc profile add|ls|use|rm|show`: named API keys and base URLs, stored 0600.
+import type { Command } from 'commander';
+import type { ProgramDeps } from '../../cli/program.js';
+
+export function registerProfile(program: Command, deps: ProgramDeps): void {
+  const profile = program.command('profile').description('Manage profiles (API key, base URL, decryption key)');
+
+  profile
+    .command('add <name>')
+    .description('Add or replace a profile; the key is read from a hidden prompt or stdin, never argv')
+    .option('--key-stdin', 'read the API key from the first line of stdin')
+    .option('--use', 'make it the current profile')
+    .addHelpText('after', [
+      '',
+      'Examples:',
+      '  $ svc profile add work                       # prompts for the key',
+      '  $ printenv SVC_KEY | svc profile add ci --key-stdin --base-url https://api.example.com',
+    ].join('\n'))
+    .action(async (name: string, _opts, cmd: Command) => {
+      const { addProfile } = await import('./run.js');
+      await addProfile(deps.app(cmd), name, cmd.opts());
+    });
+
+  profile
+    .command('ls')
+    .alias('list')
+    .description('List profiles with masked keys; the current one is marked')
+    .action(async (_opts, cmd: Command) => {
+      const { listProfiles } = await import('./run.js');
+      await listProfiles(deps.app(cmd));
+    });
+
+  profile
+    .command('use <name>')
+    .description('Make a profile the current one')
+    .action(async (name: string, _opts, cmd: Command) => {
+      const { useProfile } = await import('./run.js');
+      await useProfile(deps.app(cmd), name);
+    });
+
+  profile
+    .command('rm <name>')
+    .alias('remove')
+    .description('Remove a profile and the secrets stored with it')
+    .action(async (name: string, _opts, cmd: Command) => {
+      const { removeProfile } = await import('./run.js');
+      await removeProfile(deps.app(cmd), name);
+    });
+
+  profile
+    .command('show [name]')
+    .description('Show a profile (the current one by default), secrets masked')
+    .action(async (name: string | undefined, _opts, cmd: Command) => {
+      const { showProfile } = await import('./run.js');
+      await showProfile(deps.app(cmd), name);
+    });
+}

@@ -1,0 +1,74 @@
+// Profiles stored with conf in <config dir>/config.json (0600, directory 0700).
+import Conf from 'conf';
+import { chmodSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { configDir, ensurePrivateDir } from './paths.js';
+
+export interface Profile {
+  apiKey: string;
+  baseUrl: string;
+  decryptionKey?: string;
+  /** Set on the profile written by `svc sandbox start`: the sandbox's control token. */
+  sandboxAdminToken?: string;
+}
+
+interface StoreShape {
+  current: string | null;
+  profiles: Record<string, Profile>;
+}
+
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:46630';
+export const PROFILE_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
+
+export class ProfileStore {
+  private readonly conf: Conf<StoreShape>;
+  readonly path: string;
+
+  constructor(readonly dir: string = configDir()) {
+    ensurePrivateDir(dir);
+    this.conf = new Conf<StoreShape>({
+      cwd: dir,
+      configName: 'config',
+      projectName: 'svc',
+      configFileMode: 0o600,
+      defaults: { current: null, profiles: {} },
+    });
+    this.path = join(dir, 'config.json');
+    // conf only applies the mode when it writes; tighten a file left by an older version.
+    if (existsSync(this.path)) chmodSync(this.path, 0o600);
+  }
+
+  list(): Array<{ name: string; profile: Profile; current: boolean }> {
+    const { current, profiles } = this.conf.store;
+    return Object.entries(profiles)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, profile]) => ({ name, profile, current: name === current }));
+  }
+
+  get(name: string): Profile | undefined {
+    return this.conf.store.profiles[name];
+  }
+
+  get current(): string | null {
+    const c = this.conf.store.current;
+    return c && this.conf.store.profiles[c] ? c : null;
+  }
+
+  set(name: string, profile: Profile, opts: { makeCurrent?: boolean } = {}): void {
+    const store = this.conf.store;
+    const profiles = { ...store.profiles, [name]: profile };
+    const current = opts.makeCurrent || !store.current || !profiles[store.current] ? name : store.current;
+    this.conf.store = { current, profiles };
+  }
+
+  use(name: string): void {
+    this.conf.set('current', name);
+  }
+
+  remove(name: string): void {
+    const { current, profiles } = this.conf.store;
+    const rest = { ...profiles };
+    delete rest[name];
+    this.conf.store = { current: current === name ? null : current, profiles: rest };
+  }
+}

@@ -1,0 +1,46 @@
+// Which key, base URL and decryption key a command uses.
+// Precedence: flags > SVC_API_KEY / SVC_BASE_URL / SVC_PROFILE > current profile.
+import { UsageError, CliError, ExitCode } from '../errors.js';
+import { checkApiKey, environmentOfKey, type Environment } from './keys.js';
+import { DEFAULT_BASE_URL, type ProfileStore } from './profiles.js';
+
+export interface ResolvedAuth {
+  apiKey: string;
+  baseUrl: string;
+  environment: Environment;
+  profileName: string | null;
+  decryptionKey?: string;
+  sandboxAdminToken?: string;
+}
+
+export interface ResolveFlags {
+  profile?: string;
+  baseUrl?: string;
+}
+
+export function resolveAuth(store: ProfileStore, flags: ResolveFlags, env: NodeJS.ProcessEnv): ResolvedAuth {
+  const profileName = flags.profile ?? env.SVC_PROFILE ?? store.current;
+  const profile = profileName ? store.get(profileName) : undefined;
+  if ((flags.profile ?? env.SVC_PROFILE) && !profile) {
+    throw new UsageError(`profile "${profileName}" does not exist`, 'run `svc profile ls` to see your profiles');
+  }
+  const apiKey = (flags.profile ? undefined : env.SVC_API_KEY) || profile?.apiKey;
+  if (!apiKey) {
+    throw new CliError(
+      'no API key configured',
+      ExitCode.unauthorized,
+      'start the sandbox with `svc sandbox start`, or add a profile with `svc profile add <name>`, or set SVC_API_KEY',
+    );
+  }
+  const rule = checkApiKey(apiKey);
+  if (rule) throw new UsageError(`API key ${rule}`);
+  const baseUrl = flags.baseUrl ?? env.SVC_BASE_URL ?? profile?.baseUrl ?? DEFAULT_BASE_URL;
+  return {
+    apiKey,
+    baseUrl,
+    environment: environmentOfKey(apiKey)!,
+    profileName: profile ? profileName : null,
+    decryptionKey: env.SVC_DECRYPTION_KEY || profile?.decryptionKey,
+    sandboxAdminToken: profile?.sandboxAdminToken,
+  };
+}

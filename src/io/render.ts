@@ -1,0 +1,122 @@
+// Output renderers: a table on a terminal, TSV when piped, one JSON document with --json.
+// Lists stream: rows are written as they arrive, so memory stays constant for any length.
+import type { IOStreams } from './streams.js';
+
+export type Row = Record<string, unknown>;
+export interface Column {
+  key: string;
+  header: string;
+  /** Formats the cell for a human; TSV and JSON use the raw value. */
+  format?: (value: unknown, row: Row) => string;
+}
+export type OutputMode = 'json' | 'table' | 'tsv';
+
+export function outputMode(io: IOStreams, json: boolean): OutputMode {
+  if (json) return 'json';
+  return io.stdoutIsTTY ? 'table' : 'tsv';
+}
+
+function rawCell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value).replace(/[\t\n\r]/g, ' ');
+}
+
+/** Prints one JSON document, pretty on a terminal, compact when piped. */
+export function printJson(io: IOStreams, value: unknown): void {
+  io.out(`${JSON.stringify(value, null, io.stdoutIsTTY ? 2 : undefined)}\n`);
+}
+
+/** Prints a single resource as aligned `key  value` lines (or TSV pairs / JSON). */
+export function printRecord(io: IOStreams, mode: OutputMode, record: Row, fields: Column[]): void {
+  if (mode === 'json') return printJson(io, record);
+  if (mode === 'tsv') {
+    for (const f of fields) if (record[f.key] !== undefined) io.out(`${f.key}\t${rawCell(record[f.key])}\n`);
+    return;
+  }
+  const width = Math.max(...fields.map((f) => f.header.length));
+  for (const f of fields) {
+    const v = record[f.key];
+    if (v === undefined) continue;
+    io.out(`${f.header.padEnd(width)}  ${f.format ? f.format(v, record) : rawCell(v)}\n`);
+  }
+}
+
+/**
+ * A streaming list writer. JSON mode writes one array incrementally; TSV writes a header
+ * then a line per row; table mode buffers one page, sizes columns, and prints it.
+ */
+export class ListWriter {
+  private count = 0;
+  private pending: Row[] = [];
+  constructor(
+    private readonly io: IOStreams,
+    private readonly mode: OutputMode,
+    private readonly columns: Column[],
+  ) {}
+
+  /** Writes a batch (one page) of rows. */
+  write(rows: readonly Row[]): void {
+    if (this.mode === 'json') {
+      let chunk = '';
+      for (const row of rows) {
+        chunk += `${this.count === 0 ? '[' : ','}\n${JSON.stringify(row)}`;
+        this.count++;
+      }
+      if (chunk) this.io.out(chunk);
+      return;
+    }
+    if (this.mode === 'tsv') {
+      let chunk = '';
+      for (const row of rows) {
+        if (this.count === 0) chunk += `${this.columns.map((c) => c.key).join('\t')}\n`;
+        chunk += `${this.columns.map((c) => rawCell(row[c.key])).join('\t')}\n`;
+        this.count++;
+      }
+      if (chunk) this.io.out(chunk);
+      return;
+    }
+    this.pending.push(...rows);
+    this.count += rows.length;
+    this.flushTable();
+  }
+
+  private flushTable(): void {
+    if (this.pending.length === 0) return;
+    const cells = this.pending.map((row) => this.columns.map((c) => (c.format ? c.format(row[c.key], row) : rawCell(row[c.key]))));
+    const headers = this.columns.map((c) => c.header);
+    const widths = headers.map((h, i) => Math.max(visibleLength(h), ...cells.map((r) => visibleLength(r[i]!))));
+    let chunk = '';
+    if (!this.headerPrinted) {
+      chunk += `${headers.map((h, i) => h.padEnd(widths[i]!)).join('  ').trimEnd()}\n`;
+      this.headerPrinted = true;
+    }
+    for (const r of cells) chunk += `${r.map((c, i) => padVisible(c, widths[i]!)).join('  ').trimEnd()}\n`;
+    this.io.out(chunk);
+    this.pending = [];
+  }
+  private headerPrinted = false;
+
+  /** Finishes the document; returns how many rows were written. */
+  end(emptyMessage = 'No results.'): number {
+    if (this.mode === 'json') this.io.out(this.count === 0 ? '[]\n' : '\n]\n');
+    else if (this.mode === 'table' && this.count === 0) this.io.err(`${emptyMessage}\n`);
+    return this.count;
+  }
+}
+
+// eslint-disable-next-line no-control-regex
+const ANSI_RE = /\u001b\[[0-9;]*m/g;
+function visibleLength(s: string): number {
+  return s.replace(ANSI_RE, '').length;
+}
+function padVisible(s: string, width: number): string {
+  return s + ' '.repeat(Math.max(0, width - visibleLength(s)));
+}
+
+/** Renders a whole list at once (small lists). */
+export function printList(io: IOStreams, mode: OutputMode, rows: readonly Row[], columns: Column[], emptyMessage?: string): void {
+  const w = new ListWriter(io, mode, columns);
+  w.write(rows);
+  w.end(emptyMessage);
+}

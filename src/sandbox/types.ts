@@ -1,0 +1,46 @@
+// The sandbox's programmatic interface, used by `svc sandbox start` and by the tests.
+
+export interface SandboxOptions {
+  /** 0 picks a free port. Default 46630. */
+  port?: number;
+  /** Loopback only; default 127.0.0.1. */
+  host?: string;
+  /** Time from submission to settlement, on the sandbox clock. Default 1500 ms. */
+  blockTimeMs?: number;
+  /** State file; ignored with ephemeral. */
+  statePath?: string;
+  /** Keep state in memory only. */
+  ephemeral?: boolean;
+  /** Approval window of held agent transactions. Default 15 minutes. */
+  approvalWindowMs?: number;
+  /** Log one line per request (never bodies) to this function. */
+  log?: (line: string) => void;
+}
+
+export interface SeededAccount {
+  handle: string;
+  type: 'personal' | 'business' | 'agent';
+  kyc_status: string;
+  public_key: string;
+  confidential_ready: boolean;
+  /** The API key, shown once when the world is first seeded (absent after a restart). */
+  apiKey?: string;
+  /** The decryption key, shown once when the account is created (issue 3). */
+  decryptionKey?: string;
+}
+
+export interface SandboxHandle {
+  url: string;
+  port: number;
+  /** Bearer token for the /_sandbox control API. New at every start. */
+  adminToken: string;
+  /** Accounts created by seeding in this start (empty when state was restored). */
+  seeded: SeededAccount[];
+  /** Whether state was restored from the state file. */
+  restored: boolean;
+  /** Advance the sandbox clock and run everything that became due. */
+  advance(ms: number): Promise<void>;
+  now(): Date;
+  /** Stops the server and writes the state file (unless ephemeral). */
+  close(): Promise<void>;
+}

@@ -1,0 +1,96 @@
+// End-to-end harness: an in-process sandbox on an ephemeral loopback port, a private config
+// directory, and svc() which spawns the built bin/svc.js as a user or script would.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { ProfileStore } from '../../src/config/profiles.js';
+import { createSandbox } from '../../src/sandbox/index.js';
+import type { SandboxHandle, SandboxOptions } from '../../src/sandbox/types.js';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const BIN = join(ROOT, 'bin/svc.js');
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  input?: string;
+  env?: Record<string, string | undefined>;
+}
+
+/** Spawns bin/svc.js with a clean environment (no colour, no proxy, private config). */
+export function runSvc(args: string[], baseEnv: Record<string, string | undefined>, opts: RunOptions = {}): Promise<RunResult> {
+  return new Promise((resolvePromise, reject) => {
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries({ PATH: process.env.PATH, HOME: process.env.HOME, ...baseEnv, ...opts.env })) {
+      if (v !== undefined) env[k] = v;
+    }
+    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+export interface TestSandbox {
+  sandbox: SandboxHandle;
+  url: string;
+  configDir: string;
+  /** Environment that points svc at this sandbox's private config dir. */
+  env: Record<string, string>;
+  /** API key of a seeded account, by handle (e.g. "@alice"). */
+  keyOf(handle: string): string;
+  svc(args: string[], opts?: RunOptions): Promise<RunResult>;
+  /** svc with --json, parsed; throws with stderr when the exit code is not 0. */
+  svcJson<T = unknown>(args: string[], opts?: RunOptions): Promise<T>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts an ephemeral sandbox (nothing settles until the test advances the clock, unless a
+ * block time is given) and writes a `sandbox` profile for @alice into a fresh config dir.
+ */
+export async function startTestSandbox(options: SandboxOptions = {}): Promise<TestSandbox> {
+  const configDir = mkdtempSync(join(tmpdir(), 'svc-e2e-'));
+  const sandbox = await createSandbox({ port: 0, ephemeral: true, blockTimeMs: 60_000, ...options });
+  const keys = new Map(sandbox.seeded.filter((a) => a.apiKey).map((a) => [a.handle, a.apiKey!]));
+  const store = new ProfileStore(configDir);
+  const alice = sandbox.seeded.find((a) => a.handle === '@alice');
+  store.set('sandbox', {
+    apiKey: keys.get('@alice')!,
+    baseUrl: sandbox.url,
+    sandboxAdminToken: sandbox.adminToken,
+    ...(alice?.decryptionKey ? { decryptionKey: alice.decryptionKey } : {}),
+  }, { makeCurrent: true });
+  const env = { SVC_CONFIG_DIR: configDir, NO_COLOR: '1' };
+  const svc = (args: string[], opts?: RunOptions) => runSvc(args, env, opts);
+  return {
+    sandbox,
+    url: sandbox.url,
+    configDir,
+    env,
+    keyOf(handle) {
+      const k = keys.get(handle);
+      if (!k) throw new Error(`no seeded key for ${handle}`);
+      return k;
+    },
+    svc,
+    async svcJson<T>(args: string[], opts?: RunOptions): Promise<T> {
+      const r = await svc(['--json', ...args], opts);
+      if (r.code !== 0) throw new Error(`svc ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+      return JSON.parse(r.stdout) as T;
+    },
+    async close() {
+      await sandbox.close();
+      rmSync(configDir, { recursive: true, force: true });
+    },
+  };
+}
