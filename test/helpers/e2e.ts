@@ -1,44 +1,14 @@
 // End-to-end harness: an in-process sandbox on an ephemeral loopback port, a private config
 // directory, and svc() which spawns the built bin/svc.js as a user or script would.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { ProfileStore } from '../../src/config/profiles.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import type { SandboxHandle, SandboxOptions } from '../../src/sandbox/types.js';
+import { runSvc, type RunOptions, type RunResult } from './run.js';
 
-export const ROOT = resolve(import.meta.dirname, '../..');
-export const BIN = join(ROOT, 'bin/svc.js');
-
-export interface RunResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-export interface RunOptions {
-  input?: string;
-  env?: Record<string, string | undefined>;
-}
-
-/** Spawns bin/svc.js with a clean environment (no colour, no proxy, private config). */
-export function runSvc(args: string[], baseEnv: Record<string, string | undefined>, opts: RunOptions = {}): Promise<RunResult> {
-  return new Promise((resolvePromise, reject) => {
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries({ PATH: process.env.PATH, HOME: process.env.HOME, ...baseEnv, ...opts.env })) {
-      if (v !== undefined) env[k] = v;
-    }
-    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
-    child.stdin.end(opts.input ?? '');
-  });
-}
+export { BIN, ROOT, runSvc, type RunOptions, type RunResult } from './run.js';
 
 export interface TestSandbox {
   sandbox: SandboxHandle;

@@ -1,0 +1,9 @@
+// Runs every benchmark in turn. Not part of the test run: `npm run bench`.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+
+for (const script of ['startup.mjs', 'list-all.mjs']) {
+  console.log(`\n# ${script}`);
+  const r = spawnSync(process.execPath, [join(import.meta.dirname, script)], { stdio: 'inherit' });
+  if (r.status !== 0) process.exitCode = 1;
+}

@@ -1,0 +1,94 @@
+// Ciphertexts to a viewing key: X25519 ECDH with a fresh ephemeral key, HKDF-SHA256, AES-256-GCM.
+//
+// Wire form: base64url( 0x01 || ephemeral public[32] || nonce[12] || ciphertext || tag[16] )
+// Associated data: "svc-ct-v1" || header || context, where context names what the plaintext is
+// (e.g. "balance|acct_1|USDG|7"), so a ciphertext cannot be passed off as another one.
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { generateRawKeyPair, sharedSecret } from './x25519.js';
+
+const VERSION = 1;
+const HEADER_LEN = 1 + 32 + 12;
+const TAG_LEN = 16;
+const INFO = Buffer.from('svc-ciphertext-v1');
+const AAD_PREFIX = Buffer.from('svc-ct-v1');
+
+export class CiphertextError extends Error {}
+
+interface Envelope {
+  header: Buffer;
+  ephemeral: Buffer;
+  nonce: Buffer;
+  sealed: Buffer;
+  tag: Buffer;
+}
+
+function split(text: string): Envelope {
+  const raw = Buffer.from(text, 'base64url');
+  if (raw.length < HEADER_LEN + TAG_LEN) throw new CiphertextError('ciphertext is too short');
+  if (raw[0] !== VERSION) throw new CiphertextError(`unknown ciphertext version ${raw[0]}`);
+  return {
+    header: raw.subarray(0, HEADER_LEN),
+    ephemeral: raw.subarray(1, 33),
+    nonce: raw.subarray(33, HEADER_LEN),
+    sealed: raw.subarray(HEADER_LEN, raw.length - TAG_LEN),
+    tag: raw.subarray(raw.length - TAG_LEN),
+  };
+}
+
+function aad(header: Buffer, context: string): Buffer {
+  return Buffer.concat([AAD_PREFIX, header, Buffer.from(context, 'utf8')]);
+}
+
+function contentKeyFrom(shared: Buffer, ephemeral: Buffer, recipient: Uint8Array): Buffer {
+  return Buffer.from(hkdfSync('sha256', shared, Buffer.concat([ephemeral, recipient]), INFO, 32));
+}
+
+/** Encrypts a plaintext so that only the holder of the viewing key's secret can read it. */
+export function encryptTo(recipientPublicKey: Uint8Array, plaintext: string, context: string): string {
+  const eph = generateRawKeyPair();
+  const key = contentKeyFrom(sharedSecret(eph.secret, recipientPublicKey), eph.publicKey, recipientPublicKey);
+  const nonce = randomBytes(12);
+  const header = Buffer.concat([Buffer.from([VERSION]), eph.publicKey, nonce]);
+  const cipher = createCipheriv('aes-256-gcm', key, nonce);
+  cipher.setAAD(aad(header, context));
+  const sealed = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return Buffer.concat([header, sealed, cipher.getAuthTag()]).toString('base64url');
+}
+
+/**
+ * The per-ciphertext content key: derivable only with the viewing secret, and opening only this
+ * ciphertext (every ciphertext has its own ephemeral key). This is what a decryption proof carries.
+ */
+export function deriveContentKey(secret: Uint8Array | KeyObject, recipientPublicKey: Uint8Array, ciphertext: string): Buffer {
+  const env = split(ciphertext);
+  return contentKeyFrom(sharedSecret(secret, env.ephemeral), env.ephemeral, recipientPublicKey);
+}
+
+/** Opens a ciphertext with its content key; throws CiphertextError when anything does not match. */
+export function openWithContentKey(contentKey: Uint8Array, ciphertext: string, context: string): string {
+  const env = split(ciphertext);
+  if (contentKey.length !== 32) throw new CiphertextError('content key must be 32 bytes');
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', contentKey, env.nonce);
+    decipher.setAAD(aad(env.header, context));
+    decipher.setAuthTag(env.tag);
+    return Buffer.concat([decipher.update(env.sealed), decipher.final()]).toString('utf8');
+  } catch {
+    throw new CiphertextError('ciphertext does not open with this key and context');
+  }
+}
+
+/** Decrypts with the viewing secret (what the tool does locally). */
+export function decrypt(secret: Uint8Array | KeyObject, recipientPublicKey: Uint8Array, ciphertext: string, context: string): string {
+  return openWithContentKey(deriveContentKey(secret, recipientPublicKey, ciphertext), ciphertext, context);
+}
+
+/** Contexts: what a ciphertext is about. Changing any part makes it fail to open. */
+export const contexts = {
+  balance: (accountId: string, asset: string, version: number) => `balance|${accountId}|${asset}|${version}`,
+  transferAmount: (transferId: string, accountId: string) => `transfer-amount|${transferId}|${accountId}`,
+  transferMemo: (transferId: string, accountId: string) => `transfer-memo|${transferId}|${accountId}`,
+  heldAmount: (transactionId: string, accountId: string) => `held-amount|${transactionId}|${accountId}`,
+  heldMemo: (transactionId: string, accountId: string) => `held-memo|${transactionId}|${accountId}`,
+};

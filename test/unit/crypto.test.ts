@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import {
+  encodeDecryptionKey, generateViewingKey, parseDecryptionKey, parseViewingPublicKey,
+} from '../../src/crypto/viewing-key.js';
+import { contexts, decrypt, deriveContentKey, encryptTo, openWithContentKey, CiphertextError } from '../../src/crypto/ciphertext.js';
+import { buildProof, parseProof, verifyProof, ProofError, type BalanceCiphertext } from '../../src/crypto/proof.js';
+
+const alice = generateViewingKey('test');
+const aliceKey = (() => {
+  const p = parseDecryptionKey(alice.decryptionKey);
+  if (!p.ok) throw new Error(p.rule);
+  return p.value;
+})();
+const bob = generateViewingKey('test');
+
+describe('decryption key encoding', () => {
+  it('round-trips and derives the matching public key', () => {
+    expect(alice.decryptionKey).toMatch(/^svc_dk_test_[A-Za-z0-9_-]{50}$/);
+    expect(aliceKey.environment).toBe('test');
+    expect(aliceKey.publicKey.equals(alice.publicKey)).toBe(true);
+    expect(encodeDecryptionKey('test', aliceKey.secret)).toBe(alice.decryptionKey);
+    const pk = parseViewingPublicKey(alice.viewingPublicKey);
+    expect(pk.ok && pk.value.equals(alice.publicKey)).toBe(true);
+  });
+  it('keeps test and live apart', () => {
+    const live = encodeDecryptionKey('live', aliceKey.secret);
+    expect(live.startsWith('svc_dk_live_')).toBe(true);
+    // Swapping the prefix breaks the checksum: a test key can never pass as a live one.
+    const swapped = live.replace('svc_dk_live_', 'svc_dk_test_');
+    expect(parseDecryptionKey(swapped)).toEqual({ ok: false, rule: 'fails its checksum (mistyped?)' });
+  });
+  it.each([
+    ['svc_test_abc', 'must start with svc_dk_test_'],
+    [alice.decryptionKey.slice(0, -3), 'wrong length'],
+    [alice.decryptionKey.slice(0, -1) + (alice.decryptionKey.endsWith('A') ? 'B' : 'A'), 'checksum'],
+  ])('rejects %s', (text, rule) => {
+    const r = parseDecryptionKey(text);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.rule).toContain(rule);
+  });
+  it('rejects bad public keys', () => {
+    expect(parseViewingPublicKey('vpk1_AAAA').ok).toBe(false);
+    expect(parseViewingPublicKey('xyz').ok).toBe(false);
+  });
+});
+
+describe('ciphertexts', () => {
+  const ctx = contexts.transferAmount('tr_1', 'acct_a');
+  it('round-trips for the recipient, with a fresh ephemeral key each time', () => {
+    const c1 = encryptTo(alice.publicKey, '7341902817', ctx);
+    const c2 = encryptTo(alice.publicKey, '7341902817', ctx);
+    expect(c1).not.toBe(c2);
+    expect(decrypt(aliceKey.secret, aliceKey.publicKey, c1, ctx)).toBe('7341902817');
+    expect(c1).not.toContain('7341902817');
+    expect(Buffer.from(c1, 'base64url').toString('latin1')).not.toContain('7341902817');
+  });
+  it('rejects the wrong key, the wrong context and any tampering', () => {
+    const c = encryptTo(alice.publicKey, '42', ctx);
+    const bobKey = parseDecryptionKey(bob.decryptionKey);
+    if (!bobKey.ok) throw new Error();
+    expect(() => decrypt(bobKey.value.secret, bobKey.value.publicKey, c, ctx)).toThrow(CiphertextError);
+    expect(() => decrypt(aliceKey.secret, aliceKey.publicKey, c, contexts.transferAmount('tr_2', 'acct_a'))).toThrow(CiphertextError);
+    expect(() => decrypt(aliceKey.secret, aliceKey.publicKey, c, contexts.transferAmount('tr_1', 'acct_b'))).toThrow(CiphertextError);
+    const raw = Buffer.from(c, 'base64url');
+    for (const i of [0, 5, 40, raw.length - 20, raw.length - 1]) {
+      const t = Buffer.from(raw);
+      t[i] = t[i]! ^ 1;
+      expect(() => decrypt(aliceKey.secret, aliceKey.publicKey, t.toString('base64url'), ctx)).toThrow(CiphertextError);
+    }
+    expect(() => decrypt(aliceKey.secret, aliceKey.publicKey, 'AAAA', ctx)).toThrow(/too short/);
+  });
+  it('content key opens exactly its own ciphertext', () => {
+    const c1 = encryptTo(alice.publicKey, '1', ctx);
+    const c2 = encryptTo(alice.publicKey, '1', ctx);
+    const k1 = deriveContentKey(aliceKey.secret, aliceKey.publicKey, c1);
+    expect(openWithContentKey(k1, c1, ctx)).toBe('1');
+    expect(() => openWithContentKey(k1, c2, ctx)).toThrow(CiphertextError);
+  });
+});
+
+describe('decryption proofs', () => {
+  const acct = 'acct_alice';
+  const make = (asset: string, version: number, units: string): BalanceCiphertext => ({
+    asset, version, ciphertext: encryptTo(alice.publicKey, units, contexts.balance(acct, asset, version)),
+  });
+  const usdg = make('USDG', 3, '1000000000');
+  const usdc = make('USDC', 1, '250000000');
+  const current = new Map([['USDG', usdg], ['USDC', usdc]]);
+
+  it('opens the current balances', () => {
+    const proof = buildProof(aliceKey.secret, aliceKey.publicKey, [usdg, usdc]);
+    expect(Buffer.from(proof, 'base64').toString()).not.toContain('1000000000');
+    expect(verifyProof(acct, parseProof(proof), current)).toEqual(new Map([['USDG', '1000000000'], ['USDC', '250000000']]));
+  });
+  it('rejects a stale version, another account, another asset and garbage', () => {
+    const old = make('USDG', 2, '5');
+    const stale = parseProof(buildProof(aliceKey.secret, aliceKey.publicKey, [old]));
+    expect(() => verifyProof(acct, stale, current)).toThrow(/version 2/);
+    // Same version number but an older ciphertext: the key does not open the current one.
+    const replay = parseProof(buildProof(aliceKey.secret, aliceKey.publicKey, [make('USDG', 3, '5')]));
+    expect(() => verifyProof(acct, replay, current)).toThrow(ProofError);
+    const good = parseProof(buildProof(aliceKey.secret, aliceKey.publicKey, [usdg]));
+    expect(() => verifyProof('acct_other', good, current)).toThrow(ProofError);
+    const wrongAsset = [{ ...good[0]!, asset: 'USDC', version: 1 }];
+    expect(() => verifyProof(acct, wrongAsset, current)).toThrow(ProofError);
+    expect(() => parseProof('not base64 json')).toThrow(ProofError);
+    expect(() => parseProof(Buffer.from('{"v":2}').toString('base64'))).toThrow(ProofError);
+    expect(() => parseProof(42)).toThrow(ProofError);
+  });
+});

@@ -1,0 +1,79 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { ListWriter, outputMode, printRecord } from '../../src/io/render.js';
+import { createStreams } from '../../src/io/streams.js';
+
+function fakeIO(tty: boolean) {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  let stdout = '';
+  let stderr = '';
+  out.on('data', (d: Buffer) => (stdout += d.toString()));
+  err.on('data', (d: Buffer) => (stderr += d.toString()));
+  const io = createStreams({ stdout: out, stderr: err, stdin: new PassThrough(), env: {}, tty: { stdin: tty, stdout: tty, stderr: tty } });
+  return { io, get stdout() { return stdout; }, get stderr() { return stderr; } };
+}
+
+const cols = [{ key: 'id', header: 'ID' }, { key: 'status', header: 'STATUS' }];
+
+describe('output modes', () => {
+  it('picks json, table on a TTY, tsv when piped', () => {
+    expect(outputMode(fakeIO(true).io, true)).toBe('json');
+    expect(outputMode(fakeIO(true).io, false)).toBe('table');
+    expect(outputMode(fakeIO(false).io, false)).toBe('tsv');
+  });
+
+  it('streams one JSON array across pages', () => {
+    const f = fakeIO(false);
+    const w = new ListWriter(f.io, 'json', cols);
+    w.write([{ id: 'a', status: 'x' }]);
+    w.write([]);
+    w.write([{ id: 'b', status: 'y' }, { id: 'c', status: 'z\t' }]);
+    expect(w.end()).toBe(3);
+    expect(JSON.parse(f.stdout)).toEqual([{ id: 'a', status: 'x' }, { id: 'b', status: 'y' }, { id: 'c', status: 'z\t' }]);
+  });
+
+  it('prints [] for an empty JSON list and a message for an empty table', () => {
+    const j = fakeIO(false);
+    new ListWriter(j.io, 'json', cols).end();
+    expect(j.stdout).toBe('[]\n');
+    const t = fakeIO(true);
+    new ListWriter(t.io, 'table', cols).end('Nothing here.');
+    expect([t.stdout, t.stderr]).toEqual(['', 'Nothing here.\n']);
+  });
+
+  it('writes TSV with one header and escaped cells', () => {
+    const f = fakeIO(false);
+    const w = new ListWriter(f.io, 'tsv', cols);
+    w.write([{ id: 'a', status: 'p\tq' }]);
+    w.write([{ id: 'b', status: null }]);
+    w.end();
+    expect(f.stdout).toBe('id\tstatus\na\tp q\nb\t\n');
+  });
+
+  it('aligns table columns', () => {
+    const f = fakeIO(true);
+    const w = new ListWriter(f.io, 'table', cols);
+    w.write([{ id: 'abc', status: 'ok' }, { id: 'd', status: 'pending' }]);
+    w.end();
+    expect(f.stdout).toBe('ID   STATUS\nabc  ok\nd    pending\n');
+  });
+
+  it('prints a record as aligned pairs or TSV pairs', () => {
+    const t = fakeIO(true);
+    printRecord(t.io, 'table', { id: 'x', status: 'ok' }, [{ key: 'id', header: 'ID' }, { key: 'status', header: 'Status' }]);
+    expect(t.stdout).toBe('ID      x\nStatus  ok\n');
+    const p = fakeIO(false);
+    printRecord(p.io, 'tsv', { id: 'x', status: 'ok' }, [{ key: 'id', header: 'ID' }, { key: 'status', header: 'Status' }]);
+    expect(p.stdout).toBe('id\tx\nstatus\tok\n');
+  });
+
+  it('turns colour and prompts off without a TTY or with NO_COLOR', () => {
+    const piped = fakeIO(false).io;
+    expect([piped.color, piped.canPrompt]).toEqual([false, false]);
+    const tty = fakeIO(true).io;
+    expect([tty.color, tty.canPrompt]).toEqual([true, true]);
+    const noColor = createStreams({ env: { NO_COLOR: '1' }, tty: { stdin: true, stdout: true, stderr: true } });
+    expect(noColor.color).toBe(false);
+  });
+});
