@@ -3,6 +3,8 @@ import type { IOStreams } from './io/streams.js';
 import type { ApiClient } from './api/client.js';
 import type { ProfileStore } from './config/profiles.js';
 import type { ResolvedAuth } from './config/resolve.js';
+import type { DecryptionKey } from './crypto/viewing-key.js';
+import type { LocalReader } from './crypto/reader.js';
 import { CancelledError, UsageError } from './errors.js';
 
 /** Options every command inherits from the root program. */
@@ -64,6 +66,33 @@ export class App {
       userAgent: 'svc-cli/0.1',
       trace: this.globals.verbose ? (line) => this.io.err(`${line}\n`) : undefined,
     });
+  }
+
+  /** The decryption key from SVC_DECRYPTION_KEY or the profile, checked, or undefined. */
+  async decryptionKey(): Promise<DecryptionKey | undefined> {
+    const auth = await this.auth();
+    if (!auth.decryptionKey) return undefined;
+    const { parseDecryptionKey } = await import('./crypto/viewing-key.js');
+    const parsed = parseDecryptionKey(auth.decryptionKey);
+    const source = this.env.SVC_DECRYPTION_KEY ? 'SVC_DECRYPTION_KEY' : 'the profile\'s decryption key';
+    if (!parsed.ok) throw new UsageError(`${source} ${parsed.rule}`);
+    if (parsed.value.environment !== auth.environment) {
+      throw new UsageError(`${source} is a ${parsed.value.environment} key but the API key is ${auth.environment}`);
+    }
+    return parsed.value;
+  }
+
+  private readerPromise?: Promise<LocalReader | undefined>;
+  /** A local reader for ciphertexts addressed to this account, when a decryption key is set. */
+  reader(): Promise<LocalReader | undefined> {
+    this.readerPromise ??= (async () => {
+      const key = await this.decryptionKey();
+      if (!key) return undefined;
+      const [{ LocalReader }, { AccountSchema }] = await Promise.all([import('./crypto/reader.js'), import('./api/schemas.js')]);
+      const { data } = await (await this.client()).get('/v1/accounts/me', { schema: AccountSchema });
+      return new LocalReader(key, data.account_id);
+    })();
+    return this.readerPromise;
   }
 
   get json(): boolean {

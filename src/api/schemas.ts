@@ -43,6 +43,8 @@ export const BalanceEntrySchema = z.looseObject({
   amount: z.string().optional(),
   nonzero: z.boolean().optional(),
   ciphertext: z.string().optional(),
+  /** Sandbox extension: the balance version the ciphertext is bound to. */
+  version: z.number().int().optional(),
 });
 export type BalanceEntry = z.infer<typeof BalanceEntrySchema>;
 

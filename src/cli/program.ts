@@ -5,6 +5,7 @@ import type { App } from '../app.js';
 import type { IOStreams } from '../io/streams.js';
 import { registerAccount } from '../commands/account/index.js';
 import { registerApi } from '../commands/api/index.js';
+import { registerBalance } from '../commands/balance/index.js';
 import { registerCompletion } from '../commands/completion/index.js';
 import { registerProfile } from '../commands/profile/index.js';
 import { registerSandbox } from '../commands/sandbox/index.js';
@@ -36,6 +37,7 @@ export function buildProgram(deps: ProgramDeps): Command {
 
   registerProfile(program, deps);
   registerAccount(program, deps);
+  registerBalance(program, deps);
   registerTransfer(program, deps);
   registerApi(program, deps);
   registerSandbox(program, deps);

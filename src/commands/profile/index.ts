@@ -9,12 +9,14 @@ export function registerProfile(program: Command, deps: ProgramDeps): void {
     .command('add <name>')
     .description('Add or replace a profile; the key is read from a hidden prompt or stdin, never argv')
     .option('--key-stdin', 'read the API key from the first line of stdin')
+    .option('--decryption-key-stdin', 'read the decryption key from stdin (the line after the API key with --key-stdin)')
     .option('--use', 'make it the current profile')
     .addHelpText('after', [
       '',
       'Examples:',
       '  $ svc profile add work                       # prompts for the key',
       '  $ printenv SVC_KEY | svc profile add ci --key-stdin --base-url https://api.example.com',
+      '  $ printf "%s\\n%s\\n" "$API_KEY" "$DECRYPTION_KEY" | svc profile add me --key-stdin --decryption-key-stdin',
     ].join('\n'))
     .action(async (name: string, _opts, cmd: Command) => {
       const { addProfile } = await import('./run.js');

@@ -6,7 +6,7 @@ import { DEFAULT_BASE_URL, PROFILE_NAME_RE, type Profile } from '../../config/pr
 import { checkBaseUrl } from '../../api/url.js';
 import { outputMode, printList, printRecord, printJson } from '../../io/render.js';
 import { palette } from '../../io/colors.js';
-import { promptSecret, readSecretFromStdin } from '../../io/secret-input.js';
+import { promptSecret, readStdin } from '../../io/secret-input.js';
 
 function checkName(name: string): void {
   if (!PROFILE_NAME_RE.test(name)) {
@@ -14,29 +14,88 @@ function checkName(name: string): void {
   }
 }
 
-export async function addProfile(app: App, name: string, opts: { keyStdin?: boolean; use?: boolean }): Promise<void> {
+interface AddOptions {
+  keyStdin?: boolean;
+  decryptionKeyStdin?: boolean;
+  use?: boolean;
+}
+
+/** Reads what add needs from stdin: line 1 the API key and/or the next line the decryption key. */
+async function secretsFromStdin(app: App, opts: AddOptions): Promise<{ apiKey?: string; decryptionKey?: string }> {
+  if (!opts.keyStdin && !opts.decryptionKeyStdin) return {};
+  const lines = (await readStdin(app.io)).split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  const out: { apiKey?: string; decryptionKey?: string } = {};
+  if (opts.keyStdin) out.apiKey = lines.shift();
+  if (opts.decryptionKeyStdin) out.decryptionKey = lines.shift();
+  if (opts.keyStdin && !out.apiKey) throw new UsageError('API key: nothing was read from stdin');
+  if (opts.decryptionKeyStdin && !out.decryptionKey) {
+    throw new UsageError('decryption key: nothing was read from stdin', opts.keyStdin ? 'put the API key on the first line and the decryption key on the second' : undefined);
+  }
+  return out;
+}
+
+export async function addProfile(app: App, name: string, opts: AddOptions): Promise<void> {
   checkName(name);
   const baseUrl = app.globals.baseUrl ?? DEFAULT_BASE_URL;
   checkBaseUrl(baseUrl);
-  const apiKey = opts.keyStdin
-    ? await readSecretFromStdin(app.io, 'API key')
-    : app.env.SVC_API_KEY && !app.io.canPrompt
-      ? app.env.SVC_API_KEY
-      : await promptSecret(app.io, 'API key:', '--key-stdin or SVC_API_KEY');
+  const fromStdin = await secretsFromStdin(app, opts);
+  const apiKey = fromStdin.apiKey
+    ?? (app.env.SVC_API_KEY && !app.io.canPrompt ? app.env.SVC_API_KEY : await promptSecret(app.io, 'API key:', '--key-stdin or SVC_API_KEY'));
   const rule = checkApiKey(apiKey);
   if (rule) throw new UsageError(`API key ${rule}`, 'keys are shown once in the dashboard; sandbox keys come from `svc sandbox key create`');
+  const env = environmentOfKey(apiKey)!;
+
+  let decryptionKey = fromStdin.decryptionKey ?? (app.env.SVC_DECRYPTION_KEY || undefined);
+  if (decryptionKey === undefined && !opts.keyStdin && app.io.canPrompt) {
+    decryptionKey = (await promptSecret(app.io, 'Decryption key (optional, Enter to skip):', '--decryption-key-stdin')) || undefined;
+  }
+  if (decryptionKey !== undefined) await checkDecryptionKey(app, decryptionKey, apiKey, baseUrl);
+
   const store = await app.store();
   const existing = store.get(name);
   const profile: Profile = { apiKey, baseUrl };
-  if (existing?.decryptionKey) profile.decryptionKey = existing.decryptionKey;
+  const keep = decryptionKey ?? (existing?.apiKey === apiKey ? existing.decryptionKey : undefined);
+  if (keep) profile.decryptionKey = keep;
+  if (existing?.sandboxAdminToken && existing.baseUrl === baseUrl) profile.sandboxAdminToken = existing.sandboxAdminToken;
   store.set(name, profile, { makeCurrent: opts.use });
-  const env = environmentOfKey(apiKey)!;
   if (app.json) {
-    printJson(app.io, { name, environment: env, base_url: baseUrl, api_key: maskSecret(apiKey), current: store.current === name });
+    printJson(app.io, { name, environment: env, base_url: baseUrl, api_key: maskSecret(apiKey),
+      decryption_key: profile.decryptionKey ? maskSecret(profile.decryptionKey) : null, current: store.current === name });
     return;
   }
   const p = await palette(app.io);
-  app.io.err(`${p.badge(env)} profile "${name}" saved (${maskSecret(apiKey)}, ${baseUrl})${store.current === name ? ', now current' : ''}\n`);
+  app.io.err(`${p.badge(env)} profile "${name}" saved (${maskSecret(apiKey)}, ${baseUrl})${profile.decryptionKey ? ' with a decryption key' : ''}${store.current === name ? ', now current' : ''}\n`);
+}
+
+/**
+ * Validates a decryption key and, where the service tells the account's viewing public key,
+ * checks it matches. Nothing is sent but the API key: the comparison happens here.
+ */
+async function checkDecryptionKey(app: App, text: string, apiKey: string, baseUrl: string): Promise<void> {
+  const { parseDecryptionKey, encodeViewingPublicKey } = await import('../../crypto/viewing-key.js');
+  const parsed = parseDecryptionKey(text);
+  if (!parsed.ok) throw new UsageError(`decryption key ${parsed.rule}; nothing was saved`);
+  const env = environmentOfKey(apiKey)!;
+  if (parsed.value.environment !== env) {
+    throw new UsageError(`decryption key is for ${parsed.value.environment} but the API key is ${env}; nothing was saved`);
+  }
+  const { ApiClient } = await import('../../api/client.js');
+  const { AccountSchema } = await import('../../api/schemas.js');
+  try {
+    const client = new ApiClient({ baseUrl, apiKey, timeoutMs: app.timeoutMs() });
+    const { data } = await client.get('/v1/accounts/me', { schema: AccountSchema });
+    if (data.viewing_public_key === undefined) {
+      app.io.err('note: the service does not publish viewing keys, so the decryption key could not be checked\n');
+    } else if (data.viewing_public_key !== encodeViewingPublicKey(parsed.value.publicKey)) {
+      throw new UsageError(`decryption key does not match the viewing key of ${data.handle}; nothing was saved`,
+        'each account has its own decryption key: use the one shown when this account was created');
+    } else {
+      app.io.err(`decryption key matches the viewing key of ${data.handle}\n`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    app.io.err(`warning: could not check the decryption key against the service (${(err as Error).message}); saved without checking\n`);
+  }
 }
 
 function describe(name: string, profile: Profile, current: boolean) {

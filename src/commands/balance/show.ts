@@ -1,0 +1,83 @@
+import type { App } from '../../app.js';
+import { BalanceEntrySchema } from '../../api/schemas.js';
+import { z } from 'zod';
+import { CliError, ExitCode } from '../../errors.js';
+import { outputMode, printList } from '../../io/render.js';
+import { parseNonNegativeDecimal } from '../../domain/amount.js';
+import { decimalsOf } from '../../domain/assets.js';
+
+const BalancesSchema = z.looseObject({ balances: z.array(BalanceEntrySchema) });
+
+interface Row {
+  asset: string;
+  amount?: string;
+  nonzero?: boolean;
+  verified?: boolean;
+  [k: string]: unknown;
+}
+
+export async function showBalance(app: App, opts: { asset?: string; verify?: boolean }): Promise<void> {
+  const client = await app.client();
+  const { data } = await client.get('/v1/accounts/me/balances', { schema: BalancesSchema });
+  const entries = data.balances.filter((b) => !opts.asset || b.asset === opts.asset.toUpperCase());
+  if (opts.asset && entries.length === 0) {
+    throw new CliError(`no ${opts.asset.toUpperCase()} balance on this account`, ExitCode.notFound);
+  }
+  const reader = await app.reader();
+  const mode = outputMode(app.io, app.json);
+
+  if (!reader) {
+    const rows = entries.map((b) => ({ asset: b.asset, nonzero: b.nonzero ?? (b.amount !== undefined && b.amount !== '0') }));
+    printList(app.io, mode, rows, [
+      { key: 'asset', header: 'ASSET' },
+      { key: 'nonzero', header: 'BALANCE', format: (v) => (v ? 'non-zero (encrypted)' : 'zero') },
+    ]);
+    app.io.err('hint: amounts are encrypted to your viewing key; add it with `svc profile add <name> --decryption-key-stdin` or set SVC_DECRYPTION_KEY\n');
+    if (opts.verify) throw new CliError('--verify needs a decryption key', ExitCode.usage);
+    return;
+  }
+
+  const rows: Row[] = [];
+  for (const b of entries) {
+    if (b.ciphertext === undefined || typeof b.version !== 'number') {
+      rows.push({ asset: b.asset, nonzero: b.nonzero });
+      continue;
+    }
+    const amount = reader.balance(b.asset, b.version, b.ciphertext);
+    if (amount === undefined) {
+      throw new CliError(`the ${b.asset} balance does not decrypt with this decryption key`, ExitCode.apiError,
+        'is the decryption key for this account? `svc profile show` shows which one is set');
+    }
+    rows.push({ asset: b.asset, amount });
+  }
+
+  if (opts.verify) {
+    const { buildProof } = await import('../../crypto/proof.js');
+    const key = (await app.decryptionKey())!;
+    const sources = entries.flatMap((b) => (b.ciphertext !== undefined && typeof b.version === 'number'
+      ? [{ asset: b.asset, version: b.version, ciphertext: b.ciphertext }] : []));
+    const proof = buildProof(key.secret, key.publicKey, sources);
+    const { data: served } = await client.get('/v1/accounts/me/balances', { body: { decryption_proof: proof }, schema: BalancesSchema });
+    for (const row of rows) {
+      if (row.amount === undefined) continue;
+      const remote = served.balances.find((s) => s.asset === row.asset)?.amount;
+      const same = remote !== undefined && sameAmount(row.amount, remote, row.asset);
+      if (!same) {
+        throw new CliError(`verification FAILED for ${row.asset}: the service's answer differs from the local decryption`, ExitCode.apiError);
+      }
+      row.verified = true;
+    }
+  }
+
+  printList(app.io, mode, rows, [
+    { key: 'asset', header: 'ASSET' },
+    { key: 'amount', header: 'BALANCE', format: (v, r) => (v === undefined ? (r.nonzero ? 'encrypted' : 'zero') : String(v)) },
+    ...(opts.verify ? [{ key: 'verified', header: 'VERIFIED', format: (v: unknown) => (v ? 'yes' : '') }] : []),
+  ]);
+}
+
+/** Equal as exact decimals ("12.5" and "12.500000" are the same balance). */
+function sameAmount(a: string, b: string, asset: string): boolean {
+  const x = parseNonNegativeDecimal(a, decimalsOf(asset));
+  return x !== undefined && x === parseNonNegativeDecimal(b, decimalsOf(asset));
+}

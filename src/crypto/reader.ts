@@ -1,0 +1,46 @@
+// The tool's local decryption: opens ciphertexts addressed to the profile's viewing key.
+// Nothing here talks to the network; the decryption key never leaves this process.
+import { formatUnits } from '../domain/amount.js';
+import { CiphertextError, contexts, decrypt } from './ciphertext.js';
+import type { DecryptionKey } from './viewing-key.js';
+
+export class LocalReader {
+  constructor(
+    private readonly key: DecryptionKey,
+    readonly accountId: string,
+  ) {}
+
+  private open(ciphertext: string | undefined, context: string): string | undefined {
+    if (!ciphertext) return undefined;
+    try {
+      return decrypt(this.key.secret, this.key.publicKey, ciphertext, context);
+    } catch (err) {
+      if (err instanceof CiphertextError) return undefined;
+      throw err;
+    }
+  }
+
+  /** A balance ciphertext's amount as a decimal string, or undefined when it does not open. */
+  balance(asset: string, version: number, ciphertext: string): string | undefined {
+    const units = this.open(ciphertext, contexts.balance(this.accountId, asset, version));
+    return units === undefined ? undefined : formatUnits(BigInt(units), asset);
+  }
+
+  transferAmount(transferId: string, asset: string, ciphertext: string | undefined): string | undefined {
+    const units = this.open(ciphertext, contexts.transferAmount(transferId, this.accountId));
+    return units === undefined ? undefined : formatUnits(BigInt(units), asset);
+  }
+
+  transferMemo(transferId: string, ciphertext: string | undefined): string | undefined {
+    return this.open(ciphertext, contexts.transferMemo(transferId, this.accountId));
+  }
+
+  heldAmount(transactionId: string, asset: string, ciphertext: string | undefined): string | undefined {
+    const units = this.open(ciphertext, contexts.heldAmount(transactionId, this.accountId));
+    return units === undefined ? undefined : formatUnits(BigInt(units), asset);
+  }
+
+  heldMemo(transactionId: string, ciphertext: string | undefined): string | undefined {
+    return this.open(ciphertext, contexts.heldMemo(transactionId, this.accountId));
+  }
+}
