@@ -38,6 +38,8 @@ export function parseDecryptionKey(text: string): Parsed<DecryptionKey> {
   if (!m) return { ok: false, rule: 'must start with svc_dk_test_ or svc_dk_live_' };
   const raw = Buffer.from(m[2]!, 'base64url');
   if (raw.length !== 37) return { ok: false, rule: 'has the wrong length (truncated or mistyped?)' };
+  // Base64 ignores the spare bits of the last character: insist on the one canonical spelling.
+  if (raw.toString('base64url') !== m[2]) return { ok: false, rule: 'is not canonically encoded (mistyped?)' };
   if (raw[0] !== VERSION) return { ok: false, rule: `has unknown version ${raw[0]}` };
   const prefix = `svc_dk_${m[1]}_`;
   const body = raw.subarray(0, 33);

@@ -12,6 +12,10 @@ const aliceKey = (() => {
   return p.value;
 })();
 const bob = generateViewingKey('test');
+/** Changes one base64url character of a text (to a different one). */
+function flip(text: string, i: number): string {
+  return text.slice(0, i) + (text[i] === 'A' ? 'B' : 'A') + text.slice(i + 1);
+}
 
 describe('decryption key encoding', () => {
   it('round-trips and derives the matching public key', () => {
@@ -32,7 +36,8 @@ describe('decryption key encoding', () => {
   it.each([
     ['svc_test_abc', 'must start with svc_dk_test_'],
     [alice.decryptionKey.slice(0, -3), 'wrong length'],
-    [alice.decryptionKey.slice(0, -1) + (alice.decryptionKey.endsWith('A') ? 'B' : 'A'), 'checksum'],
+    [flip(alice.decryptionKey, 20), 'checksum'],
+    [flip(alice.decryptionKey, alice.decryptionKey.length - 1), 'mistyped'],
   ])('rejects %s', (text, rule) => {
     const r = parseDecryptionKey(text);
     expect(r.ok).toBe(false);
@@ -106,5 +111,23 @@ describe('decryption proofs', () => {
     expect(() => parseProof('not base64 json')).toThrow(ProofError);
     expect(() => parseProof(Buffer.from('{"v":2}').toString('base64'))).toThrow(ProofError);
     expect(() => parseProof(42)).toThrow(ProofError);
+  });
+});
+
+describe('webhook signatures', async () => {
+  const { signPayload, verifySignature, newWebhookSecret } = await import('../../src/crypto/webhook-signature.js');
+  const { createHmac } = await import('node:crypto');
+  it('matches an independent HMAC and rejects any change', () => {
+    const secret = newWebhookSecret();
+    const body = Buffer.from('{"event":"transfer.confirmed","event_id":"evt_1"}');
+    const sig = signPayload(secret, body);
+    expect(sig).toBe(createHmac('sha256', secret).update(body).digest('hex'));
+    expect(verifySignature(secret, body, sig)).toBe(true);
+    expect(verifySignature(secret, body, sig.toUpperCase())).toBe(true);
+    expect(verifySignature(secret, Buffer.from('{"event":"transfer.confirmed","event_id":"evt_2"}'), sig)).toBe(false);
+    expect(verifySignature(`${secret}x`, body, sig)).toBe(false);
+    expect(verifySignature(secret, body, sig.slice(0, 63))).toBe(false);
+    expect(verifySignature(secret, body, '')).toBe(false);
+    expect(verifySignature(secret, body, 'z'.repeat(64))).toBe(false);
   });
 });
