@@ -37,6 +37,8 @@ export interface ApiResponse<T> {
   status: number;
   data: T;
   requestId?: string;
+  /** The server's clock from its Date header (the sandbox's clock may run ahead of ours). */
+  serverTime?: Date;
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -132,7 +134,9 @@ export class ApiClient {
       const requestId = header(resHeaders, 'x-request-id');
       this.trace(`< ${status} ${method} ${url} (${ms} ms)${requestId ? ` request_id=${requestId}` : ''}`);
       if (status >= 200 && status < 300) {
-        return { status, data: this.parse(text, opts.schema, method, path), requestId };
+        const date = header(resHeaders, 'date');
+        const serverTime = date ? new Date(date) : undefined;
+        return { status, data: this.parse(text, opts.schema, method, path), requestId, serverTime };
       }
       if (retryable && isRetryableStatus(status) && attempt < MAX_TRIES) {
         await sleep(backoffDelay(attempt + 1, timing, header(resHeaders, 'retry-after')));

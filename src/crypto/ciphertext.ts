@@ -91,4 +91,5 @@ export const contexts = {
   transferMemo: (transferId: string, accountId: string) => `transfer-memo|${transferId}|${accountId}`,
   heldAmount: (transactionId: string, accountId: string) => `held-amount|${transactionId}|${accountId}`,
   heldMemo: (transactionId: string, accountId: string) => `held-memo|${transactionId}|${accountId}`,
+  dailySpent: (agentId: string, day: string, ownerId: string) => `daily-spent|${agentId}|${day}|${ownerId}`,
 };

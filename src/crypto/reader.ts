@@ -40,6 +40,11 @@ export class LocalReader {
     return units === undefined ? undefined : formatUnits(BigInt(units), asset);
   }
 
+  /** An agent's spend so far on a UTC day, in minor units, encrypted to the owner. */
+  dailySpent(agentId: string, day: string, ciphertext: string): string | undefined {
+    return this.open(ciphertext, contexts.dailySpent(agentId, day, this.accountId));
+  }
+
   heldMemo(transactionId: string, ciphertext: string | undefined): string | undefined {
     return this.open(ciphertext, contexts.heldMemo(transactionId, this.accountId));
   }

@@ -1,0 +1,81 @@
+// `svc agent ls|create|policy get|policy set|policy check`.
+import type { Command } from 'commander';
+import type { ProgramDeps } from '../../cli/program.js';
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** The policy flags shared by `agent create` and `agent policy set`. */
+function policyFlags(cmd: Command): Command {
+  return cmd
+    .option('--daily-limit <usd>', 'daily spending limit (UTC day), e.g. 500')
+    .option('--per-tx-limit <usd>', 'per-transaction limit')
+    .option('--hitl-threshold <usd>', 'amounts above this are held for human approval')
+    .option('--allow <pattern>', 'allowed recipient: @handle, 0x address or *.domain (repeatable)', collect)
+    .option('--asset <asset>', 'allowed asset (repeatable)', collect)
+    .option('--active-hours <HH:MM-HH:MM>', 'when the agent may transact, UTC; may wrap midnight (22:00-06:00)')
+    .option('--policy-file <file>', 'JSON file with spend policy fields (flags override it); - for stdin');
+}
+
+export function registerAgent(program: Command, deps: ProgramDeps): void {
+  const agent = program.command('agent').description('Agent sub-accounts and their spend policies');
+
+  agent
+    .command('ls')
+    .alias('list')
+    .description('List the agents under this account')
+    .action(async (_o, cmd: Command) => {
+      const { listAgents } = await import('./ls.js');
+      await listAgents(deps.app(cmd));
+    });
+
+  policyFlags(
+    agent
+      .command('create <name>')
+      .description('Create an agent account bound by a spend policy')
+      .addHelpText('after', [
+        '',
+        'Examples:',
+        '  $ svc agent create payroll-bot --daily-limit 500 --per-tx-limit 100 --hitl-threshold 50 \\',
+        '      --allow @acme --allow "*.vendors.example" --asset USDG --active-hours 08:00-18:00',
+        '  $ svc agent create ops --policy-file policy.json',
+      ].join('\n')),
+  ).action(async (name: string, opts, cmd: Command) => {
+    const { createAgent } = await import('./create.js');
+    await createAgent(deps.app(cmd), name, opts);
+  });
+
+  const policy = agent.command('policy').description("Read, change or simulate an agent's spend policy");
+
+  policy
+    .command('get <agent>')
+    .description('Show the spend policy (agent = handle, name or account id)')
+    .action(async (ref: string, _o, cmd: Command) => {
+      const { getPolicy } = await import('./policy-get.js');
+      await getPolicy(deps.app(cmd), ref);
+    });
+
+  policyFlags(
+    policy
+      .command('set <agent>')
+      .description('Change only the given fields; shows a before/after diff and asks to confirm')
+      .option('--clear <field>', 'remove a restriction (e.g. hitl_threshold_usdc); repeatable', collect)
+      .addHelpText('after', '\nExamples:\n  $ svc agent policy set payroll-bot --daily-limit 750\n  $ svc agent policy set @acme/ops --clear active_hours --yes'),
+  ).action(async (ref: string, opts, cmd: Command) => {
+    const { setPolicy } = await import('./policy-set.js');
+    await setPolicy(deps.app(cmd), ref, opts);
+  });
+
+  policy
+    .command('check <agent>')
+    .description('Simulate a transaction against the live policy, locally: allow, hold or deny (changes nothing)')
+    .requiredOption('--to <recipient>', 'recipient @handle or 0x address')
+    .requiredOption('--amount <amount>', 'amount, e.g. 25.00')
+    .option('--asset <asset>', 'asset', 'USDG')
+    .option('--at <time>', 'ISO 8601 instant to evaluate at (default: now)')
+    .option('--spent-today <amount>', "override today's spend (default: from the service when it tells it, else 0)")
+    .addHelpText('after', '\nExamples:\n  $ svc agent policy check payroll-bot --to @acme --amount 75\n  $ svc agent policy check payroll-bot --to @acme --amount 75 --at 2026-11-23T23:30:00Z')
+    .action(async (ref: string, opts, cmd: Command) => {
+      const { checkPolicy } = await import('./policy-check.js');
+      await checkPolicy(deps.app(cmd), ref, opts);
+    });
+}

@@ -1,0 +1,80 @@
+// Local simulation with the shared engine against the live policy. Sends nothing but reads.
+import type { App } from '../../app.js';
+import { SpendPolicySchema } from '../../api/schemas.js';
+import { parseAmount, formatUnits, parseNonNegativeDecimal } from '../../domain/amount.js';
+import { DEFAULT_ASSET, isKnownAsset } from '../../domain/assets.js';
+import { compilePolicy, evaluatePolicy, validatePolicyFields } from '../../domain/policy.js';
+import { parseRecipient, RECIPIENT_RULE } from '../../domain/recipient.js';
+import { CliError, ExitCode, UsageError } from '../../errors.js';
+import { palette } from '../../io/colors.js';
+import { printJson } from '../../io/render.js';
+import { resolveAgent } from './resolve.js';
+
+interface CheckFlags {
+  to: string;
+  amount: string;
+  asset?: string;
+  at?: string;
+  spentToday?: string;
+}
+
+export async function checkPolicy(app: App, ref: string, flags: CheckFlags): Promise<void> {
+  const asset = (flags.asset ?? DEFAULT_ASSET).toUpperCase();
+  if (!isKnownAsset(asset)) throw new UsageError(`--asset ${asset} is not a known asset (USDG, USDC)`);
+  if (!parseRecipient(flags.to)) throw new UsageError(`--to ${RECIPIENT_RULE}`);
+  const amount = parseAmount(flags.amount, asset);
+  if (!amount.ok) throw new UsageError(`--amount ${amount.rule}`);
+  const at = flags.at === undefined ? new Date() : new Date(flags.at);
+  if (Number.isNaN(at.getTime())) throw new UsageError('--at must be an ISO 8601 time, e.g. 2026-11-23T09:30:00Z');
+
+  const agent = await resolveAgent(app, ref);
+  const client = await app.client();
+  const { data } = await client.get(`/v1/agents/${encodeURIComponent(agent.account_id)}/spend-policy`, { schema: SpendPolicySchema });
+  const fields = validatePolicyFields(data, 'create');
+  if (!fields.ok) throw new CliError(`the service returned a policy this tool cannot evaluate: ${fields.message}`, ExitCode.apiError);
+
+  let spentToday = 0n;
+  let spentSource = 'assumed 0: the service does not tell today\'s spend (use --spent-today)';
+  if (flags.spentToday !== undefined) {
+    const s = parseNonNegativeDecimal(flags.spentToday, 6);
+    if (s === undefined) throw new UsageError('--spent-today must be a non-negative decimal with at most 6 decimals');
+    spentToday = s;
+    spentSource = 'from --spent-today';
+  } else {
+    const fromService = await spentTodayFromService(app, data, agent.account_id, at);
+    if (fromService !== undefined) {
+      spentToday = fromService;
+      spentSource = 'decrypted locally from the service';
+    }
+  }
+
+  const e = evaluatePolicy(compilePolicy(fields.fields), { to: flags.to, amount: amount.units, asset, at, spentToday });
+  const fmt = (u: bigint) => formatUnits(u, 'USDG');
+  if (app.json) {
+    return printJson(app.io, {
+      agent: agent.handle, decision: e.decision, reason: e.reason ?? null, message: e.message,
+      checks: e.checks, at: at.toISOString(), spent_today: fmt(spentToday),
+      daily_remaining: e.dailyRemaining === undefined ? null : fmt(e.dailyRemaining),
+      daily_resets_at: e.dailyResetsAt.toISOString(),
+    });
+  }
+  const p = await palette(app.io);
+  const verdict = { allow: p.green('ALLOW'), hold: p.yellow('HOLD'), deny: p.red('DENY') }[e.decision];
+  app.io.out(`${verdict}  ${e.message}\n`);
+  const mark = { passed: p.green('✓'), failed: p.red('✗'), held: p.yellow('⏸'), unrestricted: p.dim('·'), not_checked: p.dim('-') };
+  for (const c of e.checks) app.io.out(`  ${mark[c.outcome]} ${c.rule.padEnd(22)} ${c.detail}\n`);
+  if (e.dailyRemaining !== undefined) {
+    app.io.out(`today: ${fmt(spentToday)} spent (${spentSource}), ${fmt(e.dailyRemaining)} left, resets ${e.dailyResetsAt.toISOString()}\n`);
+  }
+  app.io.err(`simulated at ${at.toISOString()}; nothing was sent\n`);
+}
+
+/** Today's spend, when the service gives it as a ciphertext the owner can open. */
+async function spentTodayFromService(app: App, policy: Record<string, unknown>, agentId: string, at: Date): Promise<bigint | undefined> {
+  const ct = policy.daily_spent_ciphertext;
+  const day = policy.daily_spent_day;
+  if (typeof ct !== 'string' || typeof day !== 'string' || day !== at.toISOString().slice(0, 10)) return undefined;
+  const reader = await app.reader();
+  const text = reader?.dailySpent(agentId, day, ct);
+  return text === undefined ? undefined : BigInt(text);
+}

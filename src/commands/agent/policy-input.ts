@@ -1,0 +1,88 @@
+// Policy flags and files → spend policy fields, validated with the shared engine before sending.
+import { readFileSync } from 'node:fs';
+import type { App } from '../../app.js';
+import { UsageError } from '../../errors.js';
+import { POLICY_FIELDS, validatePolicyFields, type PolicyFields } from '../../domain/policy.js';
+import { readStdin } from '../../io/secret-input.js';
+import { parseNonNegativeDecimal } from '../../domain/amount.js';
+
+export interface PolicyFlags {
+  dailyLimit?: string;
+  perTxLimit?: string;
+  hitlThreshold?: string;
+  allow?: string[];
+  asset?: string[];
+  activeHours?: string;
+  policyFile?: string;
+  clear?: string[];
+}
+
+const FLAG_OF: Record<string, string> = {
+  daily_limit_usdc: '--daily-limit',
+  per_transaction_limit_usdc: '--per-tx-limit',
+  hitl_threshold_usdc: '--hitl-threshold',
+  allowed_recipients: '--allow',
+  assets: '--asset',
+  active_hours: '--active-hours',
+};
+
+/** A limit as a JSON number, refusing values a JSON number cannot carry exactly. */
+function toJsonNumber(field: string, text: string): number {
+  const n = Number(text);
+  const exact = parseNonNegativeDecimal(text, 6);
+  if (!Number.isFinite(n) || /e/i.test(String(n)) || parseNonNegativeDecimal(String(n), 6) !== exact) {
+    throw new UsageError(`${FLAG_OF[field] ?? field} ${text} cannot be sent exactly as a JSON number (too many digits)`);
+  }
+  return n;
+}
+
+/** Collects the fields the user gave (file first, flags override), validated locally. */
+export async function policyFieldsFrom(app: App, flags: PolicyFlags, mode: 'create' | 'patch'): Promise<PolicyFields> {
+  let raw: Record<string, unknown> = {};
+  if (flags.policyFile) {
+    const text = flags.policyFile === '-' ? await readStdin(app.io) : readFileOrThrow(flags.policyFile);
+    try {
+      raw = JSON.parse(text) as Record<string, unknown>;
+    } catch (err) {
+      throw new UsageError(`--policy-file ${flags.policyFile} is not valid JSON: ${(err as Error).message}`);
+    }
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new UsageError(`--policy-file ${flags.policyFile} must hold a JSON object`);
+    // Accept a whole `policy get --json` document or `{ "spend_policy": {...} }`.
+    if (typeof raw.spend_policy === 'object' && raw.spend_policy !== null) raw = raw.spend_policy as Record<string, unknown>;
+  }
+  const set = (field: string, value: unknown) => {
+    if (value !== undefined) raw[field] = value;
+  };
+  set('daily_limit_usdc', flags.dailyLimit);
+  set('per_transaction_limit_usdc', flags.perTxLimit);
+  set('hitl_threshold_usdc', flags.hitlThreshold);
+  set('allowed_recipients', flags.allow);
+  set('assets', flags.asset?.map((a) => a.toUpperCase()));
+  set('active_hours', flags.activeHours);
+  for (const field of flags.clear ?? []) {
+    if (!(POLICY_FIELDS as readonly string[]).includes(field)) {
+      throw new UsageError(`--clear ${field}: not a spend policy field (known: ${POLICY_FIELDS.join(', ')})`);
+    }
+    raw[field] = null;
+  }
+  const v = validatePolicyFields(raw, mode);
+  if (!v.ok) {
+    const flag = FLAG_OF[v.field.replace(/\[\d+\]$/, '')];
+    throw new UsageError(`invalid policy: ${v.message}${flag ? ` (${flag})` : ''}`);
+  }
+  // Limits travel as JSON numbers, as the API defines them.
+  const fields: PolicyFields = { ...v.fields };
+  for (const f of ['daily_limit_usdc', 'per_transaction_limit_usdc', 'hitl_threshold_usdc'] as const) {
+    const value = fields[f];
+    if (typeof value === 'string') fields[f] = toJsonNumber(f, value);
+  }
+  return fields;
+}
+
+function readFileOrThrow(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`--policy-file ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+  }
+}

@@ -1,0 +1,23 @@
+// `<agent>` may be a handle (@acme/bot), a name (bot) or an account id.
+import type { App } from '../../app.js';
+import type { ApiClient } from '../../api/client.js';
+import { AgentSchema, listOf, type Agent } from '../../api/schemas.js';
+import { CliError, ExitCode } from '../../errors.js';
+
+export async function fetchAgents(client: ApiClient): Promise<Agent[]> {
+  const { data } = await client.get('/v1/accounts/me/agents', { schema: listOf('agents', AgentSchema) });
+  return data.items;
+}
+
+export async function resolveAgent(app: App, ref: string): Promise<Agent> {
+  const client = await app.client();
+  const agents = await fetchAgents(client);
+  const wanted = ref.toLowerCase();
+  const match = agents.find((a) => a.account_id === ref)
+    ?? agents.find((a) => a.handle.toLowerCase() === wanted)
+    ?? agents.find((a) => a.handle.toLowerCase().split('/').pop() === wanted.replace(/^@/, ''));
+  if (!match) {
+    throw new CliError(`no agent "${ref}" under this account`, ExitCode.notFound, 'run `svc agent ls` to see the agents');
+  }
+  return match;
+}
