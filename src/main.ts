@@ -3,7 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { App } from './app.js';
 import { buildProgram } from './cli/program.js';
-import { CliError, ExitCode, exitCodeFor } from './errors.js';
+import { ApiError, CliError, ExitCode, exitCodeFor } from './errors.js';
 import { createStreams, type IOStreams, type StreamOptions } from './io/streams.js';
 
 export interface MainContext extends StreamOptions {
@@ -46,8 +46,9 @@ export function reportError(io: IOStreams, err: unknown, verbose: boolean): numb
     return ExitCode.interrupted;
   }
   if (err instanceof CliError) {
-    const extra = (err as { requestId?: string }).requestId;
-    io.err(`error: ${err.message}${extra ? ` (request ${extra})` : ''}\n`);
+    const api = err instanceof ApiError ? err : undefined;
+    const reason = typeof api?.details.reason === 'string' ? ` [${api.details.reason}]` : '';
+    io.err(`error: ${err.message}${reason}${api?.requestId ? ` (request ${api.requestId})` : ''}\n`);
     if (err.hint) io.err(`hint: ${err.hint}\n`);
     return exitCodeFor(err);
   }
