@@ -12,6 +12,7 @@ import { registerPending } from '../commands/pending/index.js';
 import { registerProfile } from '../commands/profile/index.js';
 import { registerSandbox } from '../commands/sandbox/index.js';
 import { registerTransfer } from '../commands/transfer/index.js';
+import { registerWebhook } from '../commands/webhook/index.js';
 
 export interface ProgramDeps {
   /** Builds (once) the App for the command being run. */
@@ -43,6 +44,7 @@ export function buildProgram(deps: ProgramDeps): Command {
   registerTransfer(program, deps);
   registerAgent(program, deps);
   registerPending(program, deps);
+  registerWebhook(program, deps);
   registerApi(program, deps);
   registerSandbox(program, deps);
   registerCompletion(program, deps);

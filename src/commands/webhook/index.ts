@@ -1,0 +1,83 @@
+// `svc webhook create|ls|rm|deliveries|replay|verify|listen`.
+import type { Command } from 'commander';
+import type { ProgramDeps } from '../../cli/program.js';
+import { EVENT_TYPES } from '../../domain/events.js';
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+export function registerWebhook(program: Command, deps: ProgramDeps): void {
+  const webhook = program.command('webhook').description('Webhook subscriptions, delivery logs, signature checks and a local listener');
+
+  webhook
+    .command('create <url>')
+    .description('Subscribe a URL (https, or http to a loopback host) to events; the secret is shown once')
+    .requiredOption('--events <list>', `comma-separated event types, or "all" (${EVENT_TYPES.join(', ')})`, collect)
+    .addHelpText('after', '\nExamples:\n  $ svc webhook create https://hooks.example.com/svc --events transfer.confirmed,transfer.failed\n  $ svc webhook create https://hooks.example.com/svc --events all --json | jq -r .secret')
+    .action(async (url: string, opts: { events: string[] }, cmd: Command) => {
+      const { createWebhook } = await import('./manage.js');
+      await createWebhook(deps.app(cmd), url, opts.events);
+    });
+
+  webhook
+    .command('ls')
+    .alias('list')
+    .description('List subscriptions (secrets are never shown again)')
+    .action(async (_o, cmd: Command) => {
+      const { listWebhooks } = await import('./manage.js');
+      await listWebhooks(deps.app(cmd));
+    });
+
+  webhook
+    .command('rm <webhook_id>')
+    .alias('delete')
+    .description('Delete a subscription at once, pending retries included')
+    .action(async (id: string, _o, cmd: Command) => {
+      const { removeWebhook } = await import('./manage.js');
+      await removeWebhook(deps.app(cmd), id);
+    });
+
+  webhook
+    .command('deliveries <webhook_id>')
+    .description('Delivery attempts: event, attempt, status code, retry count, next retry')
+    .action(async (id: string, _o, cmd: Command) => {
+      const { listDeliveries } = await import('./manage.js');
+      await listDeliveries(deps.app(cmd), id);
+    });
+
+  webhook
+    .command('replay <webhook_id> <event_id>')
+    .description('Send one event to the subscription again')
+    .action(async (id: string, eventId: string, _o, cmd: Command) => {
+      const { replayEvent } = await import('./manage.js');
+      await replayEvent(deps.app(cmd), id, eventId);
+    });
+
+  webhook
+    .command('verify')
+    .description('Check a delivery signature over the exact payload bytes: exit 0 valid, 1 not')
+    .requiredOption('--secret-env <VAR>', 'name of the environment variable holding the signing secret')
+    .requiredOption('--signature <hex>', 'the X-Service-Signature header value')
+    .option('--payload-file <file>', 'the raw body (default: stdin)')
+    .option('--tolerance <duration>', 'reject a body whose timestamp is further than this from now (0 disables)', '5m')
+    .addHelpText('after', '\nExamples:\n  $ svc webhook verify --secret-env SVC_WEBHOOK_SECRET --signature "$SIG" < body.json && echo ok')
+    .action(async (opts, cmd: Command) => {
+      const { verifyCommand } = await import('./verify.js');
+      await verifyCommand(deps.app(cmd), opts);
+    });
+
+  webhook
+    .command('listen')
+    .description('Receive events locally: print each one, check its signature, optionally forward it')
+    .option('--port <n>', 'port to listen on (0 picks a free one)', '0')
+    .option('--events <list>', 'event types to subscribe to (default: all)', collect)
+    .option('--forward-to <url>', 'forward each delivery (exact body and headers) to this URL')
+    .option('--print-secret', 'print the signing secret of the temporary subscription')
+    .option('--no-subscribe', 'do not subscribe; only receive (use with --secret-env)')
+    .option('--secret-env <VAR>', 'verify with this secret instead of the temporary subscription\'s')
+    .option('--tolerance <duration>', 'reject a body whose timestamp is further than this from now (0 disables)', '5m')
+    .addHelpText('after', '\nExamples:\n  $ svc webhook listen --forward-to http://localhost:3000/webhooks\n  $ svc webhook listen --json --events transfer.confirmed | jq .event')
+    .action(async (opts, cmd: Command) => {
+      const { listen } = await import('./listen.js');
+      await listen(deps.app(cmd), opts);
+    });
+}

@@ -1,0 +1,132 @@
+// `svc webhook listen`: a local receiver. Subscribes itself (loopback http is accepted by the
+// sandbox), prints each delivery, verifies every signature, forwards if asked, and deletes its
+// subscription on exit (Ctrl-C included).
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { App } from '../../app.js';
+import { WebhookSchema } from '../../api/schemas.js';
+import { EVENT_TYPES } from '../../domain/events.js';
+import { UsageError, CliError, ExitCode } from '../../errors.js';
+import { maskSecret } from '../../config/mask.js';
+import { palette } from '../../io/colors.js';
+import { checkDelivery, parseTolerance, secretFromEnv } from './verify.js';
+import { eventsFrom } from './manage.js';
+
+export interface ListenOptions {
+  port: string;
+  events?: string[];
+  forwardTo?: string;
+  printSecret?: boolean;
+  subscribe: boolean;
+  secretEnv?: string;
+  tolerance: string;
+}
+
+const FORWARDED_HEADERS = ['content-type', 'x-service-signature', 'x-service-event-id', 'x-service-delivery-attempt', 'user-agent'];
+
+export async function listen(app: App, opts: ListenOptions): Promise<void> {
+  const port = Number(opts.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be a whole number from 0 to 65535');
+  const tolerance = parseTolerance(opts.tolerance);
+  const events = opts.events ? eventsFrom(opts.events) : [...EVENT_TYPES];
+  if (!opts.subscribe && !opts.secretEnv) throw new UsageError('--no-subscribe needs --secret-env to verify signatures');
+  let forward: URL | undefined;
+  if (opts.forwardTo) {
+    try {
+      forward = new URL(opts.forwardTo);
+    } catch {
+      throw new UsageError(`--forward-to "${opts.forwardTo}" is not a valid URL`);
+    }
+  }
+  let secret = opts.secretEnv ? secretFromEnv(app, opts.secretEnv) : '';
+  let skewMs = 0;
+  const p = await palette(app.io);
+  const { request } = await import('undici');
+
+  const server = createServer((req, res) => void handle(req, res));
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks);
+    const signature = String(req.headers['x-service-signature'] ?? '');
+    const problem = secret ? checkDelivery(secret, body, signature, tolerance, Date.now() + skewMs) : 'no secret to verify with';
+    let payload: Record<string, unknown> = {};
+    try {
+      payload = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+    } catch {
+      /* printed as not JSON below */
+    }
+    res.writeHead(problem ? 401 : 200, { 'content-type': 'application/json' });
+    res.end(problem ? '{"ok":false}' : '{"ok":true}');
+
+    let forwarded: number | string | undefined;
+    if (forward) {
+      const headers: Record<string, string> = {};
+      for (const h of FORWARDED_HEADERS) if (typeof req.headers[h] === 'string') headers[h] = req.headers[h] as string;
+      try {
+        const r = await request(forward, { method: 'POST', headers, body, signal: AbortSignal.timeout(15_000) });
+        await r.body.dump();
+        forwarded = r.statusCode;
+      } catch (err) {
+        forwarded = `error: ${(err as Error).message}`;
+      }
+    }
+    const event = String(payload.event ?? '(not JSON)');
+    const eventId = String(payload.event_id ?? req.headers['x-service-event-id'] ?? '');
+    if (app.json) {
+      app.io.out(`${JSON.stringify({ received_at: new Date().toISOString(), event, event_id: eventId, signature_valid: !problem, problem: problem ?? null, forwarded_status: forwarded ?? null, payload })}\n`);
+      return;
+    }
+    const mark = problem ? p.red(`✗ ${problem}`) : p.green('✓ signed');
+    const who = payload.account ? ` ${payload.account}${payload.counterparty ? ` ${payload.direction === 'received' ? '←' : '→'} ${payload.counterparty}` : ''}` : payload.agent ? ` ${payload.agent}` : '';
+    app.io.out(`${new Date().toISOString().slice(11, 19)}  ${event.padEnd(34)} ${eventId}${who}  ${mark}${forwarded !== undefined ? `  → ${forwarded}` : ''}\n`);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err) => reject(new CliError(`cannot listen on 127.0.0.1:${port}: ${(err as Error).message}`, ExitCode.usage)));
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+
+  let webhookId: string | undefined;
+  const client = opts.subscribe ? await app.client() : undefined;
+  const cleanup = async () => {
+    server.close();
+    server.closeAllConnections();
+    if (client && webhookId) {
+      await client.delete(`/v1/webhooks/${encodeURIComponent(webhookId)}`).catch((err: Error) => {
+        app.io.err(`warning: could not delete subscription ${webhookId}: ${err.message}\n`);
+      });
+      app.io.err(`deleted subscription ${webhookId}\n`);
+    }
+  };
+  try {
+    if (client) {
+      const res = await client.post('/v1/webhooks', { body: { url, events }, schema: WebhookSchema });
+      webhookId = res.data.webhook_id;
+      if (res.serverTime) skewMs = res.serverTime.getTime() - Date.now();
+      if (!opts.secretEnv) secret = res.data.secret ?? '';
+      if (!secret) throw new CliError('the service did not return a signing secret', ExitCode.apiError);
+    }
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+
+  app.io.err(`listening on ${url}${webhookId ? ` (subscription ${webhookId}: ${events.length === EVENT_TYPES.length ? 'all events' : events.join(',')})` : ''}${forward ? `, forwarding to ${forward.href}` : ''}; Ctrl-C to stop\n`);
+  if (opts.printSecret && webhookId) app.io.err(`signing secret: ${secret}\n`);
+  else if (webhookId) app.io.err(`signing secret: ${maskSecret(secret)} (--print-secret shows it)\n`);
+
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  app.io.err('\nstopping…\n');
+  await cleanup();
+  app.exitCode = ExitCode.interrupted;
+}
