@@ -1,0 +1,44 @@
+// `svc transfer get <id> [--wait]`: one transfer, optionally waiting until it settles.
+import type { App } from '../../app.js';
+import { TransferSchema, type Transfer } from '../../api/schemas.js';
+import { ApiError, UsageError } from '../../errors.js';
+import { palette } from '../../io/colors.js';
+import { outputMode, printRecord } from '../../io/render.js';
+import {
+  checkTransferId, failedTransferError, openerFor, parseWaitDuration, withOpened, transferFields, transferPath,
+  waitForTransfer, withHint,
+} from './shared.js';
+
+export interface GetOptions {
+  wait?: boolean;
+  decrypt?: boolean;
+  timeoutWait?: string;
+}
+
+export async function getTransfer(app: App, idText: string, opts: GetOptions): Promise<void> {
+  const id = checkTransferId(idText);
+  if (!opts.wait && opts.timeoutWait !== undefined) throw new UsageError('--timeout-wait needs --wait');
+  const waitMs = opts.wait ? parseWaitDuration(opts.timeoutWait) : undefined;
+  const client = await app.client();
+  let transfer: Transfer;
+  try {
+    transfer = waitMs !== undefined
+      ? await waitForTransfer(app, client, id, waitMs)
+      : (await client.get(transferPath(id), { schema: TransferSchema })).data;
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) {
+      throw withHint(err, "check the id (another account's transfer is not found either); `svc transfer ls` lists yours");
+    }
+    throw err;
+  }
+  const mode = outputMode(app.io, app.json);
+  const p = await palette(app.io);
+  if (mode === 'table') {
+    const auth = await app.auth();
+    app.io.out(`${p.badge(auth.environment)} ${p.bold(`transfer ${transfer.transfer_id}`)}\n`);
+  }
+  const open = await openerFor(app, [transfer]);
+  printRecord(app.io, mode, withOpened(transfer, open(transfer), mode, Boolean(opts.decrypt)), transferFields(p));
+  // Only --wait turns a failed transfer into a failing command: plain `get` reports what it read.
+  if (waitMs !== undefined && transfer.status === 'failed') throw failedTransferError(transfer);
+}

@@ -1,0 +1,68 @@
+// A small stderr spinner with no dependency. It animates only when stderr is a terminal;
+// otherwise it prints its text once as a plain line (or nothing with `quiet`), so logs of
+// scripts and CI jobs stay readable.
+import type { IOStreams } from './streams.js';
+
+export interface Spinner {
+  /** Replaces the text shown next to the spinner. */
+  update(text: string): void;
+  /** Stops and clears the spinner line; prints `finalLine` (on stderr) when given. */
+  stop(finalLine?: string): void;
+}
+
+const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+const ASCII_FRAMES = ['|', '/', '-', '\\'];
+const INTERVAL_MS = 80;
+const CLEAR_LINE = '\r\u001b[2K';
+const HIDE_CURSOR = '\u001b[?25l';
+const SHOW_CURSOR = '\u001b[?25h';
+
+export interface SpinnerOptions {
+  /** Without a terminal, print nothing at all (default: print the text once). */
+  quiet?: boolean;
+  /** Use ASCII frames (default: when TERM is dumb or linux console). */
+  ascii?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+export function startSpinner(io: IOStreams, text: string, opts: SpinnerOptions = {}): Spinner {
+  if (!io.stderrIsTTY) {
+    if (!opts.quiet) io.err(`${text}\n`);
+    return {
+      update: () => {},
+      stop: (finalLine) => {
+        if (finalLine) io.err(`${finalLine}\n`);
+      },
+    };
+  }
+  const env = opts.env ?? process.env;
+  const frames = opts.ascii || env.TERM === 'linux' || env.TERM === 'dumb' ? ASCII_FRAMES : FRAMES;
+  let current = text;
+  let i = 0;
+  let stopped = false;
+  const draw = () => {
+    io.err(`${CLEAR_LINE}${frames[i % frames.length]} ${current}`);
+    i++;
+  };
+  // Restore the cursor if the process ends while the spinner runs (Ctrl-C, an uncaught error).
+  const restore = () => {
+    if (!stopped) io.err(`${CLEAR_LINE}${SHOW_CURSOR}`);
+  };
+  process.once('exit', restore);
+  io.err(HIDE_CURSOR);
+  draw();
+  const timer = setInterval(draw, INTERVAL_MS);
+  timer.unref();
+  return {
+    update(next) {
+      current = next;
+    },
+    stop(finalLine) {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(timer);
+      process.off('exit', restore);
+      io.err(`${CLEAR_LINE}${SHOW_CURSOR}${finalLine ? `${finalLine}\n` : ''}`);
+    },
+  };
+}

@@ -1,0 +1,343 @@
+// Every transfer error code with its exit code and message, and the transport rules: plain
+// HTTP refusal, --verbose, connection refused, timeouts, retries, Retry-After, live-key
+// confirmation. The sandbox answers the service's errors; local fake servers play the
+// failures a faithful service does not show on demand.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSvc, startTestSandbox, type RunResult, type TestSandbox } from '../helpers/e2e.js';
+import {
+  ERROR, FAKE_LIVE_KEY, refusedPort, startFakeServer, UNKNOWN_TEST_KEY, type FakeServer, type Handler,
+} from '../helpers/fake-server.js';
+
+let t: TestSandbox;
+let emptyConfig: string;
+
+beforeAll(async () => {
+  t = await startTestSandbox();
+  emptyConfig = mkdtempSync(join(tmpdir(), 'svc-e2e-empty-'));
+});
+afterAll(async () => {
+  await t?.close();
+  rmSync(emptyConfig, { recursive: true, force: true });
+});
+
+const lines = (s: string) => s.split('\n').filter((l) => l.length > 0);
+
+/** The CLI's error report: exactly `error: ...` and optionally one `hint: ...` line. */
+function expectErrorReport(r: RunResult, message: RegExp, hint?: RegExp): void {
+  const l = lines(r.stderr).filter((x) => !x.startsWith('idempotency key '));
+  expect(l[0]).toMatch(/^error: /);
+  expect(l[0]).toMatch(message);
+  if (hint) {
+    expect(l).toHaveLength(2);
+    expect(l[1]).toMatch(/^hint: /);
+    expect(l[1]).toMatch(hint);
+  }
+}
+
+async function transferIds(key?: string): Promise<string[]> {
+  const r = await t.svc(['--json', 'transfer', 'ls', '--limit', '100'], key ? { env: { SVC_API_KEY: key } } : {});
+  expect(r.code, r.stderr).toBe(0);
+  return (JSON.parse(r.stdout) as Array<{ transfer_id: string }>).map((x) => x.transfer_id);
+}
+
+/** svc against a fake server: its URL and a key from the environment, no profile. */
+function svcAt(server: { url: string }, args: string[], env: Record<string, string> = {}) {
+  return runSvc(args, { SVC_CONFIG_DIR: emptyConfig, NO_COLOR: '1', SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url, ...env });
+}
+
+async function withServer(handler: Handler, body: (s: FakeServer) => Promise<void>): Promise<void> {
+  const s = await startFakeServer(handler);
+  try {
+    await body(s);
+  } finally {
+    await s.close();
+  }
+}
+
+const ACCOUNT = { account_id: 'acc_1', handle: '@alice', type: 'personal', public_key: '0xabc', kyc_status: 'verified', created_at: '2024-01-01T00:00:00Z' };
+const TRANSFER = { transfer_id: 'tr_fake1', status: 'pending', to: '@acme', confidential: true, tx_hash: '0xfeed', created_at: '2024-01-01T00:00:00Z' };
+
+describe('local validation of transfer send (exit 2, nothing sent)', () => {
+  const cases: Array<[string, string[], RegExp]> = [
+    ['too many decimals', ['@acme', '1.1234567'], /^error: amount must have at most 6 decimal places for USDG$/],
+    ['an exponent', ['@acme', '1e3'], /^error: amount must be a plain decimal like 12\.50/],
+    ['a sign', ['@acme', '+5'], /^error: amount must be a plain decimal/],
+    ['a negative amount', ['@acme', '-5'], /^error: amount must be a plain decimal/],
+    ['zero', ['@acme', '0.000'], /^error: amount must be greater than zero$/],
+    ['a comma', ['@acme', '1,50'], /^error: amount must be a plain decimal/],
+    ['a bare name', ['acme', '1'], /^error: recipient "acme" must be an @handle or a 0x address of 40 hex digits$/],
+    ['a short address', ['0x1234', '1'], /^error: recipient "0x1234" must be an @handle or a 0x address/],
+    ['a bad asset', ['@acme', '1', '--asset', 'US$'], /^error: --asset "US\$" must be an asset code/],
+    ['an empty memo', ['@acme', '1', '--memo', ''], /^error: --memo must not be empty/],
+    ['a bad idempotency key', ['@acme', '1', '--idempotency-key', 'has space'], /^error: --idempotency-key must be/],
+    ['a bad --timeout-wait', ['@acme', '1', '--wait', '--timeout-wait', '10'], /^error: --timeout-wait "10" must be a duration/],
+  ];
+  it.each(cases)('refuses %s', async (_name, args, message) => {
+    const before = await transferIds();
+    const r = await t.svc(['transfer', 'send', ...args]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(lines(r.stderr)).toHaveLength(1);
+    expect(r.stderr.trimEnd()).toMatch(message);
+    expect(await transferIds()).toEqual(before);
+  });
+
+  it('never echoes the amount in the error', async () => {
+    const r = await t.svc(['transfer', 'send', '@acme', '123.4567891']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).not.toContain('123.4567891');
+  });
+});
+
+describe('service errors of POST /v1/transfers and their exit codes', () => {
+  it('400 invalid_request (sent raw through svc api, since the CLI validates locally) → exit 2', async () => {
+    const data = JSON.stringify({ to: '@acme', amount: '1.1234567' });
+    const r = await t.svc(['api', 'POST', '/v1/transfers', '--data', data]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expectErrorReport(r, /\(request req_\w+\)$/);
+    const j = await t.svc(['--json', 'api', 'POST', '/v1/transfers', '--data', data]);
+    expect(j.code).toBe(2);
+    const body = JSON.parse(j.stdout) as { error: { code: string; message: string; request_id: string } };
+    expect(body.error.code).toBe('invalid_request');
+    expect(body.error.message.length).toBeGreaterThan(0);
+    expect(body.error.request_id).toMatch(/^req_/);
+  });
+
+  it('401 unauthorized for an unknown key → exit 3', async () => {
+    const r = await t.svc(['transfer', 'ls'], { env: { SVC_API_KEY: UNKNOWN_TEST_KEY } });
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe('');
+    expectErrorReport(r, /./);
+    const s = await t.svc(['transfer', 'send', '@acme', '1'], { env: { SVC_API_KEY: UNKNOWN_TEST_KEY } });
+    expect(s.code).toBe(3);
+  });
+
+  it('401 for a svc_live_ key against the sandbox → exit 3 (after --yes)', async () => {
+    const before = await transferIds();
+    const r = await t.svc(['--yes', 'transfer', 'send', '@acme', '1'], { env: { SVC_API_KEY: FAKE_LIVE_KEY } });
+    expect(r.code).toBe(3);
+    expectErrorReport(r, /./);
+    expect(r.stderr).not.toContain(FAKE_LIVE_KEY);
+    const ls = await t.svc(['transfer', 'ls'], { env: { SVC_API_KEY: FAKE_LIVE_KEY } });
+    expect(ls.code).toBe(3);
+    expect(await transferIds()).toEqual(before);
+  });
+
+  it('402 insufficient_balance → exit 6', async () => {
+    const r = await t.svc(['transfer', 'send', '@acme', '5000']);
+    expect(r.code).toBe(6);
+    expect(r.stdout).toBe('');
+    expectErrorReport(r, /\(request req_\w+\)$/);
+    expect(r.stderr).not.toContain('5000');
+  });
+
+  it('402 also for an asset the account holds too little of → exit 6', async () => {
+    const r = await t.svc(['transfer', 'send', '@acme', '300', '--asset', 'USDC']);
+    expect(r.code).toBe(6);
+  });
+
+  it('403 kyc_required for an unverified sender (@bob) → exit 3', async () => {
+    const r = await t.svc(['transfer', 'send', '@alice', '1'], { env: { SVC_API_KEY: t.keyOf('@bob') } });
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe('');
+    expectErrorReport(r, /\(request req_\w+\)$/);
+  });
+
+  it('404 recipient_not_found → exit 4', async () => {
+    const r = await t.svc(['transfer', 'send', '@nobody-at-all', '1']);
+    expect(r.code).toBe(4);
+    expect(r.stdout).toBe('');
+    expectErrorReport(r, /\(request req_\w+\)$/);
+  });
+
+  it('404 transfer_not_found for an unknown id → exit 4 with a hint', async () => {
+    const r = await t.svc(['transfer', 'get', 'tr_doesnotexist']);
+    expect(r.code).toBe(4);
+    expect(r.stdout).toBe('');
+    expectErrorReport(r, /\(request req_\w+\)$/, /svc transfer ls/);
+  });
+
+  it("404 for another account's transfer (neither its sender nor its recipient)", async () => {
+    const sent = await t.svcJson<{ transfer_id: string }>(['transfer', 'send', '@acme', '1']);
+    const r = await t.svc(['transfer', 'get', sent.transfer_id], { env: { SVC_API_KEY: t.keyOf('@bob') } });
+    expect(r.code).toBe(4);
+    expectErrorReport(r, /\(request req_\w+\)$/, /svc transfer ls/);
+  });
+
+  it('422 recipient_not_confidential_ready without a terminal → exit 1 and a --no-confidential hint', async () => {
+    const before = await transferIds();
+    for (const to of ['@oldwallet', '0x2222222222222222222222222222222222222222']) {
+      const r = await t.svc(['transfer', 'send', to, '1']);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expectErrorReport(r, /\(request req_\w+\)$/, /--no-confidential/);
+      expect(r.stderr).toMatch(/public on chain/);
+    }
+    expect(await transferIds()).toEqual(before);
+  });
+
+  it('--no-confidential sends a standard transfer to a wallet that is not confidential-ready', async () => {
+    const tr = await t.svcJson<Record<string, unknown>>(['transfer', 'send', '@oldwallet', '1', '--no-confidential']);
+    expect(tr.status).toBe('pending');
+    expect(tr.confidential).toBe(false);
+    expect(tr.to).toBe('@oldwallet');
+    expect(Object.keys(tr)).not.toContain('amount');
+  });
+});
+
+describe('transport rules', () => {
+  it('refuses plain HTTP to a non-loopback host before sending anything → exit 2', async () => {
+    // Any request the CLI made would go through this proxy, so it would be recorded.
+    await withServer(() => ({ status: 200, body: {} }), async (proxy) => {
+      const r = await t.svc(['--base-url', 'http://example.com', 'transfer', 'ls'], { env: { HTTP_PROXY: proxy.url, http_proxy: proxy.url } });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expectErrorReport(r, /^error: refusing to send an API key over plain HTTP to example\.com$/, /https:\/\//);
+      const s = await t.svc(['--base-url', 'http://10.1.2.3:8080', 'transfer', 'send', '@acme', '1'], { env: { HTTP_PROXY: proxy.url } });
+      expect(s.code).toBe(2);
+      expect(proxy.requests).toHaveLength(0);
+    });
+  });
+
+  it('--verbose traces method, URL, status and timing on stderr with the key masked', async () => {
+    const key = t.keyOf('@alice');
+    const r = await t.svc(['--verbose', 'transfer', 'ls', '--limit', '1']);
+    expect(r.code).toBe(0);
+    const host = new URL(t.url).host;
+    expect(r.stderr).toContain(`> GET http://${host}/v1/transfers?limit=1\n`);
+    expect(r.stderr).toMatch(new RegExp(`< 200 GET http://${host.replace(/\./g, '\\.')}/v1/transfers\\?limit=1 \\(\\d+ ms\\)`));
+    expect(r.stderr).toContain(`> authorization: Bearer svc_test_****${key.slice(-4)}\n`);
+    expect(r.stderr).not.toContain(key);
+    expect(r.stdout).not.toContain(key);
+    expect(r.stdout).not.toMatch(/^> /m);
+    const post = await t.svc(['--verbose', 'transfer', 'send', '@acme', '1']);
+    expect(post.code).toBe(0);
+    expect(post.stderr).toMatch(/> POST http:\/\/\S+\/v1\/transfers\n/);
+    expect(post.stderr).toMatch(/< 201 POST \S+ \(\d+ ms\)/);
+    expect(post.stderr).toMatch(/> idempotency-key: [0-9a-f-]{36}/);
+    expect(post.stderr).not.toContain(key);
+  });
+
+  it('connection refused → exit 7', async () => {
+    const port = await refusedPort();
+    const r = await t.svc(['transfer', 'ls'], { env: { SVC_BASE_URL: `http://127.0.0.1:${port}` } });
+    expect(r.code).toBe(7);
+    expect(r.stdout).toBe('');
+    expectErrorReport(r, new RegExp(`^error: could not connect to 127\\.0\\.0\\.1:${port} \\(connection refused\\)$`), /sandbox start/);
+  });
+
+  it('--timeout against a server that never answers → exit 7', async () => {
+    await withServer(() => 'hang', async (s) => {
+      const started = Date.now();
+      const r = await svcAt(s, ['--timeout', '200', 'transfer', 'get', 'tr_1']);
+      expect(r.code).toBe(7);
+      expectErrorReport(r, /^error: request to 127\.0\.0\.1:\d+ timed out after 200 ms$/, /--timeout/);
+      // A GET is tried at most 3 times.
+      expect(s.requests).toHaveLength(3);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    });
+  });
+
+  it('retries a GET answered 503 twice, then succeeds on the third try', async () => {
+    await withServer((_req, n) => (n <= 2 ? { status: 503, body: ERROR('unavailable', 'try later') } : { status: 200, body: ACCOUNT }), async (s) => {
+      const r = await svcAt(s, ['api', 'GET', '/v1/accounts/me']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual(ACCOUNT);
+      expect(s.requests.map((q) => `${q.method} ${q.url}`)).toEqual(Array(3).fill('GET /v1/accounts/me'));
+    });
+  });
+
+  it('never tries more than 3 times', async () => {
+    await withServer(() => ({ status: 503, body: ERROR('unavailable', 'the service is down') }), async (s) => {
+      const r = await svcAt(s, ['transfer', 'ls']);
+      expect(r.code).toBe(1);
+      expectErrorReport(r, /^error: the service is down \(request req_fake123\)$/);
+      expect(s.requests).toHaveLength(3);
+    });
+  });
+
+  it('retries a POST only with its idempotency key, the same key on every try', async () => {
+    await withServer(() => ({ status: 502, body: ERROR('bad_gateway', 'upstream failed') }), async (s) => {
+      const r = await svcAt(s, ['transfer', 'send', '@acme', '1']);
+      expect(r.code).toBe(1);
+      const printed = /idempotency key ([0-9a-f-]{36})/.exec(r.stderr)?.[1];
+      expect(printed).toBeDefined();
+      expect(s.requests).toHaveLength(3);
+      expect(s.requests.map((q) => q.headers['idempotency-key'])).toEqual([printed, printed, printed]);
+      expect(new Set(s.requests.map((q) => q.body)).size).toBe(1);
+    });
+    await withServer((_q, n) => (n < 3 ? { status: 503 } : { status: 201, body: TRANSFER }), async (s) => {
+      const r = await svcAt(s, ['transfer', 'send', '@acme', '1', '--idempotency-key', 'order-42']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(s.requests.map((q) => q.headers['idempotency-key'])).toEqual(['order-42', 'order-42', 'order-42']);
+      expect(r.stderr).not.toMatch(/idempotency key/);
+    });
+  });
+
+  it('never retries a mutation that has no idempotency key (PATCH, DELETE)', async () => {
+    await withServer(() => ({ status: 503, body: ERROR('unavailable', 'down') }), async (s) => {
+      const patch = await svcAt(s, ['api', 'PATCH', '/v1/agents/acc_1/spend-policy', '--data', '{"daily_limit_usdc":5}']);
+      expect(patch.code).toBe(1);
+      const del = await svcAt(s, ['api', 'DELETE', '/v1/webhooks/wh_1']);
+      expect(del.code).toBe(1);
+      expect(s.requests.map((q) => q.method)).toEqual(['PATCH', 'DELETE']);
+    });
+  });
+
+  it('honours Retry-After on 429', async () => {
+    await withServer((_q, n) => (n === 1 ? { status: 429, headers: { 'retry-after': '1' }, body: ERROR('rate_limited', 'slow down') } : { status: 200, body: ACCOUNT }), async (s) => {
+      const r = await svcAt(s, ['api', 'GET', '/v1/accounts/me']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(s.requests).toHaveLength(2);
+      expect(s.requests[1]!.at - s.requests[0]!.at).toBeGreaterThanOrEqual(950);
+    });
+    await withServer((_q, n) => (n <= 2 ? { status: 429, headers: { 'retry-after': '0' }, body: ERROR('rate_limited', 'slow down') } : { status: 200, body: { transfers: [], has_more: false } }), async (s) => {
+      const r = await svcAt(s, ['--json', 'transfer', 'ls']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual([]);
+      expect(s.requests).toHaveLength(3);
+    });
+  });
+
+  it('a 429 that persists ends with exit 1 after 3 tries', async () => {
+    await withServer(() => ({ status: 429, headers: { 'retry-after': '0' }, body: ERROR('rate_limited', 'too many requests') }), async (s) => {
+      const r = await svcAt(s, ['account']);
+      expect(r.code).toBe(1);
+      expectErrorReport(r, /too many requests/);
+      expect(s.requests).toHaveLength(3);
+    });
+  });
+});
+
+describe('live keys', () => {
+  it('transfer send with a svc_live_ key, no terminal and no --yes → exit 2, nothing sent', async () => {
+    await withServer(() => ({ status: 201, body: TRANSFER }), async (s) => {
+      const r = await svcAt(s, ['transfer', 'send', '@acme', '1'], { SVC_API_KEY: FAKE_LIVE_KEY });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expectErrorReport(r, /^error: Send 1 USDG to @acme from LIVE account: confirmation required$/, /--yes/);
+      expect(s.requests).toHaveLength(0);
+      // The same with --yes is sent: the refusal above came from the confirmation alone.
+      const ok = await svcAt(s, ['--yes', '--json', 'transfer', 'send', '@acme', '1'], { SVC_API_KEY: FAKE_LIVE_KEY });
+      expect(ok.code, ok.stderr).toBe(0);
+      expect(s.requests.map((q) => `${q.method} ${q.url}`)).toEqual(['POST /v1/transfers']);
+      expect(s.requests[0]!.headers.authorization).toBe(`Bearer ${FAKE_LIVE_KEY}`);
+    });
+  });
+
+  it('svc api with a live key asks before any method but GET', async () => {
+    await withServer(() => ({ status: 200, body: ACCOUNT }), async (s) => {
+      const post = await svcAt(s, ['api', 'POST', '/v1/transfers', '--data', '{"to":"@acme","amount":"1"}'], { SVC_API_KEY: FAKE_LIVE_KEY });
+      expect(post.code).toBe(2);
+      expect(post.stderr).toMatch(/confirmation required/);
+      expect(s.requests).toHaveLength(0);
+      const get = await svcAt(s, ['api', 'GET', '/v1/accounts/me'], { SVC_API_KEY: FAKE_LIVE_KEY });
+      expect(get.code).toBe(0);
+      expect(s.requests).toHaveLength(1);
+    });
+  });
+});

@@ -1,0 +1,238 @@
+// `svc profile add|ls|use|rm|show`, key checks, where the key and base URL come from
+// (flag > environment > current profile), and the config files' permissions.
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runSvc, startTestSandbox, type RunOptions, type TestSandbox } from '../helpers/e2e.js';
+import { refusedPort } from '../helpers/fake-server.js';
+
+const TEST_KEY = 'svc_test_Pr0fileTestKeyAbCdEf123456';
+const LIVE_KEY = 'svc_live_Pr0fileLiveKeyZyXwVu987654';
+const masked = (key: string) => `${key.slice(0, 9)}****${key.slice(-4)}`;
+const mode = (path: string) => statSync(path).mode & 0o777;
+
+describe('profile add / ls / use / rm / show', () => {
+  let dir: string;
+  const svc = (args: string[], opts: RunOptions = {}) => runSvc(args, { SVC_CONFIG_DIR: dir, NO_COLOR: '1' }, opts);
+  const noSecrets = (...outs: string[]) => {
+    for (const out of outs) {
+      expect(out).not.toContain(TEST_KEY);
+      expect(out).not.toContain(LIVE_KEY);
+    }
+  };
+
+  beforeEach(() => {
+    dir = join(mkdtempSync(join(tmpdir(), 'svc-e2e-profile-')), 'config');
+  });
+  afterEach(() => {
+    rmSync(join(dir, '..'), { recursive: true, force: true });
+  });
+
+  it('adds a profile from --key-stdin, lists it masked, never shows the key', async () => {
+    const add = await svc(['profile', 'add', 'work', '--key-stdin', '--base-url', 'https://api.example.com'], { input: `${TEST_KEY}\n` });
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stdout).toBe('');
+    expect(add.stderr).toBe(`[TEST] profile "work" saved (${masked(TEST_KEY)}, https://api.example.com), now current\n`);
+
+    const live = await svc(['profile', 'add', 'prod', '--key-stdin'], { input: `${LIVE_KEY}\r\nignored second line\n` });
+    expect(live.code, live.stderr).toBe(0);
+    expect(live.stderr).toBe(`[LIVE] profile "prod" saved (${masked(LIVE_KEY)}, http://127.0.0.1:46630)\n`);
+
+    const ls = await svc(['profile', 'ls']);
+    expect(ls.code).toBe(0);
+    expect(ls.stdout).toBe([
+      'current\tname\tenvironment\tapi_key\tbase_url',
+      `false\tprod\tlive\t${masked(LIVE_KEY)}\thttp://127.0.0.1:46630`,
+      `true\twork\ttest\t${masked(TEST_KEY)}\thttps://api.example.com`,
+      '',
+    ].join('\n'));
+    const json = await svc(['--json', 'profile', 'ls']);
+    expect(JSON.parse(json.stdout)).toEqual([
+      { name: 'prod', current: false, environment: 'live', api_key: masked(LIVE_KEY), base_url: 'http://127.0.0.1:46630', decryption_key: null },
+      { name: 'work', current: true, environment: 'test', api_key: masked(TEST_KEY), base_url: 'https://api.example.com', decryption_key: null },
+    ]);
+    noSecrets(add.stdout, add.stderr, live.stdout, live.stderr, ls.stdout, ls.stderr, json.stdout, json.stderr);
+    // The key itself is stored (0600), for the commands that use it.
+    expect(readFileSync(join(dir, 'config.json'), 'utf8')).toContain(TEST_KEY);
+  });
+
+  it('takes the key from SVC_API_KEY when there is no terminal and no --key-stdin', async () => {
+    const add = await svc(['profile', 'add', 'ci'], { env: { SVC_API_KEY: TEST_KEY } });
+    expect(add.code, add.stderr).toBe(0);
+    const show = await svc(['--json', 'profile', 'show', 'ci']);
+    expect(JSON.parse(show.stdout)).toMatchObject({ name: 'ci', api_key: masked(TEST_KEY) });
+  });
+
+  it('without a terminal or a key source, add fails with a hint', async () => {
+    const r = await svc(['profile', 'add', 'x']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('error: API key is required\nhint: no terminal to prompt on: use --key-stdin or SVC_API_KEY\n');
+  });
+
+  it('use switches the current profile; show prints it masked', async () => {
+    await svc(['profile', 'add', 'one', '--key-stdin'], { input: TEST_KEY });
+    await svc(['profile', 'add', 'two', '--key-stdin'], { input: LIVE_KEY });
+    const use = await svc(['profile', 'use', 'two']);
+    expect(use.code).toBe(0);
+    expect(use.stderr).toBe('now using profile "two"\n');
+    const show = await svc(['profile', 'show']);
+    expect(show.code).toBe(0);
+    expect(show.stdout).toBe([
+      'name\ttwo', 'current\ttrue', 'environment\tlive', `api_key\t${masked(LIVE_KEY)}`,
+      'base_url\thttp://127.0.0.1:46630', 'decryption_key\t', '',
+    ].join('\n'));
+    const showOne = await svc(['--json', 'profile', 'show', 'one']);
+    expect(JSON.parse(showOne.stdout)).toMatchObject({ name: 'one', current: false, environment: 'test' });
+    noSecrets(show.stdout, showOne.stdout);
+
+    const missing = await svc(['profile', 'use', 'three']);
+    expect(missing.code).toBe(4);
+    expect(missing.stderr).toBe('error: profile "three" does not exist\nhint: run `svc profile ls`\n');
+    expect((await svc(['profile', 'show', 'three'])).code).toBe(4);
+  });
+
+  it('rm needs --yes without a terminal, and removes with it', async () => {
+    await svc(['profile', 'add', 'temp', '--key-stdin'], { input: TEST_KEY });
+    const refused = await svc(['profile', 'rm', 'temp']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe('error: Remove profile "temp" and its stored keys: confirmation required\nhint: pass --yes to confirm without a prompt\n');
+    expect(JSON.parse((await svc(['--json', 'profile', 'ls'])).stdout)).toHaveLength(1);
+
+    const removed = await svc(['--yes', 'profile', 'rm', 'temp']);
+    expect(removed.code).toBe(0);
+    expect(removed.stderr).toBe('removed profile "temp"\n');
+    expect(JSON.parse((await svc(['--json', 'profile', 'ls'])).stdout)).toEqual([]);
+    expect(readFileSync(join(dir, 'config.json'), 'utf8')).not.toContain(TEST_KEY);
+    expect((await svc(['--yes', 'profile', 'rm', 'temp'])).code).toBe(4);
+
+    const show = await svc(['profile', 'show']);
+    expect(show.code).toBe(4);
+    expect(show.stderr).toMatch(/^error: no current profile\n/);
+  });
+
+  it('an empty list is empty output (TSV) or [] (--json), exit 0', async () => {
+    const ls = await svc(['profile', 'ls']);
+    expect(ls).toMatchObject({ code: 0, stdout: '' });
+    expect((await svc(['--json', 'profile', 'ls'])).stdout).toBe('[]\n');
+  });
+
+  const badKeys: Array<[string, string, RegExp]> = [
+    ['an unknown prefix', 'sk_live_abcdefghijklmnopqrstuvwx', /^error: API key must start with svc_live_ or svc_test_\n/],
+    ['a stripe-like test key', 'pk_test_abcdefghijklmnopqrstuvwx', /^error: API key must start with svc_live_ or svc_test_\n/],
+    ['a key that is too short', 'svc_test_abc123', /^error: API key must be svc_live_ or svc_test_ followed by 16 to 128 letters or digits\n/],
+    ['a key with symbols', 'svc_test_abcdefghijklmnop-qrstu', /^error: API key must be svc_live_ or svc_test_ followed by/],
+  ];
+  it.each(badKeys)('refuses %s', async (_name, key, message) => {
+    const r = await svc(['profile', 'add', 'bad', '--key-stdin'], { input: `${key}\n` });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).toMatch(/^hint: /m);
+    expect(r.stderr).not.toContain(key);
+    expect(JSON.parse((await svc(['--json', 'profile', 'ls'])).stdout)).toEqual([]);
+  });
+
+  it('refuses a bad key in SVC_API_KEY before sending anything', async () => {
+    const r = await svc(['account'], { env: { SVC_API_KEY: 'sk_live_abcdefghijklmnopqrstuvwx', SVC_BASE_URL: 'http://127.0.0.1:9' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('error: API key must start with svc_live_ or svc_test_\n');
+  });
+
+  it('refuses an empty stdin, a bad name and a plain-HTTP remote base URL', async () => {
+    const empty = await svc(['profile', 'add', 'x', '--key-stdin'], { input: '\n' });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toBe('error: API key: nothing was read from stdin\n');
+    const name = await svc(['profile', 'add', 'bad name!', '--key-stdin'], { input: TEST_KEY });
+    expect(name.code).toBe(2);
+    const http = await svc(['profile', 'add', 'x', '--key-stdin', '--base-url', 'http://api.example.com'], { input: TEST_KEY });
+    expect(http.code).toBe(2);
+    expect(http.stderr).toMatch(/^error: refusing to send an API key over plain HTTP to api\.example\.com\n/);
+    expect(JSON.parse((await svc(['--json', 'profile', 'ls'])).stdout)).toEqual([]);
+  });
+
+  it('creates the config directory 0700 and config.json 0600', async () => {
+    const add = await svc(['profile', 'add', 'p', '--key-stdin'], { input: TEST_KEY });
+    expect(add.code).toBe(0);
+    expect(mode(dir)).toBe(0o700);
+    expect(mode(join(dir, 'config.json'))).toBe(0o600);
+  });
+
+  it('tightens a config left with loose permissions', async () => {
+    mkdirSync(dir, { recursive: true, mode: 0o755 });
+    chmodSync(dir, 0o755);
+    const file = join(dir, 'config.json');
+    writeFileSync(file, JSON.stringify({ current: 'old', profiles: { old: { apiKey: TEST_KEY, baseUrl: 'https://api.example.com' } } }), { mode: 0o644 });
+    chmodSync(file, 0o644);
+    const ls = await svc(['--json', 'profile', 'ls']);
+    expect(ls.code).toBe(0);
+    expect(JSON.parse(ls.stdout)).toHaveLength(1);
+    expect(mode(dir)).toBe(0o700);
+    expect(mode(file)).toBe(0o600);
+  });
+});
+
+describe('precedence: flag > environment > current profile', () => {
+  let t: TestSandbox;
+  let deadUrl: string;
+  const handle = async (args: string[], env: Record<string, string> = {}) => {
+    const r = await t.svc(['--json', ...args, 'account'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    return (JSON.parse(r.stdout) as { handle: string }).handle;
+  };
+
+  beforeAll(async () => {
+    t = await startTestSandbox();
+    deadUrl = `http://127.0.0.1:${await refusedPort()}`;
+    for (const [name, who] of [['bobp', '@bob'], ['acmep', '@acme']] as const) {
+      const r = await t.svc(['--base-url', t.url, 'profile', 'add', name, '--key-stdin'], { input: t.keyOf(who) });
+      expect(r.code, r.stderr).toBe(0);
+    }
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('the current profile is used by default', async () => {
+    expect(await handle([])).toBe('@alice');
+  });
+
+  it('SVC_PROFILE beats the current profile; --profile beats SVC_PROFILE', async () => {
+    expect(await handle([], { SVC_PROFILE: 'bobp' })).toBe('@bob');
+    expect(await handle(['--profile', 'acmep'], { SVC_PROFILE: 'bobp' })).toBe('@acme');
+    expect(await handle(['-p', 'sandbox'], { SVC_PROFILE: 'bobp' })).toBe('@alice');
+  });
+
+  it('SVC_API_KEY beats the current profile; --profile beats SVC_API_KEY', async () => {
+    expect(await handle([], { SVC_API_KEY: t.keyOf('@acme') })).toBe('@acme');
+    expect(await handle(['--profile', 'bobp'], { SVC_API_KEY: t.keyOf('@acme') })).toBe('@bob');
+  });
+
+  it('SVC_BASE_URL beats the profile base URL; --base-url beats SVC_BASE_URL', async () => {
+    const viaEnv = await t.svc(['account'], { env: { SVC_BASE_URL: deadUrl } });
+    expect(viaEnv.code).toBe(7);
+    expect(viaEnv.stderr).toMatch(/^error: could not connect to 127\.0\.0\.1:\d+ \(connection refused\)/);
+    expect(await handle(['--base-url', t.url], { SVC_BASE_URL: deadUrl })).toBe('@alice');
+    const viaFlag = await t.svc(['--base-url', deadUrl, 'account']);
+    expect(viaFlag.code).toBe(7);
+  });
+
+  it('a profile named by flag or environment must exist', async () => {
+    const env = await t.svc(['account'], { env: { SVC_PROFILE: 'nope' } });
+    expect(env.code).toBe(2);
+    expect(env.stderr).toBe('error: profile "nope" does not exist\nhint: run `svc profile ls` to see your profiles\n');
+    const flag = await t.svc(['--profile', 'nope', 'account']);
+    expect(flag.code).toBe(2);
+  });
+
+  it('no key anywhere → exit 3 with a hint', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'svc-e2e-nokey-'));
+    try {
+      const r = await runSvc(['account'], { SVC_CONFIG_DIR: empty });
+      expect(r.code).toBe(3);
+      expect(r.stderr).toMatch(/^error: no API key configured\nhint: .*svc sandbox start/);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
