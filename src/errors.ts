@@ -56,8 +56,14 @@ export class ApiError extends CliError {
     message: string,
     readonly requestId?: string,
     readonly details: Record<string, unknown> = {},
+    hint?: string,
   ) {
-    super(message, exitCodeForApi(status, code));
+    super(message, exitCodeForApi(status, code), hint);
+  }
+
+  /** The same error with advice on what to do about it. */
+  withHint(hint: string): ApiError {
+    return new ApiError(this.status, this.code, this.message, this.requestId, this.details, hint);
   }
 }
 

@@ -67,6 +67,11 @@ export async function run(argv: readonly string[]): Promise<number> {
     process.exit(ExitCode.interrupted);
   };
   process.once('SIGINT', onSigint);
+  // A reader that goes away (`svc transfer ls | head`) is not an error.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
   try {
     return await main(argv);
   } finally {

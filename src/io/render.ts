@@ -85,7 +85,9 @@ export class ListWriter {
     if (this.pending.length === 0) return;
     const cells = this.pending.map((row) => this.columns.map((c) => (c.format ? c.format(row[c.key], row) : rawCell(row[c.key]))));
     const headers = this.columns.map((c) => c.header);
-    const widths = headers.map((h, i) => Math.max(visibleLength(h), ...cells.map((r) => visibleLength(r[i]!))));
+    // Later pages keep the widths seen so far, so columns stay aligned across pages of `--all`.
+    const widths = headers.map((h, i) => Math.max(this.widths[i] ?? 0, visibleLength(h), ...cells.map((r) => visibleLength(r[i]!))));
+    this.widths = widths;
     let chunk = '';
     if (!this.headerPrinted) {
       chunk += `${headers.map((h, i) => h.padEnd(widths[i]!)).join('  ').trimEnd()}\n`;
@@ -96,10 +98,12 @@ export class ListWriter {
     this.pending = [];
   }
   private headerPrinted = false;
+  private widths: number[] = [];
 
   /** Finishes the document; returns how many rows were written. */
   end(emptyMessage = 'No results.'): number {
     if (this.mode === 'json') this.io.out(this.count === 0 ? '[]\n' : '\n]\n');
+    else if (this.mode === 'tsv' && this.count === 0) this.io.out(`${this.columns.map((c) => c.key).join('\t')}\n`);
     else if (this.mode === 'table' && this.count === 0) this.io.err(`${emptyMessage}\n`);
     return this.count;
   }

@@ -42,6 +42,21 @@ describe('output modes', () => {
     expect([t.stdout, t.stderr]).toEqual(['', 'Nothing here.\n']);
   });
 
+  it('writes the TSV header even for an empty list, so scripts can rely on it', () => {
+    const f = fakeIO(false);
+    new ListWriter(f.io, 'tsv', cols).end();
+    expect(f.stdout).toBe('id\tstatus\n');
+  });
+
+  it('keeps table columns aligned across pages', () => {
+    const f = fakeIO(true);
+    const w = new ListWriter(f.io, 'table', cols);
+    w.write([{ id: 'abcdef', status: 'ok' }]);
+    w.write([{ id: 'x', status: 'ok' }]);
+    w.end();
+    expect(f.stdout).toBe('ID      STATUS\nabcdef  ok\nx       ok\n');
+  });
+
   it('writes TSV with one header and escaped cells', () => {
     const f = fakeIO(false);
     const w = new ListWriter(f.io, 'tsv', cols);

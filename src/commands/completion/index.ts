@@ -1,6 +1,33 @@
-import type { Command } from 'commander';
+// `svc completion bash|zsh|fish`: prints a completion script generated from this program's
+// own command tree. The hidden `svc __complete profiles` feeds the scripts profile names.
+import { Argument, type Command } from 'commander';
 import type { ProgramDeps } from '../../cli/program.js';
+import { SHELLS } from './shells.js';
 
-export function registerCompletion(_program: Command, _deps: ProgramDeps): void {
-  // TODO(owner): register the `svc completion` commands here.
+export function registerCompletion(program: Command, deps: ProgramDeps): void {
+  program
+    .command('completion')
+    .description('Print a shell completion script (bash, zsh or fish)')
+    .addArgument(new Argument('<shell>', 'the shell to complete in').choices(SHELLS))
+    .addHelpText('after', [
+      '',
+      'Examples:',
+      '  $ eval "$(svc completion bash)"                               # bash, add to ~/.bashrc',
+      '  $ svc completion zsh > ~/.zsh/completions/_svc                # zsh, a directory in $fpath',
+      '  $ svc completion fish > ~/.config/fish/completions/svc.fish   # fish',
+      '',
+      'See docs/completion.md for permanent installation.',
+    ].join('\n'))
+    .action(async (shell: string) => {
+      const { printCompletion } = await import('./run.js');
+      printCompletion(deps.io, program, shell);
+    });
+
+  program
+    .command('__complete <what>', { hidden: true })
+    .description('Print completion candidates, one per line (used by the completion scripts)')
+    .action(async (what: string, _opts, cmd: Command) => {
+      const { printCandidates } = await import('./run.js');
+      await printCandidates(deps.io, deps.app(cmd).env, what);
+    });
 }

@@ -1,6 +1,103 @@
+// `svc sandbox start|reset|fund|key|clock`: the local emulator and its admin commands.
+// Admin commands reach the sandbox through the `sandbox` profile (or --profile), which
+// `svc sandbox start` writes with the URL and the control token.
 import type { Command } from 'commander';
 import type { ProgramDeps } from '../../cli/program.js';
 
-export function registerSandbox(_program: Command, _deps: ProgramDeps): void {
-  // TODO(owner): register the `svc sandbox` commands here.
+export function registerSandbox(program: Command, deps: ProgramDeps): void {
+  const sandbox = program
+    .command('sandbox')
+    .description('Run the local sandbox (testnet emulator) and manage it: reset, fund, keys, clock');
+
+  sandbox
+    .command('start')
+    .description('Start the sandbox on loopback and keep it running until Ctrl-C')
+    .option('--port <n>', 'port to listen on; 0 picks a free one', '46630')
+    .option('--host <host>', 'loopback address to listen on (127.0.0.1, ::1 or localhost)', '127.0.0.1')
+    .option('--block-time <ms>', 'time from submission to settlement, in ms or a duration like 2s', '1500')
+    .option('--state <file>', 'state file (default <config dir>/sandbox/state.json)')
+    .option('--ephemeral', 'keep state in memory only; nothing is written')
+    .option('-q, --quiet', 'do not log requests (they are logged on stderr when it is a terminal, or with --verbose)')
+    .addHelpText('after', [
+      '',
+      'The first start seeds @alice, @acme, @bob and @oldwallet and prints their API keys once.',
+      'It writes a "sandbox" profile (current if you have none) that other commands use.',
+      '',
+      'Examples:',
+      '  $ svc sandbox start',
+      '  $ svc sandbox start --port 0 --ephemeral --block-time 500',
+    ].join('\n'))
+    .action(async (_opts, cmd: Command) => {
+      const { startSandbox } = await import('./start.js');
+      await startSandbox(deps.app(cmd), cmd.opts());
+    });
+
+  sandbox
+    .command('reset')
+    .description('Wipe the sandbox and seed it again with new API keys (asks first; --yes without a terminal)')
+    .action(async (_opts, cmd: Command) => {
+      const { resetSandbox } = await import('./admin.js');
+      await resetSandbox(deps.app(cmd));
+    });
+
+  sandbox
+    .command('fund <handle> <amount>')
+    .description('Credit a sandbox account from the testnet faucet')
+    .option('--asset <asset>', 'USDG or USDC', 'USDG')
+    .addHelpText('after', '\nExamples:\n  $ svc sandbox fund @bob 250\n  $ svc sandbox fund @alice 99.5 --asset USDC')
+    .action(async (handle: string, amount: string, _opts, cmd: Command) => {
+      const { fundAccount } = await import('./admin.js');
+      await fundAccount(deps.app(cmd), handle, amount, cmd.opts());
+    });
+
+  const key = sandbox.command('key').description('Create, list and revoke sandbox API keys');
+  key
+    .command('create')
+    .description('Create an API key for a sandbox account; the key is printed once on stdout')
+    .requiredOption('--account <handle>', 'the account the key acts for, e.g. @alice')
+    .option('--name <name>', 'a name to recognise the key by')
+    .addHelpText('after', '\nExamples:\n  $ svc sandbox key create --account @acme --name ci\n  $ KEY=$(svc sandbox key create --account @bob)')
+    .action(async (_opts, cmd: Command) => {
+      const { createKey } = await import('./admin.js');
+      await createKey(deps.app(cmd), cmd.opts());
+    });
+  key
+    .command('ls')
+    .alias('list')
+    .description('List API keys: name, account, last use, request count (never the key)')
+    .option('--account <handle>', 'only the keys of this account')
+    .action(async (_opts, cmd: Command) => {
+      const { listKeys } = await import('./admin.js');
+      await listKeys(deps.app(cmd), cmd.opts());
+    });
+  key
+    .command('revoke <key_id>')
+    .description('Revoke an API key at once (asks first; --yes without a terminal)')
+    .action(async (keyId: string, _opts, cmd: Command) => {
+      const { revokeKey } = await import('./admin.js');
+      await revokeKey(deps.app(cmd), keyId);
+    });
+
+  const clock = sandbox
+    .command('clock')
+    .description('Show the sandbox clock, or move it forward (settles what becomes due)')
+    .action(async (_opts, cmd: Command) => {
+      const { showClock } = await import('./admin.js');
+      await showClock(deps.app(cmd));
+    });
+  clock
+    .command('show')
+    .description('Show the sandbox clock and how far it is ahead of real time')
+    .action(async (_opts, cmd: Command) => {
+      const { showClock } = await import('./admin.js');
+      await showClock(deps.app(cmd));
+    });
+  clock
+    .command('advance <duration>')
+    .description('Move the sandbox clock forward, e.g. 90s, 15m, 2h, 1d, 500ms or 1h30m')
+    .addHelpText('after', '\nExamples:\n  $ svc sandbox clock advance 2s      # settle pending transfers\n  $ svc sandbox clock advance 1d')
+    .action(async (duration: string, _opts, cmd: Command) => {
+      const { advanceClock } = await import('./admin.js');
+      await advanceClock(deps.app(cmd), duration);
+    });
 }

@@ -6,7 +6,7 @@ import { palette } from '../../io/colors.js';
 import { outputMode, printRecord } from '../../io/render.js';
 import {
   checkTransferId, failedTransferError, openerFor, parseWaitDuration, withOpened, transferFields, transferPath,
-  waitForTransfer, withHint,
+  waitForTransfer,
 } from './shared.js';
 
 export interface GetOptions {
@@ -27,7 +27,7 @@ export async function getTransfer(app: App, idText: string, opts: GetOptions): P
       : (await client.get(transferPath(id), { schema: TransferSchema })).data;
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) {
-      throw withHint(err, "check the id (another account's transfer is not found either); `svc transfer ls` lists yours");
+      throw err.withHint("check the id (another account's transfer is not found either); `svc transfer ls` lists yours");
     }
     throw err;
   }

@@ -12,7 +12,7 @@ import { DEFAULT_ASSET, KNOWN_ASSETS } from '../../domain/assets.js';
 import { parseRecipient, RECIPIENT_RULE } from '../../domain/recipient.js';
 import { palette, type Palette } from '../../io/colors.js';
 import { outputMode, printRecord, type OutputMode } from '../../io/render.js';
-import { failedTransferError, parseWaitDuration, transferFields, waitForTransfer, withHint } from './shared.js';
+import { failedTransferError, parseWaitDuration, transferFields, waitForTransfer } from './shared.js';
 
 export interface SendOptions {
   asset?: string;
@@ -86,7 +86,7 @@ export async function sendTransfer(app: App, to: string, amount: string, opts: S
   } catch (err) {
     if (!(err instanceof ApiError) || err.code !== 'recipient_not_confidential_ready' || !req.confidential) throw err;
     const hint = `the recipient's wallet cannot receive confidential tokens; to send a standard transfer instead (the amount becomes public on chain), run the command again with --no-confidential`;
-    if (!app.io.canPrompt) throw withHint(err, hint);
+    if (!app.io.canPrompt) throw err.withHint(hint);
     const { confirm } = await import('@inquirer/prompts');
     app.io.err(`${p.yellow('!')} ${req.to} cannot receive confidential transfers.\n`);
     const ok = await confirm(
@@ -96,7 +96,7 @@ export async function sendTransfer(app: App, to: string, amount: string, opts: S
       },
       { input: app.io.stdin, output: app.io.stderr },
     );
-    if (!ok) throw withHint(err, 'nothing was sent; add --no-confidential to send a standard transfer');
+    if (!ok) throw err.withHint('nothing was sent; add --no-confidential to send a standard transfer');
     // A new body needs a new key: reusing the first one would be refused as a reused key.
     result = await post(app, client, { ...req, confidential: false }, undefined);
   }

@@ -184,14 +184,3 @@ export function failedTransferError(t: Transfer): CliError {
 }
 
 /** The same API error with a hint (an ApiError carries none of its own). */
-export class HintedApiError extends ApiError {
-  override readonly hint: string;
-  constructor(err: ApiError, hint: string) {
-    super(err.status, err.code, err.message, err.requestId, err.details);
-    this.hint = hint;
-  }
-}
-
-export function withHint(err: ApiError, hint: string): ApiError {
-  return new HintedApiError(err, hint);
-}

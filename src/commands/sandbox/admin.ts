@@ -1,0 +1,175 @@
+// Admin commands: they call the sandbox's /_sandbox control API with the token stored in the
+// `sandbox` profile (or the profile named by --profile), sent as X-Sandbox-Admin-Token.
+import type { App } from '../../app.js';
+import type { ApiClient } from '../../api/client.js';
+import { CliError, ExitCode, UsageError, ApiError } from '../../errors.js';
+import type { Profile, ProfileStore } from '../../config/profiles.js';
+import { parseAmount } from '../../domain/amount.js';
+import { isKnownAsset, KNOWN_ASSETS } from '../../domain/assets.js';
+import { DURATION_RULE, formatDuration, parseDuration } from '../../domain/duration.js';
+import { HANDLE_RE } from '../../domain/recipient.js';
+import { outputMode, printJson, printList, printRecord } from '../../io/render.js';
+import { printAccounts, type WorldAccount } from './print.js';
+import { SANDBOX_PROFILE } from './shared.js';
+
+interface AdminTarget {
+  client: ApiClient;
+  store: ProfileStore;
+  profileName: string;
+  profile: Profile;
+}
+
+async function adminTarget(app: App): Promise<AdminTarget> {
+  const store = await app.store();
+  const profileName = app.globals.profile ?? SANDBOX_PROFILE;
+  const profile = store.get(profileName);
+  const hint = 'start it with `svc sandbox start` (it writes the "sandbox" profile), or name a sandbox profile with --profile';
+  if (!profile) throw new CliError(`no profile "${profileName}": cannot find the sandbox`, ExitCode.usage, hint);
+  if (!profile.sandboxAdminToken) throw new CliError(`profile "${profileName}" is not a sandbox profile (it has no admin token)`, ExitCode.usage, hint);
+  const { ApiClient } = await import('../../api/client.js');
+  const client = new ApiClient({
+    baseUrl: app.globals.baseUrl ?? profile.baseUrl,
+    apiKey: profile.apiKey,
+    timeoutMs: app.timeoutMs(),
+    userAgent: 'svc-cli/0.1',
+    headers: { 'x-sandbox-admin-token': profile.sandboxAdminToken },
+    trace: app.globals.verbose ? (line) => app.io.err(`${line}\n`) : undefined,
+  });
+  return { client, store, profileName, profile };
+}
+
+/** Runs a control call; a refused admin token gets a message that says what to do. */
+async function call<T>(fn: () => Promise<{ data: T }>): Promise<T> {
+  try {
+    return (await fn()).data;
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) {
+      throw new CliError(
+        'the sandbox refused the admin token',
+        ExitCode.unauthorized,
+        'the token changes at every start and `svc sandbox start` stores it in the profile: is this profile pointing at the running sandbox?',
+      );
+    }
+    throw err;
+  }
+}
+
+function normalizeHandle(text: string): string {
+  const h = text.startsWith('@') ? text : `@${text}`;
+  if (!HANDLE_RE.test(h)) throw new UsageError(`"${text}" is not a handle: use an @handle such as @alice`);
+  return h.toLowerCase();
+}
+
+interface SeededRow extends WorldAccount {
+  account_id: string;
+  key_id: string;
+  api_key: string;
+}
+
+export async function resetSandbox(app: App): Promise<void> {
+  const target = await adminTarget(app);
+  await app.confirm('Reset the sandbox? Every account, transfer and key is replaced by a fresh seed');
+  const data = await call(() => target.client.post<{ seeded: SeededRow[] }>('/_sandbox/reset'));
+  const alice = data.seeded.find((a) => a.handle === '@alice');
+  if (alice) target.store.set(target.profileName, { ...target.profile, apiKey: alice.api_key });
+  const mode = outputMode(app.io, app.json);
+  if (mode === 'json') {
+    printJson(app.io, { profile: target.profileName, accounts: data.seeded });
+  } else {
+    printAccounts(app, mode, data.seeded);
+  }
+  app.io.err(`sandbox reset: new API keys above are shown once${alice ? `; profile "${target.profileName}" now uses @alice's new key` : ''}\n`);
+}
+
+export async function fundAccount(app: App, handleText: string, amount: string, opts: { asset?: string }): Promise<void> {
+  const handle = normalizeHandle(handleText);
+  const asset = (opts.asset ?? 'USDG').toUpperCase();
+  if (!isKnownAsset(asset)) throw new UsageError(`--asset must be one of ${KNOWN_ASSETS.join(', ')} (got "${opts.asset}")`);
+  const parsed = parseAmount(amount, asset);
+  if (!parsed.ok) throw new UsageError(`amount ${parsed.rule}`);
+  const target = await adminTarget(app);
+  const data = await call(() => target.client.post<{ ok: boolean; handle: string; asset: string }>('/_sandbox/fund', { body: { handle, amount, asset } }));
+  if (app.json) printJson(app.io, data);
+  // The amount is not repeated: nothing the sandbox says or prints carries one.
+  else app.io.err(`funded ${data.handle} with ${data.asset}\n`);
+}
+
+interface KeyRecord {
+  key_id: string;
+  name: string;
+  account: string | null;
+  key_hint: string;
+  created_at: string;
+  last_used_at: string | null;
+  request_count: number;
+  revoked_at: string | null;
+  key?: string;
+}
+
+export async function createKey(app: App, opts: { account: string; name?: string }): Promise<void> {
+  const account = normalizeHandle(opts.account);
+  const target = await adminTarget(app);
+  const data = await call(() =>
+    target.client.post<KeyRecord>('/_sandbox/keys', { body: { account, ...(opts.name !== undefined ? { name: opts.name } : {}) } }),
+  );
+  if (app.json) {
+    printJson(app.io, data);
+    return;
+  }
+  // stdout gets the key alone, so KEY=$(svc sandbox key create ...) works.
+  app.io.out(`${data.key}\n`);
+  app.io.err(`created ${data.key_id} "${data.name}" for ${data.account}; the key above is shown once\n`);
+}
+
+export async function listKeys(app: App, opts: { account?: string }): Promise<void> {
+  const target = await adminTarget(app);
+  const query = opts.account ? { account: normalizeHandle(opts.account) } : undefined;
+  const data = await call(() => target.client.get<{ keys: KeyRecord[] }>('/_sandbox/keys', query ? { query } : {}));
+  const mode = outputMode(app.io, app.json);
+  const when = (v: unknown) => (v ? String(v) : mode === 'table' ? 'never' : '');
+  printList(app.io, mode, data.keys as unknown as Record<string, unknown>[], [
+    { key: 'key_id', header: 'KEY ID' },
+    { key: 'name', header: 'NAME' },
+    { key: 'account', header: 'ACCOUNT' },
+    { key: 'key_hint', header: 'KEY' },
+    { key: 'created_at', header: 'CREATED' },
+    { key: 'last_used_at', header: 'LAST USED', format: when },
+    { key: 'request_count', header: 'REQUESTS' },
+    { key: 'revoked_at', header: 'REVOKED', format: (v) => (v ? String(v) : '-') },
+  ], 'No API keys.');
+}
+
+export async function revokeKey(app: App, keyId: string): Promise<void> {
+  const target = await adminTarget(app);
+  await app.confirm(`Revoke API key ${keyId}? Requests with it fail from now on`);
+  const data = await call(() => target.client.post<KeyRecord>(`/_sandbox/keys/${encodeURIComponent(keyId)}/revoke`));
+  if (app.json) printJson(app.io, data);
+  else app.io.err(`revoked ${data.key_id} (${data.key_hint}, ${data.account})\n`);
+}
+
+interface ClockState {
+  now: string;
+  offset_ms: number;
+}
+
+function printClock(app: App, clock: ClockState): void {
+  const mode = outputMode(app.io, app.json);
+  printRecord(app.io, mode, clock as unknown as Record<string, unknown>, [
+    { key: 'now', header: 'Now' },
+    { key: 'offset_ms', header: 'Offset', format: (v) => `${formatDuration(Number(v))} ahead of real time` },
+  ]);
+}
+
+export async function showClock(app: App): Promise<void> {
+  const target = await adminTarget(app);
+  printClock(app, await call(() => target.client.get<ClockState>('/_sandbox/clock')));
+}
+
+export async function advanceClock(app: App, duration: string): Promise<void> {
+  const ms = parseDuration(duration);
+  if (ms === undefined) throw new UsageError(`duration "${duration}" ${DURATION_RULE}`);
+  const target = await adminTarget(app);
+  const clock = await call(() => target.client.post<ClockState>('/_sandbox/clock/advance', { body: { ms } }));
+  printClock(app, clock);
+  if (!app.json) app.io.err(`clock moved forward ${formatDuration(ms)}; everything that became due has run\n`);
+}

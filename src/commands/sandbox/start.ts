@@ -1,0 +1,157 @@
+// `svc sandbox start`: runs createSandbox() until SIGINT/SIGTERM, keeps the `sandbox` profile
+// pointing at it, and prints the seeded accounts (their keys only on the first seed).
+import { join } from 'node:path';
+import type { App } from '../../app.js';
+import { CliError, ExitCode, UsageError } from '../../errors.js';
+import { configDir } from '../../config/paths.js';
+import type { Profile } from '../../config/profiles.js';
+import { parseDuration } from '../../domain/duration.js';
+import { outputMode, printJson, printRecord } from '../../io/render.js';
+import type { SandboxHandle } from '../../sandbox/types.js';
+import { CHAIN_ID } from '../../sandbox/auth.js';
+import { EXTERNAL_WALLETS } from '../../sandbox/seed.js';
+import { printAccounts, printExternal, type WorldAccount } from './print.js';
+import { SANDBOX_PROFILE } from './shared.js';
+
+export interface StartOptions {
+  port?: string;
+  host?: string;
+  blockTime?: string;
+  state?: string;
+  ephemeral?: boolean;
+  quiet?: boolean;
+}
+
+
+function parsePort(text: string | undefined): number {
+  if (text === undefined) return 46630;
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535 (got "${text}")`, '0 picks a free port');
+  return Number(text);
+}
+
+function parseBlockTime(text: string | undefined): number {
+  if (text === undefined) return 1500;
+  const ms = /^\d+$/.test(text) ? Number(text) : parseDuration(text);
+  if (ms === undefined || !Number.isSafeInteger(ms)) {
+    throw new UsageError(`--block-time must be milliseconds or a duration like 500ms or 2s (got "${text}")`);
+  }
+  return ms;
+}
+
+export async function startSandbox(app: App, opts: StartOptions): Promise<void> {
+  const port = parsePort(opts.port);
+  const blockTimeMs = parseBlockTime(opts.blockTime);
+  const host = opts.host ?? '127.0.0.1';
+  const statePath = opts.ephemeral ? undefined : (opts.state ?? join(configDir(app.env), 'sandbox', 'state.json'));
+  const logRequests = !opts.quiet && (Boolean(app.globals.verbose) || app.io.stderrIsTTY);
+  const log = (line: string) => {
+    // Internal errors always show; request lines only when asked for (a pipe nobody reads must not fill up).
+    if (logRequests || line.startsWith('error')) app.io.err(`${line}\n`);
+  };
+
+  const { createSandbox, SandboxStartError } = await import('../../sandbox/index.js');
+  let handle: SandboxHandle;
+  try {
+    handle = await createSandbox({ port, host, blockTimeMs, ephemeral: Boolean(opts.ephemeral), log, ...(statePath ? { statePath } : {}) });
+  } catch (err) {
+    if (err instanceof SandboxStartError) {
+      if (err.code === 'invalid_option') throw new UsageError(err.message, err.hint);
+      throw new CliError(err.message, ExitCode.apiError, err.hint);
+    }
+    throw err;
+  }
+
+  try {
+    const profileName = app.globals.profile ?? SANDBOX_PROFILE;
+    const { apiKey, createdKeyFor } = await profileKey(app, handle, profileName);
+    const store = await app.store();
+    const existing = store.get(profileName);
+    const profile: Profile = { ...existing, apiKey, baseUrl: handle.url, sandboxAdminToken: handle.adminToken };
+    store.set(profileName, profile);
+    const current = store.current === profileName;
+
+    // Only a first seed lists accounts: that is when their keys exist to be shown.
+    const accounts: WorldAccount[] = handle.seeded.map((a) => ({
+      handle: a.handle,
+      type: a.type,
+      kyc_status: a.kyc_status,
+      public_key: a.public_key,
+      confidential_ready: a.confidential_ready,
+      ...(a.apiKey ? { api_key: a.apiKey } : {}),
+    }));
+    const info = {
+      url: handle.url,
+      chain_id: CHAIN_ID,
+      environment: 'test',
+      state_path: statePath ?? null,
+      restored: handle.restored,
+      block_time_ms: blockTimeMs,
+      profile: profileName,
+      current,
+    };
+    const mode = outputMode(app.io, app.json);
+    if (mode === 'json') {
+      printJson(app.io, { ...info, accounts, external_addresses: EXTERNAL_WALLETS });
+    } else {
+      printRecord(app.io, mode, { ...info, state_path: statePath ?? 'memory only (--ephemeral)' }, [
+        { key: 'url', header: 'URL' },
+        { key: 'chain_id', header: 'Chain ID', format: (v) => `${v} (testnet)` },
+        { key: 'state_path', header: 'State', format: (v) => `${v}${handle.restored ? ' (restored)' : ''}` },
+        { key: 'block_time_ms', header: 'Block time', format: (v) => `${v} ms` },
+        { key: 'profile', header: 'Profile', format: (v) => `${v}${current ? ' (current)' : ` (use it with --profile ${v} or \`svc profile use ${v}\`)`}` },
+      ]);
+      if (accounts.length) {
+        if (mode === 'table') app.io.out('\n');
+        printAccounts(app, mode, accounts);
+      }
+      if (mode === 'table') printExternal(app);
+    }
+    if (handle.seeded.length) {
+      app.io.err(`API keys are shown once; profile "${profileName}" holds @alice's key.\n`);
+    } else if (createdKeyFor) {
+      app.io.err(`profile "${profileName}" had no working key for this state: created a new key for ${createdKeyFor}.\n`);
+    } else {
+      app.io.err(`state restored: keys were shown when the world was first seeded (new ones: \`svc sandbox key create --account @alice\`).\n`);
+    }
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+
+  app.io.err(`svc sandbox listening on ${handle.url}\n`);
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    const stop = (sig: NodeJS.Signals) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(sig);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  app.io.err(`${signal === 'SIGINT' ? '\n' : ''}stopping: ${statePath ? `saving state to ${statePath}` : 'ephemeral state discarded'}\n`);
+  await handle.close();
+  app.io.err('sandbox stopped\n');
+}
+
+/**
+ * The API key the profile should hold: @alice's fresh key on a first seed; otherwise the
+ * profile's own key if this sandbox accepts it; otherwise a new key for @alice.
+ */
+async function profileKey(app: App, handle: SandboxHandle, profileName: string): Promise<{ apiKey: string; createdKeyFor?: string }> {
+  const alice = handle.seeded.find((a) => a.handle === '@alice')?.apiKey;
+  if (alice) return { apiKey: alice };
+  const existing = (await app.store()).get(profileName)?.apiKey;
+  if (existing) {
+    const res = await fetch(`${handle.url}/v1/accounts/me`, { headers: { authorization: `Bearer ${existing}` } });
+    await res.arrayBuffer();
+    if (res.ok) return { apiKey: existing };
+  }
+  const res = await fetch(`${handle.url}/_sandbox/keys`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-sandbox-admin-token': handle.adminToken },
+    body: JSON.stringify({ account: '@alice', name: `profile ${profileName}` }),
+  });
+  const body = (await res.json()) as { key?: string };
+  if (!res.ok || !body.key) throw new CliError('could not create an API key for the sandbox profile', ExitCode.apiError);
+  return { apiKey: body.key, createdKeyFor: '@alice' };
+}

@@ -1,0 +1,15 @@
+// Errors createSandbox() throws before it is serving: bad options, a busy port, an unreadable
+// state file. The CLI turns them into one-line messages with a hint.
+
+export type SandboxStartErrorCode = 'invalid_option' | 'address_in_use' | 'listen_failed' | 'state_unreadable' | 'key_missing';
+
+export class SandboxStartError extends Error {
+  constructor(
+    readonly code: SandboxStartErrorCode,
+    message: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+    this.name = 'SandboxStartError';
+  }
+}

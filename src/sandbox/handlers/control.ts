@@ -1,0 +1,131 @@
+// The control API under /_sandbox/ (admin token required, except health). Routes and answers
+// are those of docs/architecture.md. Amounts are never echoed, keys are shown once.
+import { HANDLE_RE } from '../../domain/recipient.js';
+import { issueKey, keyHint } from '../auth.js';
+import type { RequestContext, Routes } from '../http/context.js';
+import { ApiFault, invalid, ok, type Reply } from '../http/respond.js';
+import type { SeedResult } from '../seed.js';
+import type { Account, ApiKeyRecord } from '../state.js';
+import type { World } from '../world.js';
+import { amountField, assetField, field, objectBody, optionalString, queryParam, requiredString } from './validate.js';
+
+/** The most the clock may move in one call: ten years. */
+export const MAX_ADVANCE_MS = 10 * 365 * 24 * 60 * 60 * 1000;
+const KEY_NAME_MAX = 64;
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export function seededView(s: SeedResult) {
+  return {
+    account_id: s.account_id,
+    handle: s.handle,
+    type: s.type,
+    kyc_status: s.kyc_status,
+    public_key: s.public_key,
+    confidential_ready: s.confidential_ready,
+    key_id: s.key_id,
+    api_key: s.apiKey,
+    ...(s.decryptionKey ? { decryption_key: s.decryptionKey } : {}),
+  };
+}
+
+export function keyView(world: World, k: ApiKeyRecord) {
+  return {
+    key_id: k.key_id,
+    name: k.name,
+    account: world.state.accounts.get(k.account_id)?.handle ?? null,
+    key_hint: keyHint(k),
+    created_at: iso(k.created_at),
+    last_used_at: iso(k.last_used_at),
+    request_count: k.request_count,
+    revoked_at: iso(k.revoked_at),
+  };
+}
+
+function clockView(world: World) {
+  return { now: new Date(world.now()).toISOString(), offset_ms: world.clock.offsetMs };
+}
+
+function accountFor(world: World, text: string, name: string): Account {
+  if (!HANDLE_RE.test(text)) throw invalid(`${name} must be an @handle such as @alice`);
+  const account = world.state.accountByHandle(text);
+  if (!account) throw new ApiFault(404, 'account_not_found', `no sandbox account has the handle ${text}`);
+  return account;
+}
+
+function health(ctx: RequestContext): Reply {
+  return ok({ ok: true, chain_id: ctx.world.chainId, now: new Date(ctx.world.now()).toISOString() });
+}
+
+function reset(ctx: RequestContext): Reply {
+  const seeded = ctx.world.reset();
+  return ok({ ok: true, seeded: seeded.map(seededView) });
+}
+
+/** Credits an account out of thin air (testnet faucet). Validates like a transfer. */
+function fund(ctx: RequestContext): Reply {
+  const { world } = ctx;
+  const body = objectBody(ctx.json());
+  const account = accountFor(world, requiredString(body, 'handle'), 'handle');
+  const asset = assetField(body);
+  const units = amountField(body, asset);
+  if (!world.state.ledger.credit(account.account_id, asset, units)) {
+    throw invalid(`amount would take ${account.handle}'s ${asset} balance above the sandbox maximum`);
+  }
+  return ok({ ok: true, handle: account.handle, asset });
+}
+
+function createKey(ctx: RequestContext): Reply {
+  const { world } = ctx;
+  const body = objectBody(ctx.json());
+  const account = accountFor(world, requiredString(body, 'account'), 'account');
+  const name = optionalString(body, 'name')?.trim() || 'unnamed';
+  if (name.length > KEY_NAME_MAX || /[\u0000-\u001f\u007f]/.test(name)) {
+    throw invalid(`name must be at most ${KEY_NAME_MAX} characters without control characters`);
+  }
+  const { record, key } = issueKey(world.state, account, name, world.now());
+  return ok({ ...keyView(world, record), key }, 201);
+}
+
+function listKeys(ctx: RequestContext): Reply {
+  const { world } = ctx;
+  const handle = queryParam(ctx.query, 'account');
+  const account = handle === undefined ? undefined : accountFor(world, handle, 'account');
+  const keys = [...world.state.keys.values()].filter((k) => !account || k.account_id === account.account_id);
+  return ok({ keys: keys.map((k) => keyView(world, k)) });
+}
+
+function revokeKey(ctx: RequestContext): Reply {
+  const { world } = ctx;
+  const record = world.state.keys.get(ctx.params.key_id!);
+  if (!record) throw new ApiFault(404, 'key_not_found', `no API key ${ctx.params.key_id}`);
+  world.state.revokeKey(record, world.now());
+  return ok(keyView(world, record));
+}
+
+function getClock(ctx: RequestContext): Reply {
+  return ok(clockView(ctx.world));
+}
+
+async function advanceClock(ctx: RequestContext): Promise<Reply> {
+  const body = objectBody(ctx.json());
+  const msValue = field(body, 'ms');
+  if (msValue === undefined) throw invalid('ms is required: the number of milliseconds to move the clock forward');
+  if (typeof msValue !== 'number' || !Number.isSafeInteger(msValue) || msValue < 0 || msValue > MAX_ADVANCE_MS) {
+    throw invalid(`ms must be a whole number of milliseconds from 0 to ${MAX_ADVANCE_MS} (ten years)`);
+  }
+  await ctx.world.scheduler.advance(msValue);
+  ctx.world.state.touch(); // the clock offset is part of the state file
+  return ok(clockView(ctx.world));
+}
+
+export function registerControlRoutes(routes: Routes): void {
+  routes
+    .open('GET', '/_sandbox/health', health)
+    .admin('POST', '/_sandbox/reset', reset)
+    .admin('POST', '/_sandbox/fund', fund, { idempotent: true })
+    .admin('POST', '/_sandbox/keys', createKey)
+    .admin('GET', '/_sandbox/keys', listKeys)
+    .admin('POST', '/_sandbox/keys/:key_id/revoke', revokeKey)
+    .admin('GET', '/_sandbox/clock', getClock)
+    .admin('POST', '/_sandbox/clock/advance', advanceClock);
+}

@@ -1,0 +1,124 @@
+// POST /v1/transfers, GET /v1/transfers/{id}, GET /v1/transfers.
+// No answer ever carries an amount or a memo.
+import { parseRecipient, RECIPIENT_RULE } from '../../domain/recipient.js';
+import type { ApiContext, Routes } from '../http/context.js';
+import { ApiFault, invalid, ok, type Reply } from '../http/respond.js';
+import { externalWallet } from '../seed.js';
+import { TRANSFER_STATUSES, type Account, type Transfer, type TransferStatus } from '../state.js';
+import {
+  amountField,
+  assetField,
+  intParam,
+  objectBody,
+  optionalBoolean,
+  optionalString,
+  parseTimestamp,
+  queryParam,
+  requiredString,
+} from './validate.js';
+
+export const MEMO_MAX_BYTES = 256;
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** One representation everywhere (create, get, list): the spec's fields plus `asset`. */
+export function transferView(t: Transfer) {
+  return {
+    transfer_id: t.transfer_id,
+    status: t.status,
+    from: t.from,
+    to: t.to,
+    confidential: t.confidential,
+    tx_hash: t.tx_hash,
+    created_at: iso(t.created_at),
+    confirmed_at: iso(t.confirmed_at),
+    asset: t.asset,
+  };
+}
+
+/**
+ * Checks in order: body (400) → KYC (403) → recipient (404, or 400 for yourself) →
+ * confidential readiness (422) → balance (402, reserved synchronously) → 201.
+ */
+export function createTransfer(ctx: ApiContext): Reply {
+  const { world, account } = ctx;
+  const body = objectBody(ctx.json());
+  const to = requiredString(body, 'to');
+  const recipient = parseRecipient(to);
+  if (!recipient) throw invalid(`to ${RECIPIENT_RULE}`);
+  const asset = assetField(body);
+  const units = amountField(body, asset);
+  const confidential = optionalBoolean(body, 'confidential') ?? true;
+  const memo = optionalString(body, 'memo');
+  if (memo !== undefined && Buffer.byteLength(memo, 'utf8') > MEMO_MAX_BYTES) {
+    throw invalid(`memo must be at most ${MEMO_MAX_BYTES} bytes of UTF-8`);
+  }
+
+  if (account.kyc_status !== 'verified' && account.kyc_status !== 'enhanced') {
+    throw new ApiFault(403, 'kyc_required', `${account.handle} has not completed identity verification (kyc_status ${account.kyc_status}); it cannot send transfers`);
+  }
+
+  let toAccount: Account | undefined;
+  let toAddress: string;
+  let ready: boolean;
+  if (recipient.kind === 'handle') {
+    toAccount = world.state.accountByHandle(recipient.handle);
+    if (!toAccount) throw new ApiFault(404, 'recipient_not_found', `no account has the handle ${to}`);
+    toAddress = toAccount.public_key;
+    ready = toAccount.confidential_ready;
+  } else {
+    toAccount = world.state.accountByAddress(recipient.address);
+    toAddress = recipient.address;
+    ready = toAccount ? toAccount.confidential_ready : externalWallet(recipient.address).confidential_ready;
+  }
+  if (toAccount?.account_id === account.account_id) throw invalid('to must not be your own account: a transfer to yourself is not allowed');
+
+  if (confidential && !ready) {
+    throw new ApiFault(422, 'recipient_not_confidential_ready', `the wallet of ${to} does not support confidential tokens; retry with "confidential": false to send a standard transfer`);
+  }
+
+  const transfer = world.chain.submit({ from: account, to, toAccount, toAddress, asset, units, confidential, memo, now: world.now() });
+  if (!transfer) throw new ApiFault(402, 'insufficient_balance', `${account.handle} does not have enough ${asset} for this transfer`);
+  return ok(transferView(transfer), 201);
+}
+
+function getTransfer(ctx: ApiContext): Reply {
+  const t = ctx.world.state.transferFor(ctx.account.account_id, ctx.params.id!);
+  if (!t) throw new ApiFault(404, 'transfer_not_found', `no transfer ${ctx.params.id} for ${ctx.account.handle}`);
+  return ok(transferView(t));
+}
+
+function listTransfers(ctx: ApiContext): Reply {
+  const { query } = ctx;
+  const limit = intParam(query, 'limit', 20, 1, 100);
+  const offset = intParam(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
+  const statusText = queryParam(query, 'status');
+  if (statusText !== undefined && !TRANSFER_STATUSES.includes(statusText as TransferStatus)) {
+    throw invalid(`status must be one of ${TRANSFER_STATUSES.join(', ')}`);
+  }
+  const after = timeParam(query, 'from');
+  const before = timeParam(query, 'to');
+  const { items, hasMore } = ctx.world.state.listTransfers(ctx.account.account_id, {
+    limit,
+    offset,
+    ...(statusText ? { status: statusText as TransferStatus } : {}),
+    // created strictly after `from` (floor is exact for whole-ms created_at) ...
+    ...(after ? { after: after.ms } : {}),
+    // ... and strictly before `to` (a cut-off sub-ms fraction rounds up)
+    ...(before ? { before: before.ms + (before.fraction ? 1 : 0) } : {}),
+  });
+  return ok({ transfers: items.map(transferView), limit, offset, has_more: hasMore });
+}
+
+function timeParam(query: URLSearchParams, name: string) {
+  const raw = queryParam(query, name);
+  if (raw === undefined) return undefined;
+  const t = parseTimestamp(raw);
+  if (!t) throw invalid(`${name} must be an ISO 8601 timestamp such as 2025-01-31T12:00:00Z or 2025-01-31`);
+  return t;
+}
+
+export function registerTransferRoutes(routes: Routes): void {
+  routes.apiIdempotent('POST', '/v1/transfers', createTransfer);
+  routes.api('GET', '/v1/transfers', listTransfers);
+  routes.api('GET', '/v1/transfers/:id', getTransfer);
+}

@@ -1,0 +1,73 @@
+// What a handler receives, and how routes are declared (auth mode, idempotency).
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Account, ApiKeyRecord } from '../state.js';
+import type { World } from '../world.js';
+import { Router } from './router.js';
+import { ApiFault, type Reply } from './respond.js';
+
+export interface RequestContext {
+  readonly world: World;
+  readonly requestId: string;
+  readonly method: string;
+  /** Path without the query. */
+  readonly path: string;
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: URLSearchParams;
+  readonly headers: IncomingHttpHeaders;
+  readonly rawBody: Buffer;
+  /** The body parsed as JSON; 400 invalid_request when it is not JSON. Empty body: undefined. */
+  json(): unknown;
+}
+
+/** A request authenticated with an API key. */
+export interface ApiContext extends RequestContext {
+  readonly account: Account;
+  readonly key: ApiKeyRecord;
+}
+
+export type AuthMode = 'api' | 'admin' | 'none';
+
+export interface Route {
+  auth: AuthMode;
+  /** Honours Idempotency-Key. Such handlers are synchronous, so no two runs can interleave. */
+  idempotent: boolean;
+  handler: (ctx: ApiContext) => Reply | Promise<Reply>;
+}
+
+export class Routes {
+  readonly router = new Router<Route>();
+
+  /** A /v1 route: Bearer API key required. */
+  api(method: string, path: string, handler: (ctx: ApiContext) => Reply | Promise<Reply>): this {
+    this.router.add(method, path, { auth: 'api', idempotent: false, handler });
+    return this;
+  }
+
+  /** A /v1 route that honours Idempotency-Key; the handler must be synchronous. */
+  apiIdempotent(method: string, path: string, handler: (ctx: ApiContext) => Reply): this {
+    this.router.add(method, path, { auth: 'api', idempotent: true, handler });
+    return this;
+  }
+
+  /** A control route: the admin token required. */
+  admin(method: string, path: string, handler: (ctx: RequestContext) => Reply | Promise<Reply>, opts: { idempotent?: boolean } = {}): this {
+    this.router.add(method, path, { auth: 'admin', idempotent: Boolean(opts.idempotent), handler });
+    return this;
+  }
+
+  /** A route without authentication. */
+  open(method: string, path: string, handler: (ctx: RequestContext) => Reply | Promise<Reply>): this {
+    this.router.add(method, path, { auth: 'none', idempotent: false, handler });
+    return this;
+  }
+}
+
+/** Parses a JSON body once. */
+export function parseJsonBody(raw: Buffer): unknown {
+  if (raw.length === 0) return undefined;
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new ApiFault(400, 'invalid_request', 'request body is not valid JSON');
+  }
+}

@@ -1,0 +1,57 @@
+// JSON answers and the one error envelope: {"error":{"code","message","request_id"}}.
+// Handlers throw ApiFault (directly or through check()/invalid()); the pipeline renders it.
+import type { ServerResponse } from 'node:http';
+
+export interface Reply {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export class ApiFault extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    /** Extra fields for the error object (e.g. `reason`). */
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiFault';
+  }
+}
+
+/** Throws an ApiFault unless the condition holds. */
+export function check(condition: unknown, status: number, code: string, message: string): asserts condition {
+  if (!condition) throw new ApiFault(status, code, message);
+}
+
+/** 400 invalid_request: the message names the field and the rule. */
+export function invalid(message: string): ApiFault {
+  return new ApiFault(400, 'invalid_request', message);
+}
+
+export function ok(body: unknown, status = 200): Reply {
+  return { status, body };
+}
+
+export function errorBody(code: string, message: string, requestId: string, extra: Record<string, unknown> = {}): unknown {
+  return { error: { code, message, request_id: requestId, ...extra } };
+}
+
+const BASE_HEADERS = {
+  'content-type': 'application/json; charset=utf-8',
+  'cache-control': 'no-store',
+};
+
+/** Writes a JSON text with its request id (every answer carries X-Request-Id). */
+export function sendJson(res: ServerResponse, status: number, text: string, requestId: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, {
+    ...BASE_HEADERS,
+    'content-length': Buffer.byteLength(text),
+    'x-request-id': requestId,
+    ...headers,
+  });
+  res.end(text);
+}

@@ -1,0 +1,232 @@
+// The request pipeline: request id → route (404/405) → auth (401) → body (413) →
+// idempotency (replay / 409) → handler → one JSON answer, and one log line per request.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AUTH_MESSAGES, authenticate, isAdminToken } from '../auth.js';
+import { newRequestId, sha256Hex } from '../ids.js';
+import type { Account, ApiKeyRecord } from '../state.js';
+import type { World } from '../world.js';
+import { parseJsonBody, type ApiContext, type Route, type Routes } from './context.js';
+import { ApiFault, errorBody, sendJson, type Reply } from './respond.js';
+
+export const DEFAULT_BODY_LIMIT = 64 * 1024;
+const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/;
+
+export interface PipelineOptions {
+  log?: (line: string) => void;
+  bodyLimitBytes?: number;
+}
+
+interface Answer {
+  status: number;
+  text: string;
+  headers?: Record<string, string>;
+}
+
+export function createRequestListener(world: World, routes: Routes, opts: PipelineOptions = {}) {
+  const limit = opts.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
+  const log = opts.log;
+
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const started = performance.now();
+    const requestId = newRequestId();
+    const method = req.method ?? 'GET';
+    const { path, queryText } = splitUrl(req.url ?? '/');
+    void answer(world, routes, req, method, path, queryText, requestId, limit)
+      .catch((err: unknown) => {
+        log?.(`error ${method} ${path} ${requestId}: ${(err as Error)?.stack ?? String(err)}`);
+        return render(new ApiFault(500, 'internal_error', 'internal sandbox error'), requestId);
+      })
+      .then((a) => {
+        if (!res.headersSent && !res.destroyed) sendJson(res, a.status, a.text, requestId, a.headers);
+        log?.(`${method} ${path} ${a.status} ${(performance.now() - started).toFixed(1)}ms ${requestId}${a.headers?.['idempotent-replayed'] ? ' (replayed)' : ''}`);
+      });
+  };
+}
+
+function splitUrl(url: string): { path: string; queryText: string } {
+  let u = url;
+  if (!u.startsWith('/')) {
+    // absolute-form (through a proxy) or garbage
+    try {
+      const parsed = new URL(u);
+      u = parsed.pathname + parsed.search;
+    } catch {
+      return { path: '/', queryText: '' };
+    }
+  }
+  const q = u.indexOf('?');
+  return q < 0 ? { path: u, queryText: '' } : { path: u.slice(0, q), queryText: u.slice(q + 1) };
+}
+
+function render(fault: ApiFault, requestId: string): Answer {
+  return {
+    status: fault.status,
+    text: JSON.stringify(errorBody(fault.code, fault.message, requestId, fault.extra)),
+    headers: fault.headers,
+  };
+}
+
+function renderReply(reply: Reply): Answer {
+  return { status: reply.status, text: JSON.stringify(reply.body), ...(reply.headers ? { headers: reply.headers } : {}) };
+}
+
+async function answer(
+  world: World,
+  routes: Routes,
+  req: IncomingMessage,
+  method: string,
+  path: string,
+  queryText: string,
+  requestId: string,
+  limit: number,
+): Promise<Answer> {
+  try {
+    const found = routes.router.match(method, path);
+    if (!found) throw new ApiFault(404, 'not_found', `no such endpoint: ${method} ${path}`);
+    if ('allowed' in found) {
+      throw new ApiFault(405, 'method_not_allowed', `${method} is not allowed on ${path} (allowed: ${found.allowed.join(', ')})`, {}, { allow: found.allowed.join(', ') });
+    }
+    const { route, params } = found;
+
+    let account: Account | undefined;
+    let key: ApiKeyRecord | undefined;
+    if (route.auth === 'api') {
+      const auth = authenticate(world.state, header(req, 'authorization'), world.now());
+      if (!auth.ok) throw new ApiFault(401, 'unauthorized', AUTH_MESSAGES[auth.reason]);
+      account = auth.account;
+      key = auth.key;
+    } else if (route.auth === 'admin') {
+      if (!isAdminToken(world.adminToken, adminTokenOf(req))) {
+        throw new ApiFault(401, 'unauthorized', 'missing or wrong sandbox admin token: send it in X-Sandbox-Admin-Token (svc stores it in the "sandbox" profile at start)');
+      }
+    }
+
+    const rawBody = method === 'GET' || method === 'HEAD' ? EMPTY : await readBody(req, limit);
+    let parsed: { value: unknown } | undefined;
+    const ctx = {
+      world,
+      requestId,
+      method,
+      path,
+      params,
+      query: new URLSearchParams(queryText),
+      headers: req.headers,
+      rawBody,
+      json: () => (parsed ??= { value: parseJsonBody(rawBody) }).value,
+      account: account!,
+      key: key!,
+    } satisfies ApiContext;
+
+    const idemKey = route.idempotent ? header(req, 'idempotency-key') : undefined;
+    if (idemKey === undefined) return renderReply(await route.handler(ctx));
+    return runIdempotent(world, route, ctx, idemKey, account ? `account:${account.account_id}` : 'admin');
+  } catch (err) {
+    if (err instanceof ApiFault) return render(err, requestId);
+    throw err;
+  }
+}
+
+/**
+ * Same key + same request → the first answer again (status and body, `Idempotent-Replayed:
+ * true`); same key + another request → 409 idempotency_key_reused. Only a hash of the request
+ * is kept. Answers of 500 and above are not remembered, so a retry runs again.
+ */
+function runIdempotent(world: World, route: Route, ctx: ApiContext, key: string, scope: string): Answer {
+  if (!IDEMPOTENCY_KEY_RE.test(key)) throw new ApiFault(400, 'invalid_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
+  const hash = requestHash(ctx.method, ctx.path, ctx.rawBody);
+  const now = world.now();
+  const prior = world.state.idempotencyRecord(scope, key, now);
+  if (prior) {
+    if (prior.request_hash !== hash) {
+      throw new ApiFault(409, 'idempotency_key_reused', 'this Idempotency-Key was already used with a different request; use a new key for a new request');
+    }
+    return { status: prior.status, text: prior.body, headers: { 'idempotent-replayed': 'true' } };
+  }
+  let result: Answer;
+  try {
+    const reply = route.handler(ctx);
+    if (reply instanceof Promise) throw new Error('idempotent handlers must be synchronous');
+    result = renderReply(reply);
+  } catch (err) {
+    if (!(err instanceof ApiFault)) throw err;
+    result = render(err, ctx.requestId);
+  }
+  if (result.status < 500) {
+    world.state.saveIdempotency({ scope, key, request_hash: hash, status: result.status, body: result.text, created_at: now });
+  }
+  return result;
+}
+
+/** Hash of method, path and the body (canonical JSON when it parses, so key order does not matter). */
+function requestHash(method: string, path: string, raw: Buffer): string {
+  let canonical: string;
+  try {
+    canonical = raw.length ? `json:${stableStringify(JSON.parse(raw.toString('utf8')))}` : 'empty';
+  } catch {
+    canonical = `raw:${raw.toString('base64')}`;
+  }
+  return sha256Hex(`${method} ${path}\n${canonical}`);
+}
+
+function stableStringify(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stableStringify).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const entries = Object.keys(v as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableStringify((v as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+const EMPTY = Buffer.alloc(0);
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function adminTokenOf(req: IncomingMessage): string | undefined {
+  const explicit = header(req, 'x-sandbox-admin-token');
+  if (explicit) return explicit.trim();
+  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header(req, 'authorization') ?? '');
+  return m?.[1];
+}
+
+/** Reads the body up to `limit` bytes; beyond that, 413 and the connection is closed. */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const tooLarge = () =>
+    new ApiFault(413, 'payload_too_large', `request body is larger than ${limit} bytes`, {}, { connection: 'close' });
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > limit) {
+        done = true;
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (done) return;
+      done = true;
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    });
+    req.on('error', (err) => {
+      if (done) return;
+      done = true;
+      reject(err);
+    });
+    req.on('close', () => {
+      if (done) return;
+      done = true;
+      reject(new ApiFault(499, 'client_closed_request', 'the client closed the connection before sending the whole body'));
+    });
+  });
+}

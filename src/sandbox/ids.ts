@@ -1,0 +1,52 @@
+// Random identifiers and hashes used across the sandbox.
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+
+const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+// Ids are drawn from a pool of CSPRNG bytes refilled 4 KiB at a time: one call into the RNG
+// per few dozen ids instead of several per request.
+const POOL_SIZE = 4096;
+let pool = Buffer.alloc(0);
+let poolOffset = 0;
+
+function randomPool(n: number): Buffer {
+  if (n > POOL_SIZE) return randomBytes(n);
+  if (poolOffset + n > pool.length) {
+    pool = randomBytes(POOL_SIZE);
+    poolOffset = 0;
+  }
+  const out = pool.subarray(poolOffset, poolOffset + n);
+  poolOffset += n;
+  return out;
+}
+
+/** `length` characters from [A-Za-z0-9], uniformly (rejection sampling, no modulo bias). */
+export function randomAlnum(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    const bytes = randomPool(Math.ceil((length - out.length) * 1.3) + 4);
+    for (const b of bytes) {
+      if (b >= 248) continue; // 248 = 62 * 4: keeps the distribution uniform
+      out += ALNUM[b % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+export function randomHex(bytes: number): string {
+  return randomPool(bytes).toString('hex');
+}
+
+export const newAccountId = () => `acct_${randomAlnum(20)}`;
+export const newTransferId = () => `tr_${randomAlnum(24)}`;
+export const newKeyId = () => `key_${randomAlnum(16)}`;
+export const newApiKey = () => `svc_test_${randomAlnum(32)}`;
+export const newAddress = () => `0x${randomHex(20)}`;
+export const newTxHash = () => `0x${randomHex(32)}`;
+/** Request ids: fast (randomUUID keeps an entropy cache). */
+export const newRequestId = () => `req_${randomUUID().replaceAll('-', '')}`;
+
+export function sha256Hex(data: string | Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
+}
