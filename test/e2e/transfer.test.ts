@@ -154,7 +154,8 @@ describe('transfer send / get / ls output modes', () => {
     expect(all.length).toBeGreaterThan(0);
     const empty = await t.svc(['transfer', 'ls', '--status', 'failed']);
     expect(empty.code).toBe(0);
-    expect(empty.stdout).toBe('');
+    // Piped: the TSV header alone, so scripts can rely on the first line.
+    expect(empty.stdout).toBe('transfer_id\tstatus\tto\tfrom\tasset\tamount_decrypted\tconfidential\tcreated_at\ttx_hash\n');
   });
 
   it('ls sends the normalised query (status, from, to, limit, offset)', async () => {
