@@ -20,6 +20,30 @@ export interface Account {
   created_at: number;
   /** Issue 3: the X25519 viewing public key (the secret half is never stored here). */
   viewing_public_key?: string;
+  /** Agents only: the owning personal or business account. */
+  parent_account_id?: string;
+}
+
+/** An agent transaction above its policy's HITL threshold, waiting for a human (issue 4). */
+export interface HeldTransaction {
+  transaction_id: string;
+  agent_account_id: string;
+  owner_account_id: string;
+  /** Agent handle. */
+  agent: string;
+  /** Recipient exactly as given. */
+  to: string;
+  asset: string;
+  confidential: boolean;
+  requested_at: number;
+  expires_at: number;
+  status: 'pending_approval' | 'approved' | 'rejected';
+  decided_at: number | null;
+  /** Set when approved: the transfer it created. */
+  transfer_id: string | null;
+  /** Sealed under the sandbox key, never plaintext. */
+  amount_sealed: string;
+  memo_sealed: string | null;
 }
 
 export interface ApiKeyRecord {
@@ -86,6 +110,10 @@ export type SandboxEvent =
   | { type: 'transfer.confirmed'; transfer: Transfer; at: number }
   | { type: 'transfer.failed'; transfer: Transfer; at: number }
   | { type: 'account.created'; account: Account; at: number }
+  | { type: 'agent.transaction.pending_approval'; held: HeldTransaction; at: number }
+  | { type: 'agent.transaction.approved'; held: HeldTransaction; at: number }
+  | { type: 'agent.transaction.rejected'; held: HeldTransaction; at: number }
+  | { type: 'agent.policy.updated'; agent: Account; policy_id: string; at: number }
   | { type: 'state.reset'; at: number };
 export type SandboxEventType = SandboxEvent['type'];
 type Listener<T extends SandboxEventType> = (event: Extract<SandboxEvent, { type: T }>) => void;
