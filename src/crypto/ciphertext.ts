@@ -5,7 +5,7 @@
 // (e.g. "balance|acct_1|USDG|7"), so a ciphertext cannot be passed off as another one.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import { generateRawKeyPair, sharedSecret } from './x25519.js';
+import { generateRawKeyPair, privateKeyObject, sharedSecret } from './x25519.js';
 
 const VERSION = 1;
 const HEADER_LEN = 1 + 32 + 12;
@@ -47,7 +47,7 @@ function contentKeyFrom(shared: Buffer, ephemeral: Buffer, recipient: Uint8Array
 /** Encrypts a plaintext so that only the holder of the viewing key's secret can read it. */
 export function encryptTo(recipientPublicKey: Uint8Array, plaintext: string, context: string): string {
   const eph = generateRawKeyPair();
-  const key = contentKeyFrom(sharedSecret(eph.secret, recipientPublicKey), eph.publicKey, recipientPublicKey);
+  const key = contentKeyFrom(sharedSecret(eph.privateKeyObject, recipientPublicKey), eph.publicKey, recipientPublicKey);
   const nonce = randomBytes(12);
   const header = Buffer.concat([Buffer.from([VERSION]), eph.publicKey, nonce]);
   const cipher = createCipheriv('aes-256-gcm', key, nonce);
@@ -62,7 +62,8 @@ export function encryptTo(recipientPublicKey: Uint8Array, plaintext: string, con
  */
 export function deriveContentKey(secret: Uint8Array | KeyObject, recipientPublicKey: Uint8Array, ciphertext: string): Buffer {
   const env = split(ciphertext);
-  return contentKeyFrom(sharedSecret(secret, env.ephemeral), env.ephemeral, recipientPublicKey);
+  const privateKey = secret instanceof Uint8Array ? privateKeyObject(secret, recipientPublicKey) : secret;
+  return contentKeyFrom(sharedSecret(privateKey, env.ephemeral), env.ephemeral, recipientPublicKey);
 }
 
 /** Opens a ciphertext with its content key; throws CiphertextError when anything does not match. */

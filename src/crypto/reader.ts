@@ -13,7 +13,7 @@ export class LocalReader {
   private open(ciphertext: string | undefined, context: string): string | undefined {
     if (!ciphertext) return undefined;
     try {
-      return decrypt(this.key.secret, this.key.publicKey, ciphertext, context);
+      return decrypt(this.key.keyObject, this.key.publicKey, ciphertext, context);
     } catch (err) {
       if (err instanceof CiphertextError) return undefined;
       throw err;

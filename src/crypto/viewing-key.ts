@@ -5,7 +5,8 @@
 // check = first 4 bytes of SHA-256(prefix || 0x01 || secret): catches typos and truncation.
 import { createHash } from 'node:crypto';
 import type { Environment } from '../config/keys.js';
-import { generateRawKeyPair, publicKeyOf } from './x25519.js';
+import type { KeyObject } from 'node:crypto';
+import { generateRawKeyPair, privateKeyObject, publicKeyOf } from './x25519.js';
 
 const VERSION = 1;
 const DK_RE = /^svc_dk_(test|live)_([A-Za-z0-9_-]+)$/;
@@ -15,6 +16,8 @@ export interface DecryptionKey {
   environment: Environment;
   secret: Buffer;
   publicKey: Buffer;
+  /** The secret as a KeyObject, imported once: decryption reuses it. */
+  keyObject: KeyObject;
 }
 
 function checksum(prefix: string, body: Buffer): Buffer {
@@ -45,7 +48,8 @@ export function parseDecryptionKey(text: string): Parsed<DecryptionKey> {
   const body = raw.subarray(0, 33);
   if (!checksum(prefix, body).equals(raw.subarray(33))) return { ok: false, rule: 'fails its checksum (mistyped?)' };
   const secret = Buffer.from(raw.subarray(1, 33));
-  return { ok: true, value: { environment: m[1] as Environment, secret, publicKey: publicKeyOf(secret) } };
+  const publicKey = publicKeyOf(secret);
+  return { ok: true, value: { environment: m[1] as Environment, secret, publicKey, keyObject: privateKeyObject(secret, publicKey) } };
 }
 
 export function parseViewingPublicKey(text: string): Parsed<Buffer> {

@@ -1,31 +1,42 @@
-// X25519 with raw 32-byte keys on top of node:crypto (native, ~30x faster than pure JS).
+// X25519 with raw 32-byte keys on top of node:crypto (native). Keys are imported as JWK, which
+// is about ten times cheaper than DER here; the one DER import derives a secret's public half.
 import { createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, type KeyObject } from 'node:crypto';
 
-// DER prefixes of PKCS#8 private and SPKI public X25519 keys (RFC 8410); the raw key follows.
+// DER prefix of a PKCS#8 X25519 private key (RFC 8410); the raw key follows.
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b656e04220420', 'hex');
-const SPKI_PREFIX = Buffer.from('302a300506032b656e032100', 'hex');
-
-export function privateKeyObject(secret: Uint8Array): KeyObject {
-  return createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, secret]), format: 'der', type: 'pkcs8' });
-}
+const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64url');
 
 export function publicKeyObject(publicKey: Uint8Array): KeyObject {
-  return createPublicKey({ key: Buffer.concat([SPKI_PREFIX, publicKey]), format: 'der', type: 'spki' });
+  return createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: b64(publicKey) }, format: 'jwk' });
 }
 
+/** A private KeyObject from the raw secret and its public half (JWK needs both). */
+export function privateKeyObject(secret: Uint8Array, publicKey: Uint8Array): KeyObject {
+  return createPrivateKey({ key: { kty: 'OKP', crv: 'X25519', d: b64(secret), x: b64(publicKey) }, format: 'jwk' });
+}
+
+/** The public half of a raw secret (slow path: once per key, when it is parsed). */
 export function publicKeyOf(secret: Uint8Array): Buffer {
-  const der = createPublicKey(privateKeyObject(secret)).export({ format: 'der', type: 'spki' });
-  return Buffer.from(der.subarray(SPKI_PREFIX.length));
+  const key = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, secret]), format: 'der', type: 'pkcs8' });
+  return rawPublic(createPublicKey(key));
 }
 
-export function generateRawKeyPair(): { secret: Buffer; publicKey: Buffer } {
+function rawPublic(key: KeyObject): Buffer {
+  return Buffer.from(key.export({ format: 'jwk' }).x!, 'base64url');
+}
+
+export interface RawKeyPair {
+  secret: Buffer;
+  publicKey: Buffer;
+  privateKeyObject: KeyObject;
+}
+
+export function generateRawKeyPair(): RawKeyPair {
   const { privateKey, publicKey } = generateKeyPairSync('x25519');
-  const secret = Buffer.from(privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(PKCS8_PREFIX.length));
-  const pub = Buffer.from(publicKey.export({ format: 'der', type: 'spki' }).subarray(SPKI_PREFIX.length));
-  return { secret, publicKey: pub };
+  const jwk = privateKey.export({ format: 'jwk' });
+  return { secret: Buffer.from(jwk.d!, 'base64url'), publicKey: rawPublic(publicKey), privateKeyObject: privateKey };
 }
 
-export function sharedSecret(secret: Uint8Array | KeyObject, publicKey: Uint8Array): Buffer {
-  const privateKey = secret instanceof Uint8Array ? privateKeyObject(secret) : secret;
+export function sharedSecret(privateKey: KeyObject, publicKey: Uint8Array): Buffer {
   return diffieHellman({ privateKey, publicKey: publicKeyObject(publicKey) });
 }

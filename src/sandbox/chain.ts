@@ -6,6 +6,7 @@ import { newTransferId, newTxHash } from './ids.js';
 import { aad, type Sealer } from './ledger.js';
 import type { Scheduler } from './scheduler.js';
 import { externalWallet } from './seed.js';
+import { transferCiphertexts } from './viewing.js';
 import type { Account, State, Transfer } from './state.js';
 
 export interface SubmitInput {
@@ -53,6 +54,7 @@ export class Chain {
       failed_at: null,
       amount_sealed: this.sealer.sealAmount(input.units, aad.transferAmount(transfer_id)),
       memo_sealed: input.memo === undefined ? null : this.sealer.sealText(input.memo, aad.transferMemo(transfer_id)),
+      reader_ciphertexts: transferCiphertexts(transfer_id, [input.from, input.toAccount], input.units, input.memo),
     };
     state.addTransfer(transfer);
     state.emit({ type: 'transfer.initiated', transfer, at: input.now });

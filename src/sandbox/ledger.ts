@@ -86,6 +86,8 @@ export interface SealedBalance {
 export class Ledger {
   private readonly balances = new Map<string, Map<string, bigint>>();
   private readonly sealedCache = new Map<string, string>();
+  /** Called with the new balance on every change (not on restore): keeps the viewing ciphertexts current. */
+  onBalance: (accountId: string, asset: string, units: bigint) => void = () => {};
 
   /** @param onChange called after every balance change (the state file must be rewritten) */
   constructor(private readonly onChange: () => void = () => {}) {}
@@ -145,10 +147,15 @@ export class Ledger {
   /** Replaces all balances with sealed ones from a snapshot; throws SealError if one fails to open. */
   restore(entries: readonly SealedBalance[], sealer: Sealer): void {
     this.clear();
-    for (const e of entries) {
-      const units = sealer.openAmount(e.sealed, aad.balance(e.account_id, e.asset));
-      this.set(e.account_id, e.asset, units);
-      this.sealedCache.set(`${e.account_id}\u0000${e.asset}`, e.sealed);
+    this.restoring = true;
+    try {
+      for (const e of entries) {
+        const units = sealer.openAmount(e.sealed, aad.balance(e.account_id, e.asset));
+        this.set(e.account_id, e.asset, units);
+        this.sealedCache.set(`${e.account_id}\u0000${e.asset}`, e.sealed);
+      }
+    } finally {
+      this.restoring = false;
     }
   }
 
@@ -157,6 +164,8 @@ export class Ledger {
     if (!perAsset) this.balances.set(accountId, (perAsset = new Map()));
     perAsset.set(asset, units);
     this.sealedCache.delete(`${accountId}\u0000${asset}`);
+    if (!this.restoring) this.onBalance(accountId, asset, units);
     this.onChange();
   }
+  private restoring = false;
 }

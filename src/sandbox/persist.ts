@@ -11,6 +11,7 @@ import type { SandboxClock } from './clock.js';
 import { SandboxStartError } from './errors.js';
 import { SealError, type Sealer } from './ledger.js';
 import type { State, StateRecords } from './state.js';
+import { WebhookSnapshotSchema, type WebhookSnapshot } from './webhooks/snapshot.js';
 
 export const STATE_FORMAT = 'svc-sandbox-state';
 export const STATE_VERSION = 1;
@@ -129,6 +130,7 @@ const AccountSchema = z.object({
   confidential_ready: z.boolean(),
   created_at: ms,
   viewing_public_key: z.string().optional(),
+  parent_account_id: z.string().optional(),
 });
 const KeySchema = z.object({
   key_id: z.string(),
@@ -158,6 +160,41 @@ const TransferSchema = z.object({
   failed_at: ms.nullable(),
   amount_sealed: z.string(),
   memo_sealed: z.string().nullable(),
+  reader_ciphertexts: z.record(z.string(), z.object({ amount: z.string(), memo: z.string().optional() })).optional(),
+});
+const policyLimit = z.union([z.number().nonnegative(), z.string()]).nullable().optional();
+const SpendPolicySchema = z.object({
+  policy_id: z.string(),
+  agent_account_id: z.string(),
+  fields: z.object({
+    daily_limit_usdc: policyLimit,
+    per_transaction_limit_usdc: policyLimit,
+    hitl_threshold_usdc: policyLimit,
+    allowed_recipients: z.array(z.string()).nullable().optional(),
+    assets: z.array(z.string()).nullable().optional(),
+    active_hours: z.string().nullable().optional(),
+  }),
+  created_at: ms,
+  updated_at: ms,
+});
+/** A held agent transaction: its amount only sealed (and encrypted to the owner), never plaintext. */
+const HeldSchema = z.object({
+  transaction_id: z.string(),
+  agent_account_id: z.string(),
+  owner_account_id: z.string(),
+  agent: z.string(),
+  to: z.string(),
+  asset: z.string(),
+  confidential: z.boolean(),
+  requested_at: ms,
+  expires_at: ms,
+  status: z.enum(['pending_approval', 'approved', 'rejected']),
+  decided_at: ms.nullable(),
+  transfer_id: z.string().nullable(),
+  amount_sealed: z.string(),
+  memo_sealed: z.string().nullable(),
+  amount_ciphertext: z.string().optional(),
+  memo_ciphertext: z.string().optional(),
 });
 const IdempotencySchema = z.object({
   scope: z.string(),
@@ -176,13 +213,20 @@ const SnapshotSchema = z.object({
   accounts: z.array(AccountSchema),
   keys: z.array(KeySchema),
   balances: z.array(z.object({ account_id: z.string(), asset: z.string(), sealed: z.string() })),
+  balance_ciphertexts: z
+    .array(z.object({ account_id: z.string(), asset: z.string(), version: z.number().int().positive(), ciphertext: z.string() }))
+    .default([]),
   transfers: z.array(TransferSchema),
   idempotency: z.array(IdempotencySchema),
+  policies: z.array(SpendPolicySchema).default([]),
+  held: z.array(HeldSchema).default([]),
+  /** Webhook subscriptions (secrets sealed), stored events, queued deliveries, attempt log. */
+  webhooks: WebhookSnapshotSchema.optional(),
 });
 export type Snapshot = z.infer<typeof SnapshotSchema>;
 
 /** The whole state as one JSON text. Balances are sealed here; transfers already are. */
-export function serializeState(state: State, clock: SandboxClock, sealer: Sealer, chainId: number): string {
+export function serializeState(state: State, clock: SandboxClock, sealer: Sealer, chainId: number, webhooks?: WebhookSnapshot): string {
   const records = state.records();
   const snapshot: Snapshot = {
     format: STATE_FORMAT,
@@ -193,8 +237,12 @@ export function serializeState(state: State, clock: SandboxClock, sealer: Sealer
     accounts: records.accounts,
     keys: records.keys,
     balances: state.ledger.sealAll(sealer),
+    balance_ciphertexts: state.balanceViews.records(),
     transfers: records.transfers,
     idempotency: records.idempotency,
+    policies: records.policies ?? [],
+    held: records.held ?? [],
+    ...(webhooks ? { webhooks } : {}),
   };
   return JSON.stringify(snapshot);
 }
@@ -232,6 +280,8 @@ export function restoreState(snapshot: Snapshot, state: State, clock: SandboxClo
     keys: snapshot.keys,
     transfers: snapshot.transfers,
     idempotency: snapshot.idempotency,
+    policies: snapshot.policies,
+    held: snapshot.held,
   };
   try {
     state.ledger.restore(snapshot.balances, sealer);
@@ -242,6 +292,7 @@ export function restoreState(snapshot: Snapshot, state: State, clock: SandboxClo
     throw err;
   }
   state.load(records);
+  state.balanceViews.load(snapshot.balance_ciphertexts);
 }
 
 // ---- throttled writer ---------------------------------------------------------------------------

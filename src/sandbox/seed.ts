@@ -1,5 +1,6 @@
 // The seeded world: four accounts with keys and balances, and the external addresses whose
 // behaviour is fixed. `reset` and a first start call seedWorld().
+import { generateViewingKey } from '../crypto/viewing-key.js';
 import { decimalsOf } from '../domain/assets.js';
 import { issueKey } from './auth.js';
 import { newAccountId, newAddress } from './ids.js';
@@ -50,12 +51,13 @@ export const SEED_ACCOUNTS: readonly SeedSpec[] = [
  * viewing key pair: the public half is stored on the account, the secret half is handed out once.
  */
 export function provisionAccountKeys(): { viewing_public_key?: string; decryptionKey?: string } {
-  return {};
+  const { viewingPublicKey, decryptionKey } = generateViewingKey('test');
+  return { viewing_public_key: viewingPublicKey, decryptionKey };
 }
 
 export function createAccount(
   state: State,
-  spec: { handle: string; type: AccountType; kyc_status: KycStatus; confidential_ready: boolean },
+  spec: { handle: string; type: AccountType; kyc_status: KycStatus; confidential_ready: boolean; parent_account_id?: string },
   now: number,
 ): { account: Account; decryptionKey?: string } {
   const { viewing_public_key, decryptionKey } = provisionAccountKeys();
@@ -70,6 +72,7 @@ export function createAccount(
     confidential_ready: spec.confidential_ready,
     created_at: now,
     ...(viewing_public_key ? { viewing_public_key } : {}),
+    ...(spec.parent_account_id ? { parent_account_id: spec.parent_account_id } : {}),
   });
   return decryptionKey ? { account, decryptionKey } : { account };
 }

@@ -111,9 +111,9 @@ describe('profile add / ls / use / rm / show', () => {
     expect(show.stderr).toMatch(/^error: no current profile\n/);
   });
 
-  it('an empty list is empty output (TSV) or [] (--json), exit 0', async () => {
+  it('an empty list is the TSV header alone (piped) or [] (--json), exit 0', async () => {
     const ls = await svc(['profile', 'ls']);
-    expect(ls).toMatchObject({ code: 0, stdout: '' });
+    expect(ls).toMatchObject({ code: 0, stdout: 'current\tname\tenvironment\tapi_key\tbase_url\n' });
     expect((await svc(['--json', 'profile', 'ls'])).stdout).toBe('[]\n');
   });
 

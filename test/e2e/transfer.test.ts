@@ -128,7 +128,7 @@ describe('transfer send / get / ls output modes', () => {
     expect(row[1]).toBe('pending');
     expect(row[2]).toBe('@acme');
     expect(row[4]).toBe('USDG');
-    expect(row[5]).toBe('encrypted'); // the service returns no amount
+    expect(row[5]).toBe('1.00'); // decrypted locally with the sandbox profile's decryption key
     expect(row[6]).toBe('true');
     expect(row[8]).toBe(b.tx_hash); // full hash when piped
   });
@@ -210,7 +210,7 @@ describe('transfer send / get / ls output modes', () => {
     expect(ls.code).toBe(0);
     const table = stripAnsi(ls.output).trimEnd().split('\n');
     expect(table[0]).toMatch(/^ID\s+STATUS\s+TO\s+FROM\s+ASSET\s+AMOUNT\s+CONFIDENTIAL\s+CREATED\s+TX HASH$/);
-    expect(table[1]).toMatch(new RegExp(`^${id}\\s+pending\\s+@acme\\s+.*\\s+USDG\\s+encrypted\\s+yes\\s+\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z\\s+0x[0-9a-f]{8}…[0-9a-f]{4}$`, 'i'));
+    expect(table[1]).toMatch(new RegExp(`^${id}\\s+pending\\s+@acme\\s+.*\\s+USDG\\s+1\\.00\\s+yes\\s+\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z\\s+0x[0-9a-f]{8}…[0-9a-f]{4}$`, 'i'));
     expect(table[3]).toMatch(/more transfers: --offset 2 for the next page, or --all/);
   });
 
@@ -473,18 +473,26 @@ describe('amounts and memos, decrypted locally', () => {
     }
   });
 
-  it('against the sandbox (no ciphertexts in its answers): encrypted, and --decrypt gives null', async () => {
+  it('against the sandbox: decrypted with the profile key; "encrypted" and null without one', async () => {
     const t = await startTestSandbox();
     try {
-      const sent = await t.svcJson<Transfer>(['transfer', 'send', '@acme', '1']);
-      const std = await t.svcJson<Transfer>(['transfer', 'send', '@oldwallet', '1', '--no-confidential']);
-      expect(tsvRecord((await t.svc(['transfer', 'get', sent.transfer_id])).stdout).amount_decrypted).toBe('encrypted');
-      expect(tsvRecord((await t.svc(['transfer', 'get', std.transfer_id])).stdout).amount_decrypted).toBe('-');
+      const sent = await t.svcJson<Transfer>(['transfer', 'send', '@acme', '1.5', '--memo', 'lunch']);
+      const std = await t.svcJson<Transfer>(['transfer', 'send', '@oldwallet', '2', '--no-confidential']);
+      const rec = tsvRecord((await t.svc(['transfer', 'get', sent.transfer_id])).stdout);
+      expect([rec.amount_decrypted, rec.memo_decrypted]).toEqual(['1.50', 'lunch']);
+      expect(tsvRecord((await t.svc(['transfer', 'get', std.transfer_id])).stdout).amount_decrypted).toBe('2.00');
       const plain = await t.svcJson<Transfer>(['transfer', 'get', sent.transfer_id]);
       expect(Object.keys(plain)).not.toContain('amount_decrypted');
+      expect(plain.amount_ciphertext).toMatch(/^[A-Za-z0-9_-]{60,}$/);
       const withFlag = await t.svcJson<Transfer>(['transfer', 'get', sent.transfer_id, '--decrypt']);
-      if (!plain.amount_ciphertext) expect(withFlag.amount_decrypted).toBeNull();
-      else expect(withFlag.amount_decrypted).toBe('1.00');
+      expect([withFlag.amount_decrypted, withFlag.memo_decrypted]).toEqual(['1.50', 'lunch']);
+
+      // The same account through a profile without a decryption key.
+      const add = await t.svc(['profile', 'add', 'nodk', '--key-stdin', '--base-url', t.url], { input: `${t.keyOf('@alice')}\n` });
+      expect(add.code, add.stderr).toBe(0);
+      expect(tsvRecord((await t.svc(['--profile', 'nodk', 'transfer', 'get', sent.transfer_id])).stdout).amount_decrypted).toBe('encrypted');
+      const none = await t.svcJson<Transfer>(['--profile', 'nodk', 'transfer', 'get', sent.transfer_id, '--decrypt']);
+      expect([none.amount_decrypted, none.memo_decrypted]).toEqual([null, null]);
     } finally {
       await t.close();
     }

@@ -56,7 +56,7 @@ export async function showBalance(app: App, opts: { asset?: string; verify?: boo
     const key = (await app.decryptionKey())!;
     const sources = entries.flatMap((b) => (b.ciphertext !== undefined && typeof b.version === 'number'
       ? [{ asset: b.asset, version: b.version, ciphertext: b.ciphertext }] : []));
-    const proof = buildProof(key.secret, key.publicKey, sources);
+    const proof = buildProof(key.keyObject, key.publicKey, sources);
     const { data: served } = await client.get('/v1/accounts/me/balances', { body: { decryption_proof: proof }, schema: BalancesSchema });
     for (const row of rows) {
       if (row.amount === undefined) continue;

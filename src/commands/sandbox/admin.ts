@@ -12,14 +12,14 @@ import { outputMode, printJson, printList, printRecord } from '../../io/render.j
 import { printAccounts, type WorldAccount } from './print.js';
 import { SANDBOX_PROFILE } from './shared.js';
 
-interface AdminTarget {
+export interface AdminTarget {
   client: ApiClient;
   store: ProfileStore;
   profileName: string;
   profile: Profile;
 }
 
-async function adminTarget(app: App): Promise<AdminTarget> {
+export async function adminTarget(app: App): Promise<AdminTarget> {
   const store = await app.store();
   const profileName = app.globals.profile ?? SANDBOX_PROFILE;
   const profile = store.get(profileName);
@@ -39,7 +39,7 @@ async function adminTarget(app: App): Promise<AdminTarget> {
 }
 
 /** Runs a control call; a refused admin token gets a message that says what to do. */
-async function call<T>(fn: () => Promise<{ data: T }>): Promise<T> {
+export async function call<T>(fn: () => Promise<{ data: T }>): Promise<T> {
   try {
     return (await fn()).data;
   } catch (err) {
@@ -54,7 +54,7 @@ async function call<T>(fn: () => Promise<{ data: T }>): Promise<T> {
   }
 }
 
-function normalizeHandle(text: string): string {
+export function normalizeHandle(text: string): string {
   const h = text.startsWith('@') ? text : `@${text}`;
   if (!HANDLE_RE.test(h)) throw new UsageError(`"${text}" is not a handle: use an @handle such as @alice`);
   return h.toLowerCase();
@@ -71,14 +71,19 @@ export async function resetSandbox(app: App): Promise<void> {
   await app.confirm('Reset the sandbox? Every account, transfer and key is replaced by a fresh seed');
   const data = await call(() => target.client.post<{ seeded: SeededRow[] }>('/_sandbox/reset'));
   const alice = data.seeded.find((a) => a.handle === '@alice');
-  if (alice) target.store.set(target.profileName, { ...target.profile, apiKey: alice.api_key });
+  if (alice) {
+    const next = { ...target.profile, apiKey: alice.api_key };
+    if (alice.decryption_key) next.decryptionKey = alice.decryption_key;
+    else delete next.decryptionKey;
+    target.store.set(target.profileName, next);
+  }
   const mode = outputMode(app.io, app.json);
   if (mode === 'json') {
     printJson(app.io, { profile: target.profileName, accounts: data.seeded });
   } else {
     printAccounts(app, mode, data.seeded);
   }
-  app.io.err(`sandbox reset: new API keys above are shown once${alice ? `; profile "${target.profileName}" now uses @alice's new key` : ''}\n`);
+  app.io.err(`sandbox reset: new API and decryption keys above are shown once${alice ? `; profile "${target.profileName}" now uses @alice's new key` : ''}\n`);
 }
 
 export async function fundAccount(app: App, handleText: string, amount: string, opts: { asset?: string }): Promise<void> {

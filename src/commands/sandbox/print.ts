@@ -11,11 +11,14 @@ export interface WorldAccount {
   confidential_ready: boolean;
   /** Present only when the key was just created (first seed or reset). */
   api_key?: string;
+  /** The account's decryption key: shown once when the account is created, never kept by the sandbox. */
+  decryption_key?: string;
 }
 
 /** Prints the accounts table (table or TSV mode); keys appear only when present. */
 export function printAccounts(app: App, mode: Exclude<OutputMode, 'json'>, accounts: readonly WorldAccount[]): void {
   const withKeys = accounts.some((a) => a.api_key);
+  const withDecryption = accounts.some((a) => a.decryption_key);
   printList(app.io, mode, accounts.map((a) => ({ ...a })), [
     { key: 'handle', header: 'HANDLE' },
     { key: 'type', header: 'TYPE' },
@@ -23,6 +26,7 @@ export function printAccounts(app: App, mode: Exclude<OutputMode, 'json'>, accou
     { key: 'confidential_ready', header: 'CONFIDENTIAL', format: (v) => (v ? 'ready' : 'not ready') },
     { key: 'public_key', header: 'ADDRESS' },
     ...(withKeys ? [{ key: 'api_key', header: 'API KEY' }] : []),
+    ...(withDecryption ? [{ key: 'decryption_key', header: 'DECRYPTION KEY' }] : []),
   ]);
 }
 

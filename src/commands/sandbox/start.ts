@@ -5,7 +5,7 @@ import type { App } from '../../app.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { configDir } from '../../config/paths.js';
 import type { Profile } from '../../config/profiles.js';
-import { parseDuration } from '../../domain/duration.js';
+import { formatDuration, parseDuration } from '../../domain/duration.js';
 import { outputMode, printJson, printRecord } from '../../io/render.js';
 import type { SandboxHandle } from '../../sandbox/types.js';
 import { CHAIN_ID } from '../../sandbox/auth.js';
@@ -17,6 +17,7 @@ export interface StartOptions {
   port?: string;
   host?: string;
   blockTime?: string;
+  approvalWindow?: string;
   state?: string;
   ephemeral?: boolean;
   quiet?: boolean;
@@ -38,9 +39,19 @@ function parseBlockTime(text: string | undefined): number {
   return ms;
 }
 
+function parseApprovalWindow(text: string | undefined): number {
+  if (text === undefined) return 15 * 60_000;
+  const ms = /^\d+$/.test(text) ? Number(text) : parseDuration(text);
+  if (ms === undefined || !Number.isSafeInteger(ms) || ms <= 0) {
+    throw new UsageError(`--approval-window must be a positive duration like 15m, 90s or 1h (got "${text}")`);
+  }
+  return ms;
+}
+
 export async function startSandbox(app: App, opts: StartOptions): Promise<void> {
   const port = parsePort(opts.port);
   const blockTimeMs = parseBlockTime(opts.blockTime);
+  const approvalWindowMs = parseApprovalWindow(opts.approvalWindow);
   const host = opts.host ?? '127.0.0.1';
   const statePath = opts.ephemeral ? undefined : (opts.state ?? join(configDir(app.env), 'sandbox', 'state.json'));
   const logRequests = !opts.quiet && (Boolean(app.globals.verbose) || app.io.stderrIsTTY);
@@ -52,7 +63,7 @@ export async function startSandbox(app: App, opts: StartOptions): Promise<void> 
   const { createSandbox, SandboxStartError } = await import('../../sandbox/index.js');
   let handle: SandboxHandle;
   try {
-    handle = await createSandbox({ port, host, blockTimeMs, ephemeral: Boolean(opts.ephemeral), log, ...(statePath ? { statePath } : {}) });
+    handle = await createSandbox({ port, host, blockTimeMs, approvalWindowMs, ephemeral: Boolean(opts.ephemeral), log, ...(statePath ? { statePath } : {}) });
   } catch (err) {
     if (err instanceof SandboxStartError) {
       if (err.code === 'invalid_option') throw new UsageError(err.message, err.hint);
@@ -67,6 +78,10 @@ export async function startSandbox(app: App, opts: StartOptions): Promise<void> 
     const store = await app.store();
     const existing = store.get(profileName);
     const profile: Profile = { ...existing, apiKey, baseUrl: handle.url, sandboxAdminToken: handle.adminToken };
+    // A first seed hands out @alice's decryption key once: the profile keeps it (0600), the sandbox does not.
+    const aliceDk = handle.seeded.find((a) => a.handle === '@alice')?.decryptionKey;
+    if (aliceDk) profile.decryptionKey = aliceDk;
+    else if (createdKeyFor) delete profile.decryptionKey;
     store.set(profileName, profile);
     const current = store.current === profileName;
 
@@ -78,6 +93,7 @@ export async function startSandbox(app: App, opts: StartOptions): Promise<void> 
       public_key: a.public_key,
       confidential_ready: a.confidential_ready,
       ...(a.apiKey ? { api_key: a.apiKey } : {}),
+      ...(a.decryptionKey ? { decryption_key: a.decryptionKey } : {}),
     }));
     const info = {
       url: handle.url,
@@ -86,6 +102,7 @@ export async function startSandbox(app: App, opts: StartOptions): Promise<void> 
       state_path: statePath ?? null,
       restored: handle.restored,
       block_time_ms: blockTimeMs,
+      approval_window_ms: approvalWindowMs,
       profile: profileName,
       current,
     };
@@ -98,6 +115,7 @@ export async function startSandbox(app: App, opts: StartOptions): Promise<void> 
         { key: 'chain_id', header: 'Chain ID', format: (v) => `${v} (testnet)` },
         { key: 'state_path', header: 'State', format: (v) => `${v}${handle.restored ? ' (restored)' : ''}` },
         { key: 'block_time_ms', header: 'Block time', format: (v) => `${v} ms` },
+        { key: 'approval_window_ms', header: 'Approval window', format: (v) => formatDuration(Number(v)) },
         { key: 'profile', header: 'Profile', format: (v) => `${v}${current ? ' (current)' : ` (use it with --profile ${v} or \`svc profile use ${v}\`)`}` },
       ]);
       if (accounts.length) {
@@ -107,7 +125,7 @@ export async function startSandbox(app: App, opts: StartOptions): Promise<void> 
       if (mode === 'table') printExternal(app);
     }
     if (handle.seeded.length) {
-      app.io.err(`API keys are shown once; profile "${profileName}" holds @alice's key.\n`);
+      app.io.err(`API keys and decryption keys are shown once; profile "${profileName}" holds @alice's (0600).\n`);
     } else if (createdKeyFor) {
       app.io.err(`profile "${profileName}" had no working key for this state: created a new key for ${createdKeyFor}.\n`);
     } else {

@@ -37,7 +37,11 @@ export function createRequestListener(world: World, routes: Routes, opts: Pipeli
         return render(new ApiFault(500, 'internal_error', 'internal sandbox error'), requestId);
       })
       .then((a) => {
-        if (!res.headersSent && !res.destroyed) sendJson(res, a.status, a.text, requestId, a.headers);
+        if (!res.headersSent && !res.destroyed) sendJson(res, a.status, a.text, requestId, {
+          // The Date header follows the sandbox clock, so clients see advanced time too.
+          date: new Date(world.now()).toUTCString(),
+          ...a.headers,
+        });
         log?.(`${method} ${path} ${a.status} ${(performance.now() - started).toFixed(1)}ms ${requestId}${a.headers?.['idempotent-replayed'] ? ' (replayed)' : ''}`);
       });
   };
@@ -101,7 +105,9 @@ async function answer(
       }
     }
 
-    const rawBody = method === 'GET' || method === 'HEAD' ? EMPTY : await readBody(req, limit);
+    // A GET may carry a body (the balances endpoint's decryption proof); read one only if sent.
+    const sendsBody = (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
+    const rawBody = method === 'HEAD' || (method === 'GET' && !sendsBody) ? EMPTY : await readBody(req, limit);
     let parsed: { value: unknown } | undefined;
     const ctx = {
       world,
@@ -143,16 +149,18 @@ function runIdempotent(world: World, route: Route, ctx: ApiContext, key: string,
     return { status: prior.status, text: prior.body, headers: { 'idempotent-replayed': 'true' } };
   }
   let result: Answer;
+  let remembered: string | undefined;
   try {
     const reply = route.handler(ctx);
     if (reply instanceof Promise) throw new Error('idempotent handlers must be synchronous');
     result = renderReply(reply);
+    if (reply.remember !== undefined) remembered = JSON.stringify(reply.remember);
   } catch (err) {
     if (!(err instanceof ApiFault)) throw err;
     result = render(err, ctx.requestId);
   }
   if (result.status < 500) {
-    world.state.saveIdempotency({ scope, key, request_hash: hash, status: result.status, body: result.text, created_at: now });
+    world.state.saveIdempotency({ scope, key, request_hash: hash, status: result.status, body: remembered ?? result.text, created_at: now });
   }
   return result;
 }

@@ -1,0 +1,102 @@
+// Ciphertexts to accounts' viewing keys: the balance each account can decrypt (a new version at
+// every change) and the per-reader amount/memo ciphertexts of transfers. Only public keys are
+// used here: the sandbox never holds a decryption key after handing it out.
+import { contexts, encryptTo } from '../crypto/ciphertext.js';
+import { parseViewingPublicKey } from '../crypto/viewing-key.js';
+import type { Account } from './state.js';
+
+export interface BalanceCiphertext {
+  version: number;
+  ciphertext: string;
+}
+
+export interface BalanceCiphertextRecord extends BalanceCiphertext {
+  account_id: string;
+  asset: string;
+}
+
+/** Amount (and memo) of one transfer, encrypted to one reader. */
+export interface ReaderCiphertexts {
+  amount: string;
+  memo?: string;
+}
+
+const publicKeys = new WeakMap<Account, Buffer | null>();
+
+/** The account's viewing public key as bytes, or undefined when it has none. */
+export function viewingKeyOf(account: Account | undefined): Buffer | undefined {
+  if (!account?.viewing_public_key) return undefined;
+  let key = publicKeys.get(account);
+  if (key === undefined) {
+    const parsed = parseViewingPublicKey(account.viewing_public_key);
+    key = parsed.ok ? parsed.value : null;
+    publicKeys.set(account, key);
+  }
+  return key ?? undefined;
+}
+
+/** Encrypts to an account's viewing key; undefined when the account has none. */
+export function encryptFor(account: Account | undefined, plaintext: string, context: string): string | undefined {
+  const key = viewingKeyOf(account);
+  return key ? encryptTo(key, plaintext, context) : undefined;
+}
+
+/** Per-reader ciphertexts of a transfer's amount (minor units) and memo. */
+export function transferCiphertexts(
+  transferId: string,
+  readers: readonly (Account | undefined)[],
+  units: bigint,
+  memo: string | undefined,
+): Record<string, ReaderCiphertexts> {
+  const out: Record<string, ReaderCiphertexts> = {};
+  for (const reader of readers) {
+    if (!reader || out[reader.account_id]) continue;
+    const amount = encryptFor(reader, units.toString(), contexts.transferAmount(transferId, reader.account_id));
+    if (!amount) continue;
+    const entry: ReaderCiphertexts = { amount };
+    if (memo !== undefined) entry.memo = encryptFor(reader, memo, contexts.transferMemo(transferId, reader.account_id))!;
+    out[reader.account_id] = entry;
+  }
+  return out;
+}
+
+/** The balance ciphertext of every account and asset, re-encrypted with a new version per change. */
+export class BalanceViews {
+  private readonly byAccount = new Map<string, Map<string, BalanceCiphertext>>();
+
+  constructor(private readonly accountOf: (accountId: string) => Account | undefined) {}
+
+  update(accountId: string, asset: string, units: bigint): void {
+    const account = this.accountOf(accountId);
+    const prev = this.byAccount.get(accountId)?.get(asset);
+    const version = (prev?.version ?? 0) + 1;
+    const ciphertext = encryptFor(account, units.toString(), contexts.balance(accountId, asset, version));
+    if (!ciphertext) return;
+    let perAsset = this.byAccount.get(accountId);
+    if (!perAsset) this.byAccount.set(accountId, (perAsset = new Map()));
+    perAsset.set(asset, { version, ciphertext });
+  }
+
+  of(accountId: string): ReadonlyMap<string, BalanceCiphertext> {
+    return this.byAccount.get(accountId) ?? new Map();
+  }
+
+  records(): BalanceCiphertextRecord[] {
+    const out: BalanceCiphertextRecord[] = [];
+    for (const [account_id, perAsset] of this.byAccount) for (const [asset, c] of perAsset) out.push({ account_id, asset, ...c });
+    return out;
+  }
+
+  load(records: readonly BalanceCiphertextRecord[]): void {
+    this.byAccount.clear();
+    for (const r of records) {
+      let perAsset = this.byAccount.get(r.account_id);
+      if (!perAsset) this.byAccount.set(r.account_id, (perAsset = new Map()));
+      perAsset.set(r.asset, { version: r.version, ciphertext: r.ciphertext });
+    }
+  }
+
+  clear(): void {
+    this.byAccount.clear();
+  }
+}

@@ -1,0 +1,149 @@
+// Confidentiality canary: distinctive amounts and memos go through every path, then every
+// response body, log line, --verbose output, the state file and the config directory are searched
+// byte for byte. They may appear only in `svc balance` and locally decrypted output.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, runSvc, type RunResult } from '../helpers/run.js';
+
+const CANARY_AMOUNT = '7341.902817';
+const CANARY_MEMO = 'canary-memo-Zq81xW';
+// Every textual form the amount or memo could leak in.
+const FORMS = [
+  CANARY_AMOUNT,
+  '7341902817', // minor units
+  '7341.90', // rounded for display
+  '7,341.90',
+  (7341902817).toString(16), // hex units
+  CANARY_MEMO,
+  Buffer.from(CANARY_MEMO).toString('base64').slice(0, 16),
+  Buffer.from(CANARY_MEMO).toString('hex'),
+];
+
+function leaks(text: string): string[] {
+  return FORMS.filter((f) => text.toLowerCase().includes(f.toLowerCase()));
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    return statSync(p).isDirectory() ? filesUnder(p) : [p];
+  });
+}
+
+let configDir: string;
+let sandbox: ChildProcess;
+let sandboxLog = '';
+let env: Record<string, string>;
+let acmeDk: string;
+let acmeKey: string;
+const outputs: Array<{ what: string; r: RunResult }> = [];
+
+async function svc(args: string[], extra: Record<string, string> = {}, input?: string): Promise<RunResult> {
+  const r = await runSvc(args, { ...env, ...extra }, input === undefined ? {} : { input });
+  outputs.push({ what: `svc ${args.join(' ')}`, r });
+  return r;
+}
+
+beforeAll(async () => {
+  configDir = mkdtempSync(join(tmpdir(), 'svc-canary-'));
+  env = { SVC_CONFIG_DIR: configDir, NO_COLOR: '1' };
+  const statePath = join(configDir, 'sandbox', 'state.json');
+  sandbox = spawn(process.execPath, [BIN, '--verbose', '--json', 'sandbox', 'start', '--port', '0', '--block-time', '50', '--state', statePath], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let startOut = '';
+  sandbox.stdout!.setEncoding('utf8').on('data', (d: string) => (startOut += d));
+  await new Promise<void>((resolve, reject) => {
+    sandbox.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      sandboxLog += d;
+      if (sandboxLog.includes('listening on')) resolve();
+    });
+    sandbox.on('exit', (code) => reject(new Error(`sandbox exited ${code}: ${sandboxLog}`)));
+  });
+  const started = JSON.parse(startOut) as { accounts: Array<{ handle: string; api_key: string; decryption_key: string }> };
+  const acme = started.accounts.find((a) => a.handle === '@acme')!;
+  acmeDk = acme.decryption_key;
+  acmeKey = acme.api_key;
+}, 30_000);
+
+async function stopSandbox(): Promise<void> {
+  if (sandbox.exitCode !== null || sandbox.signalCode !== null) return;
+  const exited = new Promise((r) => sandbox.once('exit', r));
+  sandbox.kill('SIGTERM');
+  await exited;
+}
+
+afterAll(stopSandbox);
+
+describe('no plaintext amount or memo outside balance and local decryption', () => {
+  it('moves canaries through every path, then finds them only where allowed', async () => {
+    // Paths that carry the canaries in their request: a confidential send and a standard send.
+    expect((await svc(['sandbox', 'fund', '@alice', '40000'])).code).toBe(0);
+    const sent = await svc(['--verbose', '--json', 'transfer', 'send', '@acme', CANARY_AMOUNT, '--memo', CANARY_MEMO, '--wait']);
+    expect(sent.code, sent.stderr).toBe(0);
+    const id = (JSON.parse(sent.stdout) as { transfer_id: string }).transfer_id;
+    const std = await svc(['--verbose', '--json', 'transfer', 'send', '@oldwallet', CANARY_AMOUNT, '--memo', CANARY_MEMO, '--no-confidential', '--wait']);
+    expect(std.code, std.stderr).toBe(0);
+    // The raw create answers, with and without the tool in between.
+    // (to an external wallet, so @acme's balance below holds exactly one canary)
+    const external = '0x1111111111111111111111111111111111111111';
+    expect((await svc(['--verbose', '--json', 'transfer', 'send', external, CANARY_AMOUNT, '--memo', CANARY_MEMO])).code).toBe(0);
+    const raw = await svc(['--verbose', 'api', 'POST', '/v1/transfers', '--data', JSON.stringify({ to: external, amount: CANARY_AMOUNT, memo: CANARY_MEMO })]);
+    expect(raw.code, raw.stderr).toBe(0);
+    // An error path that echoes as much as it can: too much, for a canary memo.
+    const tooMuch = await svc(['--verbose', 'transfer', 'send', '@acme', '987654321.902817', '--memo', CANARY_MEMO]);
+    expect(tooMuch.code).toBe(6);
+
+    // Reads that must not show plaintext: raw responses, JSON without --decrypt, verbose traces.
+    for (const args of [
+      ['--verbose', 'api', 'GET', '/v1/transfers'],
+      ['--verbose', 'api', 'GET', `/v1/transfers/${id}`],
+      ['--verbose', 'api', 'GET', '/v1/accounts/me/balances'],
+      ['--verbose', '--json', 'transfer', 'ls'],
+      ['--verbose', '--json', 'transfer', 'get', id],
+      ['--verbose', 'account'],
+      ['--json', 'profile', 'ls'],
+      ['sandbox', 'key', 'ls'],
+    ]) {
+      const r = await svc(args);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+    }
+    // The recipient's raw view, with its own key.
+    expect((await svc(['api', 'GET', `/v1/transfers/${id}`], { SVC_API_KEY: acmeKey })).code).toBe(0);
+
+    const forbidden = outputs.flatMap(({ what, r }) => leaks(r.stdout + r.stderr).map((f) => `${what}: ${f}`));
+    expect(forbidden).toEqual([]);
+
+    // Allowed: local decryption (sender and recipient) and the recipient's balance.
+    const mine = await runSvc(['transfer', 'get', id], env);
+    expect(mine.stdout).toContain(CANARY_AMOUNT);
+    expect(mine.stdout).toContain(CANARY_MEMO);
+    const theirs = await runSvc(['--json', 'transfer', 'get', id, '--decrypt'], { ...env, SVC_API_KEY: acmeKey, SVC_DECRYPTION_KEY: acmeDk });
+    expect(JSON.parse(theirs.stdout)).toMatchObject({ amount_decrypted: CANARY_AMOUNT, memo_decrypted: CANARY_MEMO });
+    const balance = await runSvc(['balance', '--verify'], { ...env, SVC_API_KEY: acmeKey, SVC_DECRYPTION_KEY: acmeDk });
+    expect(balance.code, balance.stderr).toBe(0);
+    expect(balance.stdout).toContain(`5${CANARY_AMOUNT}`); // 50000 + the canary
+
+    // The sandbox's own log lines (one per request, with --verbose) never carry bodies.
+    expect(sandboxLog).toMatch(/POST \/v1\/transfers 201/);
+    expect(leaks(sandboxLog)).toEqual([]);
+  });
+
+  it('leaves no plaintext in the state file or anywhere in the config directory', async () => {
+    // The state file is written at shutdown at the latest; stop the sandbox to be sure.
+    await stopSandbox();
+    expect(sandbox.exitCode).toBe(0);
+    const files = filesUnder(configDir);
+    expect(files.some((f) => f.endsWith('state.json'))).toBe(true);
+    const state = readFileSync(join(configDir, 'sandbox', 'state.json'), 'utf8');
+    expect(state).toContain('"transfers"');
+    for (const f of files) {
+      const text = readFileSync(f).toString('latin1');
+      expect(leaks(text), f).toEqual([]);
+    }
+  });
+});
