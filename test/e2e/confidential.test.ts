@@ -1,0 +1,137 @@
+// Decryption keys in profiles and `svc balance`, through the built CLI.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contexts, encryptTo } from '../../src/crypto/ciphertext.js';
+import { generateViewingKey } from '../../src/crypto/viewing-key.js';
+import { runSvc, startTestSandbox, type TestSandbox } from '../helpers/e2e.js';
+
+let t: TestSandbox;
+let dks: Map<string, string>;
+beforeAll(async () => {
+  t = await startTestSandbox();
+  dks = new Map(t.sandbox.seeded.map((s) => [s.handle, s.decryptionKey!]));
+});
+afterAll(() => t.close());
+
+describe('svc balance', () => {
+  it('decrypts locally and --verify agrees with the service', async () => {
+    const r = await t.svc(['balance']);
+    expect([r.code, r.stdout, r.stderr]).toEqual([0, 'asset\tamount\nUSDG\t1000.00\nUSDC\t250.00\n', '']);
+    const v = await t.svc(['balance', '--verify', '--asset', 'usdg']);
+    expect([v.code, v.stdout]).toEqual([0, 'asset\tamount\tverified\nUSDG\t1000.00\ttrue\n']);
+    const j = await t.svcJson(['balance']);
+    expect(j).toEqual([{ asset: 'USDG', amount: '1000.00' }, { asset: 'USDC', amount: '250.00' }]);
+  });
+
+  it('without a decryption key: which assets are non-zero, and how to add the key', async () => {
+    const add = await t.svc(['profile', 'add', 'nodk', '--key-stdin', '--base-url', t.url], { input: `${t.keyOf('@alice')}\n` });
+    expect(add.code).toBe(0);
+    const r = await t.svc(['--profile', 'nodk', 'balance']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('asset\tnonzero\nUSDG\ttrue\nUSDC\ttrue\n');
+    expect(r.stderr).toMatch(/^hint: amounts are encrypted to your viewing key; add it with .*--decryption-key-stdin/);
+    const v = await t.svc(['--profile', 'nodk', 'balance', '--verify']);
+    expect(v.code).toBe(2);
+    expect(v.stderr).toMatch(/error: --verify needs a decryption key/);
+  });
+
+  it('an unknown asset is not found (exit 4)', async () => {
+    const r = await t.svc(['balance', '--asset', 'EURX']);
+    expect([r.code, r.stderr]).toEqual([4, 'error: no EURX balance on this account\n']);
+  });
+
+  it('403 kyc_required for an unverified account (exit 3)', async () => {
+    const r = await t.svc(['balance'], { env: { SVC_API_KEY: t.keyOf('@bob'), SVC_DECRYPTION_KEY: dks.get('@bob') } });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/^error: @bob has not completed identity verification .*\(request req_/);
+  });
+
+  it('SVC_DECRYPTION_KEY of another account does not decrypt: says so, exit 1', async () => {
+    const r = await t.svc(['balance'], { env: { SVC_DECRYPTION_KEY: dks.get('@acme') } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/error: the USDG balance does not decrypt with this decryption key/);
+  });
+});
+
+describe('svc profile add with a decryption key', () => {
+  it('checks the key against the account viewing key and stores it masked', async () => {
+    const ok = await t.svc(['profile', 'add', 'me', '--key-stdin', '--decryption-key-stdin', '--base-url', t.url], {
+      input: `${t.keyOf('@alice')}\n${dks.get('@alice')}\n`,
+    });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stderr).toMatch(/decryption key matches the viewing key of @alice/);
+    const ls = await t.svcJson<Array<{ name: string; decryption_key: string | null }>>(['profile', 'ls']);
+    const me = ls.find((p) => p.name === 'me')!;
+    expect(me.decryption_key).toMatch(/^svc_dk_test_\*\*\*\*.{4}$/);
+    expect(JSON.stringify(ls)).not.toContain(dks.get('@alice'));
+  });
+
+  it('refuses a key that belongs to another account, and changes nothing', async () => {
+    const r = await t.svc(['profile', 'add', 'wrong', '--key-stdin', '--decryption-key-stdin', '--base-url', t.url], {
+      input: `${t.keyOf('@alice')}\n${dks.get('@acme')}\n`,
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: decryption key does not match the viewing key of @alice; nothing was saved\n/);
+    const ls = await t.svcJson<Array<{ name: string }>>(['profile', 'ls']);
+    expect(ls.map((p) => p.name)).not.toContain('wrong');
+  });
+
+  it.each([
+    ['a malformed key', 'svc_dk_test_tooshort', /decryption key has the wrong length/],
+    ['a live key with a test API key', 'svc_dk_live_AAAA', /decryption key (has the wrong length|is for live)/],
+    ['not a decryption key', 'svc_test_abcdefghijklmnop1234', /decryption key must start with svc_dk_test_ or svc_dk_live_/],
+  ])('refuses %s (exit 2)', async (_n, dk, message) => {
+    const r = await t.svc(['profile', 'add', 'bad', '--key-stdin', '--decryption-key-stdin', '--base-url', t.url], { input: `${t.keyOf('@alice')}\n${dk}\n` });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+  });
+
+  it('takes SVC_DECRYPTION_KEY when adding', async () => {
+    const r = await t.svc(['profile', 'add', 'fromenv', '--key-stdin', '--base-url', t.url], {
+      input: `${t.keyOf('@alice')}\n`,
+      env: { SVC_DECRYPTION_KEY: dks.get('@alice') },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const b = await t.svc(['--profile', 'fromenv', 'balance', '--asset', 'USDC']);
+    expect(b.stdout).toBe('asset\tamount\nUSDC\t250.00\n');
+  });
+});
+
+describe('--verify against a service that lies', () => {
+  let server: Server;
+  let url: string;
+  const vk = generateViewingKey('test');
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        res.setHeader('content-type', 'application/json');
+        if (req.url === '/v1/accounts/me') {
+          res.end(JSON.stringify({ account_id: 'acct_x', handle: '@x', type: 'personal', public_key: '0x' + '1'.repeat(40), kyc_status: 'verified', viewing_public_key: vk.viewingPublicKey }));
+        } else if (body) {
+          res.end(JSON.stringify({ balances: [{ asset: 'USDG', amount: '6.00' }] })); // not what the ciphertext says
+        } else {
+          res.end(JSON.stringify({ balances: [{ asset: 'USDG', nonzero: true, version: 1, ciphertext: encryptTo(vk.publicKey, '5000000', contexts.balance('acct_x', 'USDG', 1)) }] }));
+        }
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((r) => server.close(r)));
+
+  it('fails loudly with exit 1 and prints no balance', async () => {
+    const env = { SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-lie-')), SVC_API_KEY: 'svc_test_liarliarliarliar0001', SVC_BASE_URL: url, SVC_DECRYPTION_KEY: vk.decryptionKey };
+    const plain = await runSvc(['balance'], env);
+    expect(plain.stdout).toBe('asset\tamount\nUSDG\t5.00\n');
+    const r = await runSvc(['balance', '--verify'], env);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe("error: verification FAILED for USDG: the service's answer differs from the local decryption\n");
+  });
+});
