@@ -24,5 +24,6 @@ run profile ls
 run account
 run transfer send @acme 12.50 --memo "first invoice" --wait
 run transfer ls --limit 5
+run balance --verify
 echo
 echo "Done: a confirmed confidential transfer in the sandbox. See README.md for the tour."
