@@ -44,7 +44,9 @@ export class App {
   async auth(): Promise<ResolvedAuth> {
     if (!this.authInstance) {
       const { resolveAuth } = await import('./config/resolve.js');
-      this.authInstance = resolveAuth(await this.store(), this.globals, this.env);
+      // Read-only: resolving a key must not load conf (it is the slowest module to import).
+      const [{ readProfiles }, { configDir }] = await Promise.all([import('./config/profile-file.js'), import('./config/paths.js')]);
+      this.authInstance = resolveAuth(this.storeInstance ?? readProfiles(configDir(this.env)), this.globals, this.env);
     }
     return this.authInstance;
   }

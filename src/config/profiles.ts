@@ -4,21 +4,16 @@ import { chmodSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { configDir, ensurePrivateDir } from './paths.js';
 
-export interface Profile {
-  apiKey: string;
-  baseUrl: string;
-  decryptionKey?: string;
-  /** Set on the profile written by `svc sandbox start`: the sandbox's control token. */
-  sandboxAdminToken?: string;
-}
+import type { Profile } from './profile-types.js';
+
+export type { Profile } from './profile-types.js';
 
 interface StoreShape {
   current: string | null;
   profiles: Record<string, Profile>;
 }
 
-export const DEFAULT_BASE_URL = 'http://127.0.0.1:46630';
-export const PROFILE_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
+export { DEFAULT_BASE_URL, PROFILE_NAME_RE } from './profile-types.js';
 
 export class ProfileStore {
   private readonly conf: Conf<StoreShape>;
@@ -43,6 +38,10 @@ export class ProfileStore {
     return Object.entries(profiles)
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([name, profile]) => ({ name, profile, current: name === current }));
+  }
+
+  names(): string[] {
+    return this.list().map((p) => p.name);
   }
 
   get(name: string): Profile | undefined {

@@ -2,7 +2,8 @@
 // Precedence: flags > SVC_API_KEY / SVC_BASE_URL / SVC_PROFILE > current profile.
 import { UsageError, CliError, ExitCode } from '../errors.js';
 import { checkApiKey, environmentOfKey, type Environment } from './keys.js';
-import { DEFAULT_BASE_URL, type ProfileStore } from './profiles.js';
+import type { ProfileLookup } from './profile-file.js';
+import { DEFAULT_BASE_URL } from './profile-types.js';
 
 export interface ResolvedAuth {
   apiKey: string;
@@ -18,7 +19,7 @@ export interface ResolveFlags {
   baseUrl?: string;
 }
 
-export function resolveAuth(store: ProfileStore, flags: ResolveFlags, env: NodeJS.ProcessEnv): ResolvedAuth {
+export function resolveAuth(store: ProfileLookup, flags: ResolveFlags, env: NodeJS.ProcessEnv): ResolvedAuth {
   const profileName = flags.profile ?? env.SVC_PROFILE ?? store.current;
   const profile = profileName ? store.get(profileName) : undefined;
   if ((flags.profile ?? env.SVC_PROFILE) && !profile) {

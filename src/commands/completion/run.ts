@@ -21,8 +21,8 @@ export async function printCandidates(io: IOStreams, env: NodeJS.ProcessEnv, wha
     const { configDir } = await import('../../config/paths.js');
     const dir = configDir(env);
     if (!existsSync(join(dir, 'config.json'))) return;
-    const { ProfileStore } = await import('../../config/profiles.js');
-    const names = new ProfileStore(dir).list().map((p) => p.name);
+    const { readProfiles } = await import('../../config/profile-file.js');
+    const names = readProfiles(dir).names();
     if (names.length) io.out(`${names.join('\n')}\n`);
   } catch {
     // nothing to suggest

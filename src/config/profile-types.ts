@@ -1,0 +1,12 @@
+// What a profile holds (shared by the conf-backed store and the fast reader).
+
+export interface Profile {
+  apiKey: string;
+  baseUrl: string;
+  decryptionKey?: string;
+  /** Set on the profile written by `svc sandbox start`: the sandbox's control token. */
+  sandboxAdminToken?: string;
+}
+
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:46630';
+export const PROFILE_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
