@@ -1,7 +1,7 @@
 // The thin HTTP layer every command uses: auth, JSON, timeouts, idempotency keys, retries,
 // typed errors, and --verbose tracing with the key masked.
 import { randomUUID } from 'node:crypto';
-import type { Dispatcher } from 'undici';
+import { EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { CliError, ExitCode, NetworkError } from '../errors.js';
 import { maskSecret } from '../config/mask.js';
@@ -44,10 +44,9 @@ export interface ApiResponse<T> {
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 let sharedDispatcher: Dispatcher | undefined;
 
-async function dispatcher(): Promise<Dispatcher> {
+function dispatcher(): Dispatcher {
   if (!sharedDispatcher) {
     // EnvHttpProxyAgent honours HTTP_PROXY / HTTPS_PROXY / NO_PROXY and connects directly otherwise.
-    const { EnvHttpProxyAgent } = await import('undici');
     sharedDispatcher = new EnvHttpProxyAgent({ keepAliveTimeout: 4_000 });
   }
   return sharedDispatcher;
@@ -98,8 +97,7 @@ export class ApiClient {
     const retryable = method === 'GET' || (method === 'POST' && idempotencyKey !== undefined);
     const sleep = this.opts.sleep ?? defaultSleep;
     const timing = this.opts.retryTiming ?? DEFAULT_TIMING;
-    const d = await dispatcher();
-    const { request } = await import('undici');
+    const d = dispatcher();
 
     for (let attempt = 1; ; attempt++) {
       const started = performance.now();

@@ -1,6 +1,7 @@
 // `svc webhook listen`: a local receiver. Subscribes itself (loopback http is accepted by the
 // sandbox), prints each delivery, verifies every signature, forwards if asked, and deletes its
 // subscription on exit (Ctrl-C included).
+import { request } from 'undici';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { App } from '../../app.js';
@@ -9,7 +10,7 @@ import { EVENT_TYPES } from '../../domain/events.js';
 import { UsageError, CliError, ExitCode } from '../../errors.js';
 import { maskSecret } from '../../config/mask.js';
 import { palette } from '../../io/colors.js';
-import { checkDelivery, parseTolerance, secretFromEnv } from './verify.js';
+import { inspectDelivery, parseTolerance, secretFromEnv, type DeliveryCheck } from './verify.js';
 import { eventsFrom } from './manage.js';
 
 export interface ListenOptions {
@@ -22,6 +23,8 @@ export interface ListenOptions {
   tolerance: string;
 }
 
+/** A delivery larger than this is refused (413). */
+const MAX_BODY_BYTES = 1024 * 1024;
 const FORWARDED_HEADERS = ['content-type', 'x-service-signature', 'x-service-event-id', 'x-service-delivery-attempt', 'user-agent'];
 
 export async function listen(app: App, opts: ListenOptions): Promise<void> {
@@ -41,15 +44,54 @@ export async function listen(app: App, opts: ListenOptions): Promise<void> {
   let secret = opts.secretEnv ? secretFromEnv(app, opts.secretEnv) : '';
   let skewMs = 0;
   const p = await palette(app.io);
-  const { request } = await import('undici');
+
+  let webhookId: string | undefined;
+  const client = opts.subscribe ? await app.client() : undefined;
+
+  // Deliveries are signed with the service's clock (the sandbox's can be moved forward), so
+  // freshness is judged against it: the offset is learnt from the API's Date header, and learnt
+  // again (at most once a second) before a signed delivery is called stale.
+  let lastSync = 0;
+  async function resyncClock(): Promise<void> {
+    if (!client || !webhookId || Date.now() - lastSync < 1_000) return;
+    lastSync = Date.now();
+    try {
+      const res = await client.get(`/v1/webhooks/${encodeURIComponent(webhookId)}`);
+      if (res.serverTime && !Number.isNaN(res.serverTime.getTime())) skewMs = res.serverTime.getTime() - Date.now();
+    } catch {
+      /* keep the old offset */
+    }
+  }
 
   const server = createServer((req, res) => void handle(req, res));
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method !== 'POST') {
+      res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' });
+      res.end('{"ok":false,"error":"deliveries are POSTs"}');
+      return;
+    }
     const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
+    let size = 0;
+    for await (const c of req) {
+      size += (c as Buffer).length;
+      if (size > MAX_BODY_BYTES) {
+        res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
+        res.end('{"ok":false,"error":"body too large"}');
+        req.destroy();
+        return;
+      }
+      chunks.push(c as Buffer);
+    }
     const body = Buffer.concat(chunks);
     const signature = String(req.headers['x-service-signature'] ?? '');
-    const problem = secret ? checkDelivery(secret, body, signature, tolerance, Date.now() + skewMs) : 'no secret to verify with';
+    let check: DeliveryCheck = secret
+      ? inspectDelivery(secret, body, signature, tolerance, Date.now() + skewMs)
+      : { signatureValid: false, problem: 'no secret to verify with' };
+    if (check.stale) {
+      await resyncClock();
+      check = inspectDelivery(secret, body, signature, tolerance, Date.now() + skewMs);
+    }
+    const problem = check.problem;
     let payload: Record<string, unknown> = {};
     try {
       payload = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
@@ -71,15 +113,28 @@ export async function listen(app: App, opts: ListenOptions): Promise<void> {
         forwarded = `error: ${(err as Error).message}`;
       }
     }
-    const event = String(payload.event ?? '(not JSON)');
+    const event = typeof payload.event === 'string' ? payload.event : '(not JSON)';
     const eventId = String(payload.event_id ?? req.headers['x-service-event-id'] ?? '');
+    const attempt = Number(req.headers['x-service-delivery-attempt'] ?? '') || null;
     if (app.json) {
-      app.io.out(`${JSON.stringify({ received_at: new Date().toISOString(), event, event_id: eventId, signature_valid: !problem, problem: problem ?? null, forwarded_status: forwarded ?? null, payload })}\n`);
+      app.io.out(
+        `${JSON.stringify({
+          received_at: new Date().toISOString(),
+          event,
+          event_id: eventId,
+          attempt,
+          signature_valid: check.signatureValid,
+          valid: !problem,
+          problem: problem ?? null,
+          forwarded_status: forwarded ?? null,
+          payload,
+        })}\n`,
+      );
       return;
     }
     const mark = problem ? p.red(`✗ ${problem}`) : p.green('✓ signed');
     const who = payload.account ? ` ${payload.account}${payload.counterparty ? ` ${payload.direction === 'received' ? '←' : '→'} ${payload.counterparty}` : ''}` : payload.agent ? ` ${payload.agent}` : '';
-    app.io.out(`${new Date().toISOString().slice(11, 19)}  ${event.padEnd(34)} ${eventId}${who}  ${mark}${forwarded !== undefined ? `  → ${forwarded}` : ''}\n`);
+    app.io.out(`${new Date().toISOString().slice(11, 19)}  ${event.padEnd(34)} ${eventId}${who}${attempt && attempt > 1 ? ` (attempt ${attempt})` : ''}  ${mark}${forwarded !== undefined ? `  → ${forwarded}` : ''}\n`);
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -88,23 +143,24 @@ export async function listen(app: App, opts: ListenOptions): Promise<void> {
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 
-  let webhookId: string | undefined;
-  const client = opts.subscribe ? await app.client() : undefined;
   const cleanup = async () => {
     server.close();
     server.closeAllConnections();
     if (client && webhookId) {
-      await client.delete(`/v1/webhooks/${encodeURIComponent(webhookId)}`).catch((err: Error) => {
-        app.io.err(`warning: could not delete subscription ${webhookId}: ${err.message}\n`);
-      });
-      app.io.err(`deleted subscription ${webhookId}\n`);
+      try {
+        await client.delete(`/v1/webhooks/${encodeURIComponent(webhookId)}`);
+        app.io.err(`deleted subscription ${webhookId}\n`);
+      } catch (err) {
+        app.io.err(`warning: could not delete subscription ${webhookId}: ${(err as Error).message} (delete it with \`svc webhook rm ${webhookId} --yes\`)\n`);
+      }
     }
   };
   try {
     if (client) {
       const res = await client.post('/v1/webhooks', { body: { url, events }, schema: WebhookSchema });
       webhookId = res.data.webhook_id;
-      if (res.serverTime) skewMs = res.serverTime.getTime() - Date.now();
+      if (res.serverTime && !Number.isNaN(res.serverTime.getTime())) skewMs = res.serverTime.getTime() - Date.now();
+      lastSync = Date.now();
       if (!opts.secretEnv) secret = res.data.secret ?? '';
       if (!secret) throw new CliError('the service did not return a signing secret', ExitCode.apiError);
     }
