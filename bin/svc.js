@@ -1,18 +1,16 @@
 #!/usr/bin/env node
-// Shim: answer --version before loading anything else, then hand over to the built program
-// (the bundle when it was built, else the per-module output of tsc).
+// Shim: answer --version before loading anything else, then hand over to the built program:
+// the bundle (npm run build), unless a later `tsc` left newer per-module output in dist/.
+import { statSync } from 'node:fs';
+
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   const { readFileSync } = await import('node:fs');
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
   process.stdout.write(`${pkg.version}\n`);
 } else {
-  let entry;
-  try {
-    entry = await import('../dist/bundle/svc.js');
-  } catch (err) {
-    if (err?.code !== 'ERR_MODULE_NOT_FOUND' || !String(err.message).includes('dist/bundle/svc.js')) throw err;
-    entry = await import('../dist/main.js');
-  }
+  const mtime = (rel) => statSync(new URL(rel, import.meta.url), { throwIfNoEntry: false })?.mtimeMs ?? -1;
+  const bundled = mtime('../dist/bundle/svc.js') >= mtime('../dist/main.js');
+  const entry = await import(bundled ? '../dist/bundle/svc.js' : '../dist/main.js');
   process.exitCode = await entry.run(argv);
 }
