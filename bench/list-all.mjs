@@ -8,6 +8,7 @@ const CONCURRENCY = 64;
 const sandbox = await startSandbox(['--block-time', '1']);
 try {
   const pool = new Pool(sandbox.url, { connections: CONCURRENCY, pipelining: 1 });
+  console.error("pool ready");
   const admin = await pool.request({
     method: 'POST',
     path: '/_sandbox/fund',

@@ -60,30 +60,43 @@ export function transferCiphertexts(
   return out;
 }
 
-/** The balance ciphertext of every account and asset, re-encrypted with a new version per change. */
+/**
+ * The balance ciphertext of every account and asset. Every change makes a new version; the
+ * ciphertext of a version is made when it is first read (or saved), so a burst of transfers
+ * costs one encryption per read rather than one per change.
+ */
 export class BalanceViews {
-  private readonly byAccount = new Map<string, Map<string, BalanceCiphertext>>();
+  private readonly byAccount = new Map<string, Map<string, BalanceCiphertext & { units?: bigint }>>();
 
   constructor(private readonly accountOf: (accountId: string) => Account | undefined) {}
 
   update(accountId: string, asset: string, units: bigint): void {
-    const account = this.accountOf(accountId);
-    const prev = this.byAccount.get(accountId)?.get(asset);
-    const version = (prev?.version ?? 0) + 1;
-    const ciphertext = encryptFor(account, units.toString(), contexts.balance(accountId, asset, version));
-    if (!ciphertext) return;
     let perAsset = this.byAccount.get(accountId);
     if (!perAsset) this.byAccount.set(accountId, (perAsset = new Map()));
-    perAsset.set(asset, { version, ciphertext });
+    const prev = perAsset.get(asset);
+    perAsset.set(asset, { version: (prev?.version ?? 0) + 1, ciphertext: '', units });
   }
 
+  /** Current ciphertexts of an account (made now for versions not yet encrypted). */
   of(accountId: string): ReadonlyMap<string, BalanceCiphertext> {
-    return this.byAccount.get(accountId) ?? new Map();
+    const perAsset = this.byAccount.get(accountId);
+    const out = new Map<string, BalanceCiphertext>();
+    if (!perAsset) return out;
+    for (const [asset, entry] of perAsset) {
+      if (!entry.ciphertext && entry.units !== undefined) {
+        const ciphertext = encryptFor(this.accountOf(accountId), entry.units.toString(), contexts.balance(accountId, asset, entry.version));
+        if (!ciphertext) continue;
+        entry.ciphertext = ciphertext;
+        delete entry.units; // the plaintext is not kept beside its ciphertext
+      }
+      if (entry.ciphertext) out.set(asset, { version: entry.version, ciphertext: entry.ciphertext });
+    }
+    return out;
   }
 
   records(): BalanceCiphertextRecord[] {
     const out: BalanceCiphertextRecord[] = [];
-    for (const [account_id, perAsset] of this.byAccount) for (const [asset, c] of perAsset) out.push({ account_id, asset, ...c });
+    for (const account_id of this.byAccount.keys()) for (const [asset, c] of this.of(account_id)) out.push({ account_id, asset, ...c });
     return out;
   }
 
