@@ -24,7 +24,8 @@ export async function startSandbox(extraArgs = []) {
       if (m) resolvePromise(m[1]);
     });
     child.stdout.resume();
-    child.on('exit', (code) => reject(new Error(`sandbox exited ${code}: ${stderr}`)));
+    child.on("exit", (code) => reject(new Error(`sandbox exited ${code}: ${stderr}`)));
+    if (process.env.BENCH_SANDBOX_VERBOSE) child.stderr.on("data", (d) => process.stderr.write(d));
   });
   const config = JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'));
   const profile = config.profiles.sandbox;

@@ -5,10 +5,9 @@ import { BIN, fmt, startSandbox, timeRun } from './lib.mjs';
 
 const COUNT = Number(process.env.BENCH_TRANSFERS ?? 100_000);
 const CONCURRENCY = 64;
-const sandbox = await startSandbox(['--block-time', '1']);
+const sandbox = await startSandbox(['--block-time', '1', ...(process.env.BENCH_SANDBOX_VERBOSE ? ['--verbose'] : [])]);
 try {
   const pool = new Pool(sandbox.url, { connections: CONCURRENCY, pipelining: 1 });
-  console.error("pool ready");
   const admin = await pool.request({
     method: 'POST',
     path: '/_sandbox/fund',
@@ -31,6 +30,7 @@ try {
         body: JSON.stringify({ to: '@acme', amount: '0.01' }),
       });
       if (res.statusCode !== 201) failures++;
+      if (i % 10000 === 0) console.error(`  ${i} sent (${((performance.now() - started) / 1000).toFixed(1)} s)`);
       await res.body.dump();
     }
   }
