@@ -31,10 +31,19 @@ export interface RawKeyPair {
   privateKeyObject: KeyObject;
 }
 
+/**
+ * A fresh key pair. The generator hands back DER bytes directly: exporting a freshly generated
+ * KeyObject (`.export()`) can deadlock node 20 when garbage collection runs during the export
+ * (the key-generation job's destructor waits on a lock the export holds).
+ */
 export function generateRawKeyPair(): RawKeyPair {
-  const { privateKey, publicKey } = generateKeyPairSync('x25519');
-  const jwk = privateKey.export({ format: 'jwk' });
-  return { secret: Buffer.from(jwk.d!, 'base64url'), publicKey: rawPublic(publicKey), privateKeyObject: privateKey };
+  const { privateKey, publicKey } = generateKeyPairSync('x25519', {
+    privateKeyEncoding: { format: 'der', type: 'pkcs8' },
+    publicKeyEncoding: { format: 'der', type: 'spki' },
+  });
+  const secret = Buffer.from(privateKey.subarray(PKCS8_PREFIX.length));
+  const pub = Buffer.from(publicKey.subarray(publicKey.length - 32));
+  return { secret, publicKey: pub, privateKeyObject: privateKeyObject(secret, pub) };
 }
 
 export function sharedSecret(privateKey: KeyObject, publicKey: Uint8Array): Buffer {
