@@ -19,7 +19,7 @@ _svc_takes_value() {
   local p="$1"
   while :; do
     case "$p|$2" in
-      '|-p'|'|--profile'|'|--base-url'|'|--timeout'|'balance|--asset'|'transfer send|--asset'|'transfer send|--memo'|'transfer send|--idempotency-key'|'transfer send|--timeout-wait'|'transfer get|--timeout-wait'|'transfer ls|--status'|'transfer ls|--since'|'transfer ls|--until'|'transfer ls|--limit'|'transfer ls|--offset'|'agent create|--daily-limit'|'agent create|--per-tx-limit'|'agent create|--hitl-threshold'|'agent create|--allow'|'agent create|--asset'|'agent create|--active-hours'|'agent create|--policy-file'|'agent policy set|--clear'|'agent policy set|--daily-limit'|'agent policy set|--per-tx-limit'|'agent policy set|--hitl-threshold'|'agent policy set|--allow'|'agent policy set|--asset'|'agent policy set|--active-hours'|'agent policy set|--policy-file'|'agent policy check|--to'|'agent policy check|--amount'|'agent policy check|--asset'|'agent policy check|--at'|'agent policy check|--spent-today'|'pending review|--interval'|'webhook create|--events'|'webhook verify|--secret-env'|'webhook verify|--signature'|'webhook verify|--payload-file'|'webhook verify|--tolerance'|'webhook listen|--port'|'webhook listen|--events'|'webhook listen|--forward-to'|'webhook listen|--secret-env'|'webhook listen|--tolerance'|'api|-d'|'api|--data'|'api|-q'|'api|--query'|'api|--idempotency-key'|'sandbox start|--port'|'sandbox start|--host'|'sandbox start|--block-time'|'sandbox start|--state'|'sandbox fund|--asset'|'sandbox key create|--account'|'sandbox key create|--name'|'sandbox key ls|--account') return 0 ;;
+      '|-p'|'|--profile'|'|--base-url'|'|--timeout'|'balance|--asset'|'transfer send|--asset'|'transfer send|--memo'|'transfer send|--idempotency-key'|'transfer send|--timeout-wait'|'transfer get|--timeout-wait'|'transfer ls|--status'|'transfer ls|--since'|'transfer ls|--until'|'transfer ls|--limit'|'transfer ls|--offset'|'agent create|--daily-limit'|'agent create|--per-tx-limit'|'agent create|--hitl-threshold'|'agent create|--allow'|'agent create|--asset'|'agent create|--active-hours'|'agent create|--policy-file'|'agent policy set|--clear'|'agent policy set|--daily-limit'|'agent policy set|--per-tx-limit'|'agent policy set|--hitl-threshold'|'agent policy set|--allow'|'agent policy set|--asset'|'agent policy set|--active-hours'|'agent policy set|--policy-file'|'agent policy check|--to'|'agent policy check|--amount'|'agent policy check|--asset'|'agent policy check|--at'|'agent policy check|--spent-today'|'pending review|--interval'|'webhook create|--events'|'webhook verify|--secret-env'|'webhook verify|--signature'|'webhook verify|--payload-file'|'webhook verify|--tolerance'|'webhook listen|--port'|'webhook listen|--events'|'webhook listen|--forward-to'|'webhook listen|--secret-env'|'webhook listen|--tolerance'|'api|-d'|'api|--data'|'api|-q'|'api|--query'|'api|--idempotency-key'|'sandbox start|--port'|'sandbox start|--host'|'sandbox start|--block-time'|'sandbox start|--approval-window'|'sandbox start|--state'|'sandbox fund|--asset'|'sandbox key create|--account'|'sandbox key create|--name'|'sandbox key ls|--account'|'sandbox trigger|--account') return 0 ;;
     esac
     [[ -z $p ]] && return 1
     if [[ $p == *" "* ]]; then p="${p% *}"; else p=""; fi
@@ -93,6 +93,7 @@ _svc_subcommand() {
     'sandbox|reset') path='sandbox reset' ;;
     'sandbox|fund') path='sandbox fund' ;;
     'sandbox|key') path='sandbox key' ;;
+    'sandbox|trigger') path='sandbox trigger' ;;
     'sandbox|clock') path='sandbox clock' ;;
     'sandbox key|create') path='sandbox key create' ;;
     'sandbox key|ls'|'sandbox key|list') path='sandbox key ls' ;;
@@ -153,11 +154,16 @@ _svc_words() {
       esac
       ;;
     'sandbox')
-      [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'start reset fund key clock' -- "$cur"))
+      [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'start reset fund key trigger clock' -- "$cur"))
       ;;
     'sandbox key')
       [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'create ls revoke' -- "$cur"))
       [[ $2 -eq 0 && ${#COMPREPLY[@]} -eq 0 ]] && COMPREPLY=($(compgen -W 'list' -- "$cur"))
+      ;;
+    'sandbox trigger')
+      case $2 in
+        0) COMPREPLY=($(compgen -W 'transfer.initiated transfer.confirmed transfer.failed agent.transaction.pending_approval agent.transaction.approved agent.transaction.rejected agent.policy.updated' -- "$cur")) ;;
+      esac
       ;;
     'sandbox clock')
       [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'show advance' -- "$cur"))
@@ -208,13 +214,14 @@ _svc_options() {
     'webhook listen') echo '--port --events --forward-to --print-secret --no-subscribe --secret-env --tolerance --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'api') echo '--data --query --idempotency-key --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'sandbox') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
-    'sandbox start') echo '--port --host --block-time --state --ephemeral --quiet --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'sandbox start') echo '--port --host --block-time --approval-window --state --ephemeral --quiet --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'sandbox reset') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'sandbox fund') echo '--asset --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'sandbox key') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'sandbox key create') echo '--account --name --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'sandbox key ls') echo '--account --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'sandbox key revoke') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'sandbox trigger') echo '--account --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'sandbox clock') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'sandbox clock show') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'sandbox clock advance') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;

@@ -25,7 +25,7 @@ function __svc_takes_value
     set -l p $argv[1]
     while true
         switch "$p|$argv[2]"
-            case '|-p' '|--profile' '|--base-url' '|--timeout' 'balance|--asset' 'transfer send|--asset' 'transfer send|--memo' 'transfer send|--idempotency-key' 'transfer send|--timeout-wait' 'transfer get|--timeout-wait' 'transfer ls|--status' 'transfer ls|--since' 'transfer ls|--until' 'transfer ls|--limit' 'transfer ls|--offset' 'agent create|--daily-limit' 'agent create|--per-tx-limit' 'agent create|--hitl-threshold' 'agent create|--allow' 'agent create|--asset' 'agent create|--active-hours' 'agent create|--policy-file' 'agent policy set|--clear' 'agent policy set|--daily-limit' 'agent policy set|--per-tx-limit' 'agent policy set|--hitl-threshold' 'agent policy set|--allow' 'agent policy set|--asset' 'agent policy set|--active-hours' 'agent policy set|--policy-file' 'agent policy check|--to' 'agent policy check|--amount' 'agent policy check|--asset' 'agent policy check|--at' 'agent policy check|--spent-today' 'pending review|--interval' 'webhook create|--events' 'webhook verify|--secret-env' 'webhook verify|--signature' 'webhook verify|--payload-file' 'webhook verify|--tolerance' 'webhook listen|--port' 'webhook listen|--events' 'webhook listen|--forward-to' 'webhook listen|--secret-env' 'webhook listen|--tolerance' 'api|-d' 'api|--data' 'api|-q' 'api|--query' 'api|--idempotency-key' 'sandbox start|--port' 'sandbox start|--host' 'sandbox start|--block-time' 'sandbox start|--state' 'sandbox fund|--asset' 'sandbox key create|--account' 'sandbox key create|--name' 'sandbox key ls|--account'
+            case '|-p' '|--profile' '|--base-url' '|--timeout' 'balance|--asset' 'transfer send|--asset' 'transfer send|--memo' 'transfer send|--idempotency-key' 'transfer send|--timeout-wait' 'transfer get|--timeout-wait' 'transfer ls|--status' 'transfer ls|--since' 'transfer ls|--until' 'transfer ls|--limit' 'transfer ls|--offset' 'agent create|--daily-limit' 'agent create|--per-tx-limit' 'agent create|--hitl-threshold' 'agent create|--allow' 'agent create|--asset' 'agent create|--active-hours' 'agent create|--policy-file' 'agent policy set|--clear' 'agent policy set|--daily-limit' 'agent policy set|--per-tx-limit' 'agent policy set|--hitl-threshold' 'agent policy set|--allow' 'agent policy set|--asset' 'agent policy set|--active-hours' 'agent policy set|--policy-file' 'agent policy check|--to' 'agent policy check|--amount' 'agent policy check|--asset' 'agent policy check|--at' 'agent policy check|--spent-today' 'pending review|--interval' 'webhook create|--events' 'webhook verify|--secret-env' 'webhook verify|--signature' 'webhook verify|--payload-file' 'webhook verify|--tolerance' 'webhook listen|--port' 'webhook listen|--events' 'webhook listen|--forward-to' 'webhook listen|--secret-env' 'webhook listen|--tolerance' 'api|-d' 'api|--data' 'api|-q' 'api|--query' 'api|--idempotency-key' 'sandbox start|--port' 'sandbox start|--host' 'sandbox start|--block-time' 'sandbox start|--approval-window' 'sandbox start|--state' 'sandbox fund|--asset' 'sandbox key create|--account' 'sandbox key create|--name' 'sandbox key ls|--account' 'sandbox trigger|--account'
                 return 0
         end
         test -z "$p"; and return 1
@@ -114,6 +114,8 @@ function __svc_subcommand
             echo 'sandbox fund'
         case 'sandbox|key'
             echo 'sandbox key'
+        case 'sandbox|trigger'
+            echo 'sandbox trigger'
         case 'sandbox|clock'
             echo 'sandbox clock'
         case 'sandbox key|create'
@@ -191,7 +193,7 @@ complete -c svc -n '__svc_at "" 0' -a 'agent' -d 'Agent sub-accounts and their s
 complete -c svc -n '__svc_at "" 0' -a 'pending' -d 'Agent transactions held for human approval'
 complete -c svc -n '__svc_at "" 0' -a 'webhook' -d 'Webhook subscriptions, delivery logs, signature checks and a local listener'
 complete -c svc -n '__svc_at "" 0' -a 'api' -d 'Send an authenticated request to the service and print the JSON answer'
-complete -c svc -n '__svc_at "" 0' -a 'sandbox' -d 'Run the local sandbox (testnet emulator) and manage it: reset, fund, keys, clock'
+complete -c svc -n '__svc_at "" 0' -a 'sandbox' -d 'Run the local sandbox (testnet emulator) and manage it: reset, fund, keys, clock, webhook triggers'
 complete -c svc -n '__svc_at "" 0' -a 'completion' -d 'Print a shell completion script (bash, zsh or fish)'
 complete -c svc -s V -l version -d 'output the version number'
 complete -c svc -s p -l profile -x -a '(__svc_profiles)' -d 'profile to use (env SVC_PROFILE)'
@@ -369,12 +371,14 @@ complete -c svc -n '__svc_at "sandbox" 0' -a 'start' -d 'Start the sandbox on lo
 complete -c svc -n '__svc_at "sandbox" 0' -a 'reset' -d 'Wipe the sandbox and seed it again with new API keys (asks first; --yes without a terminal)'
 complete -c svc -n '__svc_at "sandbox" 0' -a 'fund' -d 'Credit a sandbox account from the testnet faucet'
 complete -c svc -n '__svc_at "sandbox" 0' -a 'key' -d 'Create, list and revoke sandbox API keys'
+complete -c svc -n '__svc_at "sandbox" 0' -a 'trigger' -d 'Fire a sample event through the webhook engine (signed, delivered and retried like a real one)'
 complete -c svc -n '__svc_at "sandbox" 0' -a 'clock' -d 'Show the sandbox clock, or move it forward (settles what becomes due)'
 
 # svc sandbox start
 complete -c svc -n '__svc_under "sandbox start"' -l port -x -d 'port to listen on; 0 picks a free one'
 complete -c svc -n '__svc_under "sandbox start"' -l host -x -d 'loopback address to listen on (127.0.0.1, ::1 or localhost)'
 complete -c svc -n '__svc_under "sandbox start"' -l block-time -x -d 'time from submission to settlement, in ms or a duration like 2s'
+complete -c svc -n '__svc_under "sandbox start"' -l approval-window -x -d 'how long a held agent transaction waits for approval, e.g. 15m, 90s'
 complete -c svc -n '__svc_under "sandbox start"' -l state -r -F -d 'state file (default <config dir>/sandbox/state.json)'
 complete -c svc -n '__svc_under "sandbox start"' -l ephemeral -d 'keep state in memory only; nothing is written'
 complete -c svc -n '__svc_under "sandbox start"' -s q -l quiet -d 'do not log requests (they are logged on stderr when it is a terminal, or with --verbose)'
@@ -398,6 +402,10 @@ complete -c svc -n '__svc_under "sandbox key create"' -l name -x -d 'a name to r
 complete -c svc -n '__svc_under "sandbox key ls"' -l account -x -d 'only the keys of this account'
 
 # svc sandbox key revoke
+
+# svc sandbox trigger
+complete -c svc -n '__svc_at "sandbox trigger" 0' -a 'transfer.initiated transfer.confirmed transfer.failed agent.transaction.pending_approval agent.transaction.approved agent.transaction.rejected agent.policy.updated' -d 'event'
+complete -c svc -n '__svc_under "sandbox trigger"' -l account -x -d 'the account whose subscriptions get it (default: the profile\'s account, @alice)'
 
 # svc sandbox clock
 complete -c svc -n '__svc_at "sandbox clock" 0' -a 'show' -d 'Show the sandbox clock and how far it is ahead of real time'

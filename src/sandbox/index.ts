@@ -6,14 +6,17 @@ import { isIP, type AddressInfo } from 'node:net';
 import { SandboxClock } from './clock.js';
 import { SandboxStartError } from './errors.js';
 import { registerAccountRoutes } from './handlers/accounts.js';
+import { registerAgentRoutes } from './handlers/agents.js';
 import { registerControlRoutes } from './handlers/control.js';
 import { registerTransferRoutes } from './handlers/transfers.js';
+import { registerWebhookRoutes } from './handlers/webhooks.js';
 import { Routes } from './http/context.js';
 import { createRequestListener } from './http/server.js';
-import { Sealer } from './ledger.js';
+import { SealError, Sealer } from './ledger.js';
 import { loadOrCreateKey, Persister, readSnapshot, restoreState, serializeState } from './persist.js';
 import type { SandboxHandle, SandboxOptions, SeededAccount } from './types.js';
 import { World } from './world.js';
+import type { WebhookEngineOptions } from './webhooks/engine.js';
 
 export type { SandboxHandle, SandboxOptions, SeededAccount } from './types.js';
 export { SandboxStartError } from './errors.js';
@@ -58,6 +61,8 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<SandboxH
 export interface SandboxInternals {
   /** The real-time source under the sandbox clock (tests freeze it). Default Date.now. */
   realNow?: () => number;
+  /** Webhook engine settings: a shorter attempt time limit, a fixed jitter source, a fake sender. */
+  webhooks?: Partial<WebhookEngineOptions>;
 }
 
 /** createSandbox() plus the World behind it (tests inspect balances through it). */
@@ -80,22 +85,33 @@ export async function openSandbox(opts: SandboxOptions = {}, internals: SandboxI
     onChange: () => persister?.markDirty(),
     onError,
     clock: new SandboxClock(internals.realNow),
+    webhooks: { ...(log ? { log } : {}), ...internals.webhooks },
   });
 
   let seeded: SeededAccount[] = [];
   if (snapshot && statePath) {
     restoreState(snapshot, world.state, world.clock, sealer, statePath);
     world.chain.resume();
+    try {
+      world.webhooks.restore(snapshot.webhooks);
+    } catch (err) {
+      if (err instanceof SealError) {
+        throw new SandboxStartError('state_unreadable', `state file ${statePath}: a webhook signing secret does not open with its key file (${err.message})`, 'the key file must be the one created with this state file');
+      }
+      throw err;
+    }
   } else {
     seeded = world.reset();
   }
   if (statePath) {
-    persister = new Persister(statePath, () => serializeState(world.state, world.clock, sealer, world.chainId), { onError });
+    persister = new Persister(statePath, () => serializeState(world.state, world.clock, sealer, world.chainId, world.webhooks.snapshot()), { onError });
   }
 
   const routes = new Routes();
   registerAccountRoutes(routes);
   registerTransferRoutes(routes);
+  registerAgentRoutes(routes);
+  registerWebhookRoutes(routes);
   registerControlRoutes(routes);
 
   const server = createServer({ keepAliveTimeout: 5_000 }, createRequestListener(world, routes, log ? { log } : {}));
@@ -135,9 +151,11 @@ export async function openSandbox(opts: SandboxOptions = {}, internals: SandboxI
       world.state.touch();
     },
     now: () => new Date(world.now()),
+    webhooksIdle: () => world.webhooks.idle(),
     close() {
       closing ??= (async () => {
         world.scheduler.stop();
+        await world.webhooks.close(); // in-flight attempts are aborted and stay queued
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();

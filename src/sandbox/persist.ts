@@ -160,7 +160,7 @@ const TransferSchema = z.object({
   failed_at: ms.nullable(),
   amount_sealed: z.string(),
   memo_sealed: z.string().nullable(),
-  reader_ciphertexts: z.record(z.string(), z.object({ amount: z.string(), memo: z.string().optional() })).optional(),
+  reader_ciphertexts: z.record(z.string(), z.object({ amount_ciphertext: z.string(), memo_ciphertext: z.string().optional() })).optional(),
 });
 const policyLimit = z.union([z.number().nonnegative(), z.string()]).nullable().optional();
 const SpendPolicySchema = z.object({

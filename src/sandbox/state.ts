@@ -1,7 +1,9 @@
 // The sandbox's state: one class of maps and indexes (accounts, API keys, transfers,
 // idempotency records, balances) that emits events for the chain and, later, webhooks.
 // Handlers read and change state only through it; persist.ts snapshots it.
+import type { PolicyFields } from '../domain/policy.js';
 import { Ledger, type SealedBalance } from './ledger.js';
+import { BalanceViews, type ReaderCiphertexts } from './viewing.js';
 
 export type AccountType = 'personal' | 'business' | 'agent';
 export type KycStatus = 'unverified' | 'pending' | 'verified' | 'enhanced';
@@ -44,6 +46,18 @@ export interface HeldTransaction {
   /** Sealed under the sandbox key, never plaintext. */
   amount_sealed: string;
   memo_sealed: string | null;
+  /** Amount (minor units) and memo encrypted to the OWNER's viewing key at hold time (absent without one). */
+  amount_ciphertext?: string;
+  memo_ciphertext?: string;
+}
+
+/** An agent's spend policy (issue 4): fields as validated by src/domain/policy.ts. */
+export interface SpendPolicyRecord {
+  policy_id: string;
+  agent_account_id: string;
+  fields: PolicyFields;
+  created_at: number;
+  updated_at: number;
 }
 
 export interface ApiKeyRecord {
@@ -83,6 +97,8 @@ export interface Transfer {
   /** AES-256-GCM under the sandbox key, bound to the transfer id. Never plaintext. */
   amount_sealed: string;
   memo_sealed: string | null;
+  /** Amount and memo encrypted to each party's viewing key, by account id (never plaintext). */
+  reader_ciphertexts?: Record<string, ReaderCiphertexts>;
 }
 
 export interface IdempotencyRecord {
@@ -131,6 +147,10 @@ export class State {
   /** Per account: its transfers (sent or received) in creation order, hence created_at order. */
   private readonly transfersByAccount = new Map<string, Transfer[]>();
   private readonly idempotency = new Map<string, IdempotencyRecord>();
+  /** Agents' spend policies, by agent account id. */
+  readonly policies = new Map<string, SpendPolicyRecord>();
+  /** Held agent transactions (pending, approved or rejected), by transaction id. */
+  readonly held = new Map<string, HeldTransaction>();
   readonly ledger: Ledger;
   private readonly listeners = new Map<SandboxEventType, Array<(e: SandboxEvent) => void>>();
 
@@ -143,7 +163,11 @@ export class State {
     private readonly onListenerError: (err: unknown) => void = () => {},
   ) {
     this.ledger = new Ledger(() => this.onChange());
+    this.balanceViews = new BalanceViews((id) => this.accounts.get(id));
+    this.ledger.onBalance = (accountId, asset, units) => this.balanceViews.update(accountId, asset, units);
   }
+  /** Balance ciphertexts to each account's viewing key. */
+  readonly balanceViews: BalanceViews;
 
   // ---- events -------------------------------------------------------------------------------
 
@@ -197,6 +221,27 @@ export class State {
     this.accounts.set(account.account_id, account);
     this.accountsByHandle.set(account.handle.toLowerCase(), account);
     this.accountsByAddress.set(account.public_key.toLowerCase(), account);
+  }
+
+  /** The agents an account owns, in creation order. */
+  agentsOf(ownerId: string): Account[] {
+    const out: Account[] = [];
+    for (const a of this.accounts.values()) if (a.parent_account_id === ownerId) out.push(a);
+    return out;
+  }
+
+  // ---- agents: policies and held transactions (logic in agents.ts) ---------------------------
+
+  setPolicy(record: SpendPolicyRecord): SpendPolicyRecord {
+    this.policies.set(record.agent_account_id, record);
+    this.touch();
+    return record;
+  }
+
+  addHeld(held: HeldTransaction): HeldTransaction {
+    this.held.set(held.transaction_id, held);
+    this.touch();
+    return held;
   }
 
   // ---- API keys -----------------------------------------------------------------------------
@@ -318,7 +363,10 @@ export class State {
     this.transfers.clear();
     this.transfersByAccount.clear();
     this.idempotency.clear();
+    this.policies.clear();
+    this.held.clear();
     this.ledger.clear();
+    this.balanceViews.clear();
     this.emit({ type: 'state.reset', at });
     this.touch();
   }
@@ -330,6 +378,8 @@ export class State {
       keys: [...this.keys.values()],
       transfers: [...this.transfers.values()],
       idempotency: [...this.idempotency.values()],
+      policies: [...this.policies.values()],
+      held: [...this.held.values()],
     };
   }
 
@@ -345,6 +395,8 @@ export class State {
     for (const t of transfers) this.indexTransfer(t);
     const idem = [...records.idempotency].sort((a, b) => a.created_at - b.created_at);
     for (const r of idem) this.idempotency.set(idemKey(r.scope, r.key), r);
+    for (const p of records.policies ?? []) this.policies.set(p.agent_account_id, p);
+    for (const h of records.held ?? []) this.held.set(h.transaction_id, h);
   }
 }
 
@@ -353,6 +405,8 @@ export interface StateRecords {
   keys: ApiKeyRecord[];
   transfers: Transfer[];
   idempotency: IdempotencyRecord[];
+  policies?: SpendPolicyRecord[];
+  held?: HeldTransaction[];
 }
 
 export type { SealedBalance };

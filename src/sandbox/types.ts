@@ -41,6 +41,11 @@ export interface SandboxHandle {
   /** Advance the sandbox clock and run everything that became due. */
   advance(ms: number): Promise<void>;
   now(): Date;
+  /**
+   * Resolves when no webhook delivery attempt is in flight, queued or due on the sandbox clock
+   * (retries scheduled for later do not count). Tests await it after advance() instead of sleeping.
+   */
+  webhooksIdle(): Promise<void>;
   /** Stops the server and writes the state file (unless ephemeral). */
   close(): Promise<void>;
 }

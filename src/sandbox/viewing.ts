@@ -17,8 +17,8 @@ export interface BalanceCiphertextRecord extends BalanceCiphertext {
 
 /** Amount (and memo) of one transfer, encrypted to one reader. */
 export interface ReaderCiphertexts {
-  amount: string;
-  memo?: string;
+  amount_ciphertext: string;
+  memo_ciphertext?: string;
 }
 
 const publicKeys = new WeakMap<Account, Buffer | null>();
@@ -53,8 +53,8 @@ export function transferCiphertexts(
     if (!reader || out[reader.account_id]) continue;
     const amount = encryptFor(reader, units.toString(), contexts.transferAmount(transferId, reader.account_id));
     if (!amount) continue;
-    const entry: ReaderCiphertexts = { amount };
-    if (memo !== undefined) entry.memo = encryptFor(reader, memo, contexts.transferMemo(transferId, reader.account_id))!;
+    const entry: ReaderCiphertexts = { amount_ciphertext: amount };
+    if (memo !== undefined) entry.memo_ciphertext = encryptFor(reader, memo, contexts.transferMemo(transferId, reader.account_id))!;
     out[reader.account_id] = entry;
   }
   return out;

@@ -6,6 +6,7 @@ import { Scheduler } from './scheduler.js';
 import { seedWorld, type SeedResult } from './seed.js';
 import { State } from './state.js';
 import { CHAIN_ID } from './auth.js';
+import { WebhookEngine, type WebhookEngineOptions } from './webhooks/engine.js';
 
 export interface WorldOptions {
   blockTimeMs: number;
@@ -17,6 +18,8 @@ export interface WorldOptions {
   /** Called with errors thrown by scheduled tasks or event listeners. */
   onError?: (err: unknown) => void;
   clock?: SandboxClock;
+  /** Webhook engine settings (time limit, concurrency, jitter source, log). */
+  webhooks?: Partial<WebhookEngineOptions>;
 }
 
 export class World {
@@ -29,6 +32,8 @@ export class World {
   readonly adminToken: string;
   readonly blockTimeMs: number;
   readonly approvalWindowMs: number;
+  /** Subscriptions, event fan-out and signed, retried deliveries (src/sandbox/webhooks/). */
+  readonly webhooks: WebhookEngine;
 
   constructor(opts: WorldOptions) {
     const onError = opts.onError ?? (() => {});
@@ -40,6 +45,7 @@ export class World {
     this.blockTimeMs = opts.blockTimeMs;
     this.approvalWindowMs = opts.approvalWindowMs;
     this.chain = new Chain(this.state, this.scheduler, this.sealer, opts.blockTimeMs);
+    this.webhooks = new WebhookEngine({ state: this.state, scheduler: this.scheduler, clock: this.clock, sealer: this.sealer, onError }, opts.webhooks);
   }
 
   now(): number {

@@ -38,7 +38,8 @@ describe('seeded world', () => {
   it('GET /v1/accounts/me answers the spec fields for the key’s account', async () => {
     const res = await t.as('@acme').get('/v1/accounts/me');
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['account_id', 'created_at', 'handle', 'kyc_status', 'public_key', 'type']);
+    expect(Object.keys(res.body).sort()).toEqual(['account_id', 'created_at', 'handle', 'kyc_status', 'public_key', 'type', 'viewing_public_key']);
+    expect(res.body.viewing_public_key).toMatch(/^vpk1_[A-Za-z0-9_-]{43}$/);
     expect(res.body).toMatchObject({ handle: '@acme', type: 'business', kyc_status: 'verified' });
     expect(res.body.account_id).toMatch(/^acct_[A-Za-z0-9]+$/);
     expect(res.body.public_key).toBe(t.sandbox.seeded[1]!.public_key);

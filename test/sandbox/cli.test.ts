@@ -72,7 +72,13 @@ describe('svc sandbox start', () => {
     expect(doc.external_addresses.map((e: { address: string }) => e.address)).toContain('0x000000000000000000000000000000000000dEaD');
     const profile = config().profiles.sandbox;
     expect(config().current).toBe('sandbox');
-    expect(profile).toEqual({ apiKey: doc.accounts[0].api_key, baseUrl: s.url, sandboxAdminToken: expect.stringMatching(/^sbx_admin_/) });
+    expect(profile).toEqual({
+      apiKey: doc.accounts[0].api_key,
+      baseUrl: s.url,
+      sandboxAdminToken: expect.stringMatching(/^sbx_admin_/),
+      decryptionKey: doc.accounts[0].decryption_key, // @alice's, handed out once and kept 0600 in the profile
+    });
+    expect(doc.accounts[0].decryption_key).toMatch(/^svc_dk_test_/);
 
     // The profile works for the regular commands and the admin ones.
     const me = await svc(['--json', 'account']);
@@ -103,7 +109,7 @@ describe('svc sandbox start', () => {
     const lines = s.stdout().trim().split('\n');
     expect(lines[0]).toBe(`url\t${s.url}`);
     const header = lines.findIndex((l) => l.startsWith('handle\t'));
-    expect(lines[header]).toBe('handle\ttype\tkyc_status\tconfidential_ready\tpublic_key\tapi_key');
+    expect(lines[header]).toBe('handle\ttype\tkyc_status\tconfidential_ready\tpublic_key\tapi_key\tdecryption_key');
     expect(lines.slice(header + 1).map((l) => l.split('\t')[0])).toEqual(['@alice', '@acme', '@bob', '@oldwallet']);
     await svc(['account']);
     expect(s.stderr()).not.toMatch(/GET \/v1\/accounts\/me/);

@@ -105,7 +105,8 @@ describe('/_sandbox control API', () => {
     expect(res.body.ok).toBe(true);
     expect(res.body.seeded.map((s: { handle: string }) => s.handle)).toEqual(['@alice', '@acme', '@bob', '@oldwallet']);
     const alice = res.body.seeded[0];
-    expect(Object.keys(alice).sort()).toEqual(['account_id', 'api_key', 'confidential_ready', 'handle', 'key_id', 'kyc_status', 'public_key', 'type']);
+    expect(Object.keys(alice).sort()).toEqual(['account_id', 'api_key', 'confidential_ready', 'decryption_key', 'handle', 'key_id', 'kyc_status', 'public_key', 'type']);
+    expect(alice.decryption_key).toMatch(/^svc_dk_test_/);
     expect(alice.api_key).not.toBe(oldKey);
     expectError(await t.call('GET', '/v1/accounts/me', { key: oldKey }), 401, 'unauthorized');
     const list = await t.call('GET', '/v1/transfers', { key: alice.api_key });

@@ -2,7 +2,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startSandbox, units, type TestSandbox } from './helpers.js';
 
 const DEAD = '0x000000000000000000000000000000000000dEaD';
-const VIEW_KEYS = ['asset', 'confidential', 'confirmed_at', 'created_at', 'from', 'status', 'to', 'transfer_id', 'tx_hash'];
+// The spec's fields, `asset`, and the amount ciphertext to the reader's own viewing key (no memo was sent).
+const VIEW_KEYS = ['amount_ciphertext', 'asset', 'confidential', 'confirmed_at', 'created_at', 'from', 'status', 'to', 'transfer_id', 'tx_hash'];
 
 function expectError(res: { status: number; body: { error?: { code?: string; request_id?: string } }; headers: Headers }, status: number, code: string) {
   expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status, code });
@@ -21,7 +22,7 @@ describe('POST /v1/transfers', () => {
   it('creates a pending transfer: 201, the documented fields, no amount and no memo', async () => {
     const res = await t.as('@alice').send({ to: '@acme', amount: '12.50', memo: 'invoice 7' });
     expect(res.status).toBe(201);
-    expect(Object.keys(res.body).sort()).toEqual(VIEW_KEYS);
+    expect(Object.keys(res.body).sort()).toEqual([...VIEW_KEYS, 'memo_ciphertext'].sort());
     expect(res.body).toMatchObject({ status: 'pending', from: '@alice', to: '@acme', confidential: true, asset: 'USDG', confirmed_at: null });
     expect(res.body.transfer_id).toMatch(/^tr_[A-Za-z0-9]{24}$/);
     expect(res.body.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
@@ -280,7 +281,11 @@ describe('GET /v1/transfers/{id}', () => {
     const bySender = await t.as('@alice').get(`/v1/transfers/${created.transfer_id}`);
     expect(bySender.status).toBe(200);
     expect(bySender.body).toEqual(created);
-    expect((await t.as('@acme').get(`/v1/transfers/${created.transfer_id}`)).body).toEqual(created);
+    // The receiver sees the same transfer, with the amount encrypted to its own viewing key.
+    const byReceiver = (await t.as('@acme').get(`/v1/transfers/${created.transfer_id}`)).body;
+    expect({ ...byReceiver, amount_ciphertext: undefined }).toEqual({ ...created, amount_ciphertext: undefined });
+    expect(byReceiver.amount_ciphertext).toEqual(expect.any(String));
+    expect(byReceiver.amount_ciphertext).not.toBe(created.amount_ciphertext);
     expectError(await t.as('@bob').get(`/v1/transfers/${created.transfer_id}`), 404, 'transfer_not_found');
     expectError(await t.as('@alice').get('/v1/transfers/tr_doesnotexist'), 404, 'transfer_not_found');
   });

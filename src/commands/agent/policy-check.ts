@@ -8,6 +8,7 @@ import { parseRecipient, RECIPIENT_RULE } from '../../domain/recipient.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { palette } from '../../io/colors.js';
 import { printJson } from '../../io/render.js';
+import { pickPolicyFields } from './policy-view.js';
 import { resolveAgent } from './resolve.js';
 
 interface CheckFlags {
@@ -24,13 +25,16 @@ export async function checkPolicy(app: App, ref: string, flags: CheckFlags): Pro
   if (!parseRecipient(flags.to)) throw new UsageError(`--to ${RECIPIENT_RULE}`);
   const amount = parseAmount(flags.amount, asset);
   if (!amount.ok) throw new UsageError(`--amount ${amount.rule}`);
-  const at = flags.at === undefined ? new Date() : new Date(flags.at);
-  if (Number.isNaN(at.getTime())) throw new UsageError('--at must be an ISO 8601 time, e.g. 2026-11-23T09:30:00Z');
+  const given = flags.at === undefined ? undefined : new Date(flags.at);
+  if (given && Number.isNaN(given.getTime())) throw new UsageError('--at must be an ISO 8601 time, e.g. 2026-11-23T09:30:00Z');
 
   const agent = await resolveAgent(app, ref);
   const client = await app.client();
-  const { data } = await client.get(`/v1/agents/${encodeURIComponent(agent.account_id)}/spend-policy`, { schema: SpendPolicySchema });
-  const fields = validatePolicyFields(data, 'create');
+  const { data, serverTime } = await client.get(`/v1/agents/${encodeURIComponent(agent.account_id)}/spend-policy`, { schema: SpendPolicySchema });
+  // Default: the service's clock (its Date header), which is what it will judge by (the
+  // sandbox's can be advanced); the local clock when it sends none.
+  const at = given ?? (serverTime && !Number.isNaN(serverTime.getTime()) ? serverTime : new Date());
+  const fields = validatePolicyFields(pickPolicyFields(data), 'create');
   if (!fields.ok) throw new CliError(`the service returned a policy this tool cannot evaluate: ${fields.message}`, ExitCode.apiError);
 
   let spentToday = 0n;

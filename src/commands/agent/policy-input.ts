@@ -17,6 +17,9 @@ export interface PolicyFlags {
   clear?: string[];
 }
 
+/** Sandbox-only fields of a policy read; dropped so `policy get --json` output works as input. */
+const READ_ONLY_EXTENSIONS = ['daily_spent_ciphertext', 'daily_spent_day'];
+
 const FLAG_OF: Record<string, string> = {
   daily_limit_usdc: '--daily-limit',
   per_transaction_limit_usdc: '--per-tx-limit',
@@ -49,6 +52,8 @@ export async function policyFieldsFrom(app: App, flags: PolicyFlags, mode: 'crea
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new UsageError(`--policy-file ${flags.policyFile} must hold a JSON object`);
     // Accept a whole `policy get --json` document or `{ "spend_policy": {...} }`.
     if (typeof raw.spend_policy === 'object' && raw.spend_policy !== null) raw = raw.spend_policy as Record<string, unknown>;
+    // Fields a policy read carries that are not input (validatePolicyFields skips policy_id and updated_at).
+    for (const readOnly of READ_ONLY_EXTENSIONS) delete raw[readOnly];
   }
   const set = (field: string, value: unknown) => {
     if (value !== undefined) raw[field] = value;

@@ -4,7 +4,7 @@ import { compilePolicy, mergePolicyFields, policyWarnings, validatePolicyFields,
 import { UsageError } from '../../errors.js';
 import { outputMode, printJson, printRecord } from '../../io/render.js';
 import { policyFieldsFrom, type PolicyFlags } from './policy-input.js';
-import { POLICY_COLUMNS, policyDiff } from './policy-view.js';
+import { pickPolicyFields, POLICY_COLUMNS, policyDiff } from './policy-view.js';
 import { resolveAgent } from './resolve.js';
 
 export async function setPolicy(app: App, ref: string, flags: PolicyFlags): Promise<void> {
@@ -14,7 +14,7 @@ export async function setPolicy(app: App, ref: string, flags: PolicyFlags): Prom
   const client = await app.client();
   const path = `/v1/agents/${encodeURIComponent(agent.account_id)}/spend-policy`;
   const { data: before } = await client.get(path, { schema: SpendPolicySchema });
-  const current = validatePolicyFields(before, 'create');
+  const current = validatePolicyFields(pickPolicyFields(before), 'create');
   const after = mergePolicyFields(current.ok ? current.fields : {}, patch);
   const diff = policyDiff(before, after as Record<string, unknown>);
   if (diff.length === 0) {

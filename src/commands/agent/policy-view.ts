@@ -19,6 +19,17 @@ export function show(v: unknown, none = 'no limit'): string {
   return String(v);
 }
 
+/**
+ * Only the six spend policy fields of a policy read: drops `policy_id`, `updated_at` and any
+ * extension field (the sandbox's `daily_spent_ciphertext` / `daily_spent_day`), so a read can be
+ * validated, merged or fed back as input.
+ */
+export function pickPolicyFields(data: Row): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of POLICY_FIELDS) if (Object.hasOwn(data, f)) out[f] = data[f];
+  return out;
+}
+
 /** Lines `field: before → after` for every policy field that differs. */
 export function policyDiff(before: Row, after: Row): string[] {
   const lines: string[] = [];

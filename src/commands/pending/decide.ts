@@ -5,7 +5,8 @@ import { printJson, printRecord, outputMode } from '../../io/render.js';
 export const DecisionSchema = z.looseObject({
   transaction_id: z.string(),
   status: z.string(),
-  transfer_id: z.string().optional(),
+  // null (or absent) for a rejection: no transfer was made.
+  transfer_id: z.string().nullable().optional(),
 });
 
 export type Decision = 'approve' | 'reject';

@@ -1,6 +1,6 @@
 import type { App } from '../../app.js';
 import { outputMode, printList } from '../../io/render.js';
-import { amountOf, fetchQueue, timeLeft } from './queue.js';
+import { amountOf, fetchQueue, memoOf, timeLeft } from './queue.js';
 
 export async function listPending(app: App): Promise<void> {
   const { items, skewMs } = await fetchQueue(app);
@@ -10,6 +10,7 @@ export async function listPending(app: App): Promise<void> {
     const row: Record<string, unknown> = { ...tx };
     if (mode !== 'json') {
       row.amount = await amountOf(app, tx);
+      row.memo = (await memoOf(app, tx)) ?? '';
       row.time_left = timeLeft(tx.expires_at, skewMs);
     }
     rows.push(row);
@@ -19,6 +20,7 @@ export async function listPending(app: App): Promise<void> {
     { key: 'agent', header: 'AGENT' },
     { key: 'to', header: 'TO' },
     { key: 'amount', header: 'AMOUNT' },
+    { key: 'memo', header: 'MEMO' },
     { key: 'requested_at', header: 'REQUESTED' },
     { key: 'expires_at', header: 'EXPIRES' },
     { key: 'time_left', header: 'TIME LEFT' },

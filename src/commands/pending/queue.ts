@@ -26,6 +26,14 @@ export function timeLeft(expiresAt: string, skewMs: number, now = Date.now()): s
   return h > 0 ? `${h}h${String(m).padStart(2, '0')}m` : `${m}m${String(s % 60).padStart(2, '0')}s`;
 }
 
+/** The memo decrypted locally; "encrypted" when it cannot be read; undefined when there is none. */
+export async function memoOf(app: App, tx: PendingTransaction): Promise<string | undefined> {
+  const ct = (tx as Record<string, unknown>).memo_ciphertext;
+  if (typeof ct !== 'string') return undefined;
+  const reader = await app.reader();
+  return reader?.heldMemo(tx.transaction_id, ct) ?? 'encrypted';
+}
+
 /** The amount decrypted locally, or "encrypted" when there is no key or no ciphertext. */
 export async function amountOf(app: App, tx: PendingTransaction): Promise<string> {
   const reader = await app.reader();

@@ -2,7 +2,7 @@
 import type { App } from '../../app.js';
 import type { PendingTransaction } from '../../api/schemas.js';
 import { ApiError, UsageError } from '../../errors.js';
-import { amountOf, fetchQueue } from './queue.js';
+import { amountOf, fetchQueue, memoOf } from './queue.js';
 import { sendDecision } from './decide.js';
 import { reviewPrompt, type ReviewChoice } from './review-prompt.js';
 
@@ -67,10 +67,12 @@ export async function review(app: App, opts: { watch?: boolean; interval: string
 }
 
 async function describe(app: App, tx: PendingTransaction): Promise<string[]> {
+  const memo = await memoOf(app, tx);
   return [
     `agent        ${tx.agent}`,
     `to           ${tx.to}`,
     `amount       ${await amountOf(app, tx)}`,
+    ...(memo === undefined ? [] : [`memo         ${memo}`]),
     `requested    ${tx.requested_at}`,
     `expires      ${tx.expires_at}`,
   ];
@@ -92,8 +94,13 @@ async function act(app: App, tx: PendingTransaction, choice: Exclude<ReviewChoic
       app.io.err(`✗ ${tx.transaction_id} expired meanwhile: its approval window has passed, nothing was sent\n`);
       return;
     }
-    if (err instanceof ApiError && err.status === 404) {
+    if (err instanceof ApiError && (err.status === 404 || err.code === 'transaction_already_decided')) {
       app.io.err(`✗ ${tx.transaction_id} is no longer pending (decided elsewhere)\n`);
+      return;
+    }
+    if (err instanceof ApiError && (err.code === 'insufficient_balance' || err.status === 402)) {
+      tally.skipped++;
+      app.io.err(`✗ ${tx.transaction_id} not sent: ${err.message}; it stays pending\n`);
       return;
     }
     throw err;

@@ -1,13 +1,14 @@
-// `svc sandbox start|reset|fund|key|clock`: the local emulator and its admin commands.
+// `svc sandbox start|reset|fund|key|trigger|clock`: the local emulator and its admin commands.
 // Admin commands reach the sandbox through the `sandbox` profile (or --profile), which
 // `svc sandbox start` writes with the URL and the control token.
-import type { Command } from 'commander';
+import { Argument, type Command } from 'commander';
 import type { ProgramDeps } from '../../cli/program.js';
+import { EVENT_TYPES } from '../../domain/events.js';
 
 export function registerSandbox(program: Command, deps: ProgramDeps): void {
   const sandbox = program
     .command('sandbox')
-    .description('Run the local sandbox (testnet emulator) and manage it: reset, fund, keys, clock');
+    .description('Run the local sandbox (testnet emulator) and manage it: reset, fund, keys, clock, webhook triggers');
 
   sandbox
     .command('start')
@@ -15,6 +16,7 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     .option('--port <n>', 'port to listen on; 0 picks a free one', '46630')
     .option('--host <host>', 'loopback address to listen on (127.0.0.1, ::1 or localhost)', '127.0.0.1')
     .option('--block-time <ms>', 'time from submission to settlement, in ms or a duration like 2s', '1500')
+    .option('--approval-window <duration>', 'how long a held agent transaction waits for approval, e.g. 15m, 90s', '15m')
     .option('--state <file>', 'state file (default <config dir>/sandbox/state.json)')
     .option('--ephemeral', 'keep state in memory only; nothing is written')
     .option('-q, --quiet', 'do not log requests (they are logged on stderr when it is a terminal, or with --verbose)')
@@ -76,6 +78,17 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     .action(async (keyId: string, _opts, cmd: Command) => {
       const { revokeKey } = await import('./admin.js');
       await revokeKey(deps.app(cmd), keyId);
+    });
+
+  sandbox
+    .command('trigger')
+    .description('Fire a sample event through the webhook engine (signed, delivered and retried like a real one)')
+    .addArgument(new Argument('<event>', 'event type').choices(EVENT_TYPES))
+    .option('--account <handle>', "the account whose subscriptions get it (default: the profile's account, @alice)")
+    .addHelpText('after', '\nExamples:\n  $ svc sandbox trigger transfer.confirmed\n  $ svc sandbox trigger agent.transaction.pending_approval --account @acme')
+    .action(async (event: string, _opts, cmd: Command) => {
+      const { triggerEvent } = await import('./trigger.js');
+      await triggerEvent(deps.app(cmd), event, cmd.opts());
     });
 
   const clock = sandbox

@@ -49,18 +49,23 @@ export async function listen(app: App, opts: ListenOptions): Promise<void> {
   const client = opts.subscribe ? await app.client() : undefined;
 
   // Deliveries are signed with the service's clock (the sandbox's can be moved forward), so
-  // freshness is judged against it: the offset is learnt from the API's Date header, and learnt
-  // again (at most once a second) before a signed delivery is called stale.
-  let lastSync = 0;
-  async function resyncClock(): Promise<void> {
-    if (!client || !webhookId || Date.now() - lastSync < 1_000) return;
-    lastSync = Date.now();
-    try {
-      const res = await client.get(`/v1/webhooks/${encodeURIComponent(webhookId)}`);
-      if (res.serverTime && !Number.isNaN(res.serverTime.getTime())) skewMs = res.serverTime.getTime() - Date.now();
-    } catch {
-      /* keep the old offset */
-    }
+  // freshness is judged against it: the offset is learnt from the API's Date header at start, and
+  // learnt again before a correctly signed delivery is called stale (concurrent ones share one
+  // request; only a valid signature can trigger it, so forged posts cannot make it call out).
+  let resync: Promise<void> | undefined;
+  function resyncClock(): Promise<void> {
+    if (!client || !webhookId) return Promise.resolve();
+    resync ??= (async () => {
+      try {
+        const res = await client.get(`/v1/webhooks/${encodeURIComponent(webhookId!)}`);
+        if (res.serverTime && !Number.isNaN(res.serverTime.getTime())) skewMs = res.serverTime.getTime() - Date.now();
+      } catch {
+        /* keep the old offset */
+      } finally {
+        resync = undefined;
+      }
+    })();
+    return resync;
   }
 
   const server = createServer((req, res) => void handle(req, res));
@@ -160,7 +165,6 @@ export async function listen(app: App, opts: ListenOptions): Promise<void> {
       const res = await client.post('/v1/webhooks', { body: { url, events }, schema: WebhookSchema });
       webhookId = res.data.webhook_id;
       if (res.serverTime && !Number.isNaN(res.serverTime.getTime())) skewMs = res.serverTime.getTime() - Date.now();
-      lastSync = Date.now();
       if (!opts.secretEnv) secret = res.data.secret ?? '';
       if (!secret) throw new CliError('the service did not return a signing secret', ExitCode.apiError);
     }

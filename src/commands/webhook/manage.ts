@@ -41,6 +41,8 @@ export async function createWebhook(app: App, url: string, events: string[]): Pr
   if (data.secret) {
     app.io.err('\nSigning secret: shown ONCE. Store it now (e.g. in your secrets manager); it cannot be shown again.\n');
     app.io.out(`${data.secret}\n`);
+  } else {
+    app.io.err('\nwarning: the answer carried no signing secret (it is shown only in the first answer to a create);\nif you do not have it, delete this subscription and create a new one.\n');
   }
 }
 
@@ -83,5 +85,6 @@ export async function replayEvent(app: App, id: string, eventId: string): Promis
   const client = await app.client();
   const { data } = await client.post(`/v1/webhooks/${encodeURIComponent(id)}/replay/${encodeURIComponent(eventId)}`, { body: {}, schema: z.unknown() });
   if (app.json) return printJson(app.io, data);
-  app.io.err(`replayed ${eventId} to webhook ${id}\n`);
+  const deliveryId = (data as { delivery_id?: unknown } | null)?.delivery_id;
+  app.io.err(`replaying ${eventId} to webhook ${id}${typeof deliveryId === 'string' ? ` as delivery ${deliveryId}` : ''}; follow it with \`svc webhook deliveries ${id}\`\n`);
 }

@@ -1,8 +1,10 @@
 // POST /v1/transfers, GET /v1/transfers/{id}, GET /v1/transfers.
 // No answer ever carries an amount or a memo.
 import { parseRecipient, RECIPIENT_RULE } from '../../domain/recipient.js';
+import { gateAgentTransfer } from '../agents.js';
 import type { ApiContext, Routes } from '../http/context.js';
 import { ApiFault, invalid, ok, type Reply } from '../http/respond.js';
+import { heldView } from './agents.js';
 import { externalWallet } from '../seed.js';
 import { TRANSFER_STATUSES, type Account, type Transfer, type TransferStatus } from '../state.js';
 import {
@@ -20,8 +22,12 @@ import {
 export const MEMO_MAX_BYTES = 256;
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-/** One representation everywhere (create, get, list): the spec's fields plus `asset`. */
-export function transferView(t: Transfer) {
+/**
+ * One representation everywhere (create, get, list): the spec's fields plus `asset`, and the
+ * sandbox-only `amount_ciphertext` / `memo_ciphertext` encrypted to the reader's own viewing key.
+ */
+export function transferView(t: Transfer, readerId: string) {
+  const mine = t.reader_ciphertexts?.[readerId];
   return {
     transfer_id: t.transfer_id,
     status: t.status,
@@ -32,12 +38,15 @@ export function transferView(t: Transfer) {
     created_at: iso(t.created_at),
     confirmed_at: iso(t.confirmed_at),
     asset: t.asset,
+    ...(mine ? { amount_ciphertext: mine.amount_ciphertext } : {}),
+    ...(mine?.memo_ciphertext ? { memo_ciphertext: mine.memo_ciphertext } : {}),
   };
 }
 
 /**
  * Checks in order: body (400) → KYC (403) → recipient (404, or 400 for yourself) →
- * confidential readiness (422) → balance (402, reserved synchronously) → 201.
+ * confidential readiness (422) → an agent's spend policy (403 policy_violation, or 202 held) →
+ * balance (402, reserved synchronously) → 201.
  */
 export function createTransfer(ctx: ApiContext): Reply {
   const { world, account } = ctx;
@@ -76,15 +85,21 @@ export function createTransfer(ctx: ApiContext): Reply {
     throw new ApiFault(422, 'recipient_not_confidential_ready', `the wallet of ${to} does not support confidential tokens; retry with "confidential": false to send a standard transfer`);
   }
 
+  // An agent's key: its spend policy decides (403 policy_violation, or 202 held for approval).
+  if (account.type === 'agent') {
+    const held = gateAgentTransfer(world, account, { to, asset, units, confidential, memo });
+    if (held) return ok(heldView(held), 202);
+  }
+
   const transfer = world.chain.submit({ from: account, to, toAccount, toAddress, asset, units, confidential, memo, now: world.now() });
   if (!transfer) throw new ApiFault(402, 'insufficient_balance', `${account.handle} does not have enough ${asset} for this transfer`);
-  return ok(transferView(transfer), 201);
+  return ok(transferView(transfer, account.account_id), 201);
 }
 
 function getTransfer(ctx: ApiContext): Reply {
   const t = ctx.world.state.transferFor(ctx.account.account_id, ctx.params.id!);
   if (!t) throw new ApiFault(404, 'transfer_not_found', `no transfer ${ctx.params.id} for ${ctx.account.handle}`);
-  return ok(transferView(t));
+  return ok(transferView(t, ctx.account.account_id));
 }
 
 function listTransfers(ctx: ApiContext): Reply {
@@ -106,7 +121,7 @@ function listTransfers(ctx: ApiContext): Reply {
     // ... and strictly before `to` (a cut-off sub-ms fraction rounds up)
     ...(before ? { before: before.ms + (before.fraction ? 1 : 0) } : {}),
   });
-  return ok({ transfers: items.map(transferView), limit, offset, has_more: hasMore });
+  return ok({ transfers: items.map((t) => transferView(t, ctx.account.account_id)), limit, offset, has_more: hasMore });
 }
 
 function timeParam(query: URLSearchParams, name: string) {

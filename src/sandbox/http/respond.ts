@@ -6,6 +6,11 @@ export interface Reply {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /**
+   * What an Idempotency-Key replay answers instead of `body` (same status). A webhook create
+   * remembers its answer without the signing secret, which is shown once.
+   */
+  remember?: unknown;
 }
 
 export class ApiFault extends Error {

@@ -1,0 +1,37 @@
+// `svc sandbox trigger <event>`: fires a sample event (placeholder ids, `"sample": true`) through
+// the sandbox's real webhook engine: stored, signed, delivered and retried like any other.
+import type { App } from '../../app.js';
+import { ApiError } from '../../errors.js';
+import { printJson } from '../../io/render.js';
+import { adminTarget, call, normalizeHandle } from './admin.js';
+
+interface TriggerAnswer {
+  event: string;
+  event_id: string;
+  account: string;
+  sample: boolean;
+  deliveries: Array<{ delivery_id: string; webhook_id: string }>;
+}
+
+export async function triggerEvent(app: App, event: string, opts: { account?: string }): Promise<void> {
+  const target = await adminTarget(app);
+  let account = opts.account === undefined ? undefined : normalizeHandle(opts.account);
+  if (account === undefined && target.profile.apiKey) {
+    // Default: the account of the profile's API key (@alice for the `sandbox` profile).
+    try {
+      const { data } = await target.client.get<{ handle?: string }>('/v1/accounts/me');
+      if (typeof data.handle === 'string') account = data.handle;
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err; // unreachable sandbox: report it; a refused key: let the sandbox default
+    }
+  }
+  const data = await call(() => target.client.post<TriggerAnswer>('/_sandbox/trigger', { body: { event, ...(account ? { account } : {}) } }));
+  if (app.json) return printJson(app.io, data);
+  app.io.out(`${data.event_id}\n`);
+  const n = data.deliveries.length;
+  app.io.err(
+    n
+      ? `triggered sample ${data.event} for ${data.account}: queued for ${n} subscription${n === 1 ? '' : 's'} (${[...new Set(data.deliveries.map((d) => d.webhook_id))].join(', ')})\n`
+      : `triggered sample ${data.event} for ${data.account}: no subscription of ${data.account} asked for it (create one with \`svc webhook create <url> --events ${data.event}\`)\n`,
+  );
+}

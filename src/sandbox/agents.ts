@@ -1,0 +1,270 @@
+// Agents (issue 4): creation, spend-policy enforcement with the shared engine
+// (src/domain/policy.ts), today's spend, and the human approval queue of held transactions.
+// Every function is synchronous: a check and the change it guards happen in one turn of the
+// event loop, so two requests (approve and reject of one transaction) can never interleave.
+import { contexts, encryptTo } from '../crypto/ciphertext.js';
+import { parseViewingPublicKey } from '../crypto/viewing-key.js';
+import { decimalsOf } from '../domain/assets.js';
+import { compilePolicy, evaluatePolicy, mergePolicyFields, type Evaluation, type PolicyFields } from '../domain/policy.js';
+import { parseRecipient } from '../domain/recipient.js';
+import { utcDay } from '../domain/time-range.js';
+import { ApiFault } from './http/respond.js';
+import { randomAlnum } from './ids.js';
+import { aad } from './ledger.js';
+import { createAccount } from './seed.js';
+import type { Account, HeldTransaction, SpendPolicyRecord, Transfer } from './state.js';
+import type { World } from './world.js';
+
+/** Agent names: 1-32 of [a-z0-9_-], starting with a letter or digit. */
+export const AGENT_NAME_RE = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+export const AGENT_NAME_RULE = 'must be 1 to 32 characters of a-z, 0-9, "-" or "_", starting with a letter or digit';
+
+export const newPolicyId = () => `pol_${randomAlnum(20)}`;
+export const newTransactionId = () => `txn_${randomAlnum(24)}`;
+
+/** Associated data of a held transaction's sealed amount and memo (bound to its id). */
+const heldAad = {
+  amount: (transactionId: string) => `svc-sandbox/held-amount/v1|${transactionId}`,
+  memo: (transactionId: string) => `svc-sandbox/held-memo/v1|${transactionId}`,
+};
+
+const POLICY_DECIMALS = 6;
+
+/** Encrypts to an account's viewing key; undefined when it has none. */
+function encryptToAccount(account: Account | undefined, plaintext: string, context: string): string | undefined {
+  if (!account?.viewing_public_key) return undefined;
+  const key = parseViewingPublicKey(account.viewing_public_key);
+  return key.ok ? encryptTo(key.value, plaintext, context) : undefined;
+}
+
+/** An asset amount in the policy's 6-decimal USD units (USDG and USDC count 1:1). */
+function toPolicyUnits(units: bigint, asset: string): bigint {
+  const d = decimalsOf(asset);
+  if (d === POLICY_DECIMALS) return units;
+  return d > POLICY_DECIMALS ? units / 10n ** BigInt(d - POLICY_DECIMALS) : units * 10n ** BigInt(POLICY_DECIMALS - d);
+}
+
+/** YYYY-MM-DD of the UTC day containing `at`. */
+export function utcDayKey(at: number): string {
+  return new Date(at).toISOString().slice(0, 10);
+}
+
+// ---- agents and policies ------------------------------------------------------------------------
+
+/** Only personal and business accounts own agents; an agent's own key is refused. */
+export function assertNotAgent(account: Account, action: string): void {
+  if (account.type === 'agent') {
+    throw new ApiFault(403, 'forbidden', `${account.handle} is an agent: an agent's key cannot ${action}; use its owner's key`);
+  }
+}
+
+export function createAgent(world: World, owner: Account, name: string, fields: PolicyFields): { agent: Account; policy: SpendPolicyRecord; decryptionKey?: string } {
+  const { state } = world;
+  const handle = `${owner.handle}/${name}`;
+  if (state.accountByHandle(handle)) {
+    throw new ApiFault(409, 'agent_name_taken', `${owner.handle} already has an agent named "${name}" (${handle}); pick another name`);
+  }
+  const now = world.now();
+  const { account, decryptionKey } = createAccount(
+    state,
+    // The agent inherits its owner's identity verification; its wallet is confidential-ready.
+    { handle, type: 'agent', kyc_status: owner.kyc_status, confidential_ready: true, parent_account_id: owner.account_id },
+    now,
+  );
+  const policy = state.setPolicy({ policy_id: newPolicyId(), agent_account_id: account.account_id, fields, created_at: now, updated_at: now });
+  return decryptionKey ? { agent: account, policy, decryptionKey } : { agent: account, policy };
+}
+
+/**
+ * Applies a validated patch (only the fields sent change; null clears one). A patch that changes
+ * nothing leaves `updated_at` alone and fires no event.
+ */
+export function patchPolicy(world: World, agent: Account, patch: PolicyFields): SpendPolicyRecord {
+  const { state } = world;
+  const current = policyOf(world, agent);
+  const merged = mergePolicyFields(current.fields, patch);
+  if (sameFields(current.fields, merged)) return current;
+  const now = world.now();
+  const next = state.setPolicy({ ...current, fields: merged, updated_at: Math.max(now, current.updated_at) });
+  state.emit({ type: 'agent.policy.updated', agent, policy_id: next.policy_id, at: now });
+  return next;
+}
+
+function sameFields(a: PolicyFields, b: PolicyFields): boolean {
+  const norm = (f: PolicyFields) => {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(f)) {
+      if (v === null || v === undefined) continue;
+      out[k] = typeof v === 'string' && k.endsWith('_usdc') ? Number(v) : v;
+    }
+    return JSON.stringify(Object.keys(out).sort().map((k) => [k, out[k]]));
+  };
+  return norm(a) === norm(b);
+}
+
+/** The agent's policy (every agent has one; an empty one means no restriction). */
+export function policyOf(world: World, agent: Account): SpendPolicyRecord {
+  const p = world.state.policies.get(agent.account_id);
+  if (p) return p;
+  // Not reachable through the API (an agent is created with its policy): fail closed anyway.
+  throw new Error(`agent ${agent.account_id} has no spend policy`);
+}
+
+/**
+ * What the agent has spent on the UTC day containing `at`, in policy units: its transfers
+ * created that day that are pending or confirmed. Failed ones moved nothing; held or rejected
+ * transactions are not transfers (an approved one counts through the transfer it created).
+ */
+export function spentOn(world: World, agent: Account, at: number): bigint {
+  const { start, end } = utcDay(new Date(at));
+  const { items } = world.state.listTransfers(agent.account_id, {
+    limit: Number.MAX_SAFE_INTEGER,
+    offset: 0,
+    after: start.getTime() - 1,
+    before: end.getTime(),
+  });
+  let total = 0n;
+  for (const t of items) {
+    if (t.from_account_id !== agent.account_id || t.status === 'failed') continue;
+    total += toPolicyUnits(world.sealer.openAmount(t.amount_sealed, aad.transferAmount(t.transfer_id)), t.asset);
+  }
+  return total;
+}
+
+/** Today's spend encrypted to the owner's viewing key (sandbox-only fields of the policy read). */
+export function dailySpentFor(world: World, agent: Account): { daily_spent_ciphertext: string; daily_spent_day: string } | undefined {
+  const owner = agent.parent_account_id ? world.state.accounts.get(agent.parent_account_id) : undefined;
+  if (!owner?.viewing_public_key) return undefined;
+  const now = world.now();
+  const day = utcDayKey(now);
+  const ct = encryptToAccount(owner, spentOn(world, agent, now).toString(), contexts.dailySpent(agent.account_id, day, owner.account_id));
+  return ct ? { daily_spent_ciphertext: ct, daily_spent_day: day } : undefined;
+}
+
+// ---- an agent's transfer attempt ----------------------------------------------------------------
+
+export interface AgentAttempt {
+  to: string;
+  asset: string;
+  units: bigint;
+  confidential: boolean;
+  memo: string | undefined;
+}
+
+/** Evaluates an attempt at the sandbox clock's now against the agent's current policy. */
+export function evaluateAttempt(world: World, agent: Account, attempt: AgentAttempt): Evaluation {
+  const now = world.now();
+  return evaluatePolicy(compilePolicy(policyOf(world, agent).fields), {
+    to: attempt.to,
+    amount: attempt.units,
+    asset: attempt.asset,
+    at: new Date(now),
+    spentToday: spentOn(world, agent, now),
+  });
+}
+
+/**
+ * The policy gate of POST /v1/transfers for an agent's key: deny → 403 policy_violation with
+ * `reason`; hold → the held transaction (nothing reserved, no transfer); allow → undefined.
+ */
+export function gateAgentTransfer(world: World, agent: Account, attempt: AgentAttempt): HeldTransaction | undefined {
+  const e = evaluateAttempt(world, agent, attempt);
+  if (e.decision === 'deny') {
+    throw new ApiFault(403, 'policy_violation', `the spend policy of ${agent.handle} denies this transfer: ${e.message}`, { reason: e.reason });
+  }
+  if (e.decision === 'hold') return holdTransaction(world, agent, attempt);
+  return undefined;
+}
+
+function holdTransaction(world: World, agent: Account, attempt: AgentAttempt): HeldTransaction {
+  const { state, sealer } = world;
+  const owner = state.accounts.get(agent.parent_account_id ?? '');
+  if (!owner) throw new Error(`agent ${agent.account_id} has no owner`);
+  const now = world.now();
+  const id = newTransactionId();
+  const held: HeldTransaction = {
+    transaction_id: id,
+    agent_account_id: agent.account_id,
+    owner_account_id: owner.account_id,
+    agent: agent.handle,
+    to: attempt.to,
+    asset: attempt.asset,
+    confidential: attempt.confidential,
+    requested_at: now,
+    expires_at: now + world.approvalWindowMs,
+    status: 'pending_approval',
+    decided_at: null,
+    transfer_id: null,
+    amount_sealed: sealer.sealAmount(attempt.units, heldAad.amount(id)),
+    memo_sealed: attempt.memo === undefined ? null : sealer.sealText(attempt.memo, heldAad.memo(id)),
+  };
+  // For the owner's tool: what it shows after local decryption (computed once, here).
+  const amountCt = encryptToAccount(owner, attempt.units.toString(), contexts.heldAmount(id, owner.account_id));
+  if (amountCt) held.amount_ciphertext = amountCt;
+  if (attempt.memo !== undefined) {
+    const memoCt = encryptToAccount(owner, attempt.memo, contexts.heldMemo(id, owner.account_id));
+    if (memoCt) held.memo_ciphertext = memoCt;
+  }
+  state.addHeld(held);
+  state.emit({ type: 'agent.transaction.pending_approval', held, at: now });
+  return held;
+}
+
+// ---- the approval queue -------------------------------------------------------------------------
+
+/** The owner's still-pending, unexpired held transactions, oldest first. */
+export function pendingFor(world: World, owner: Account): HeldTransaction[] {
+  const now = world.now();
+  const out: HeldTransaction[] = [];
+  for (const h of world.state.held.values()) {
+    if (h.owner_account_id === owner.account_id && h.status === 'pending_approval' && now < h.expires_at) out.push(h);
+  }
+  return out;
+}
+
+/**
+ * Approves or rejects one held transaction. Checks, in order: the caller is not an agent (403
+ * forbidden), the transaction is the caller's (404 transaction_not_found), still pending (409
+ * transaction_already_decided), inside its window (409 transaction_expired); an approval whose
+ * agent balance is short answers 402 insufficient_balance and stays pending.
+ */
+export function decide(world: World, owner: Account, transactionId: string, decision: 'approve' | 'reject'): { held: HeldTransaction; transfer?: Transfer } {
+  assertNotAgent(owner, `${decision} held transactions`);
+  const { state } = world;
+  const held = state.held.get(transactionId);
+  if (!held || held.owner_account_id !== owner.account_id) {
+    throw new ApiFault(404, 'transaction_not_found', `no held transaction ${transactionId} for ${owner.handle}`);
+  }
+  if (held.status !== 'pending_approval') {
+    throw new ApiFault(409, 'transaction_already_decided', `transaction ${transactionId} was already ${held.status} at ${new Date(held.decided_at ?? held.requested_at).toISOString()}`, { status: held.status });
+  }
+  const now = world.now();
+  if (now >= held.expires_at) {
+    throw new ApiFault(409, 'transaction_expired', `the approval window of ${transactionId} closed at ${new Date(held.expires_at).toISOString()}; nothing was sent`);
+  }
+  if (decision === 'reject') {
+    held.status = 'rejected';
+    held.decided_at = now;
+    state.touch();
+    state.emit({ type: 'agent.transaction.rejected', held, at: now });
+    return { held };
+  }
+  const agent = state.accounts.get(held.agent_account_id);
+  if (!agent) throw new Error(`held transaction ${transactionId} has no agent`);
+  const recipient = parseRecipient(held.to);
+  const toAccount = recipient?.kind === 'handle' ? state.accountByHandle(recipient.handle) : recipient ? state.accountByAddress(recipient.address) : undefined;
+  const toAddress = recipient?.kind === 'address' ? recipient.address : toAccount?.public_key;
+  if (!toAddress) throw new ApiFault(404, 'recipient_not_found', `no account has the handle ${held.to}`);
+  const units = world.sealer.openAmount(held.amount_sealed, heldAad.amount(held.transaction_id));
+  const memo = held.memo_sealed === null ? undefined : world.sealer.openText(held.memo_sealed, heldAad.memo(held.transaction_id));
+  const transfer = world.chain.submit({ from: agent, to: held.to, toAccount, toAddress, asset: held.asset, units, confidential: held.confidential, memo, now });
+  if (!transfer) {
+    throw new ApiFault(402, 'insufficient_balance', `${agent.handle} does not have enough ${held.asset} for ${transactionId}; it stays pending until ${new Date(held.expires_at).toISOString()} (fund the agent and approve again)`);
+  }
+  held.status = 'approved';
+  held.decided_at = now;
+  held.transfer_id = transfer.transfer_id;
+  state.touch();
+  state.emit({ type: 'agent.transaction.approved', held, at: now });
+  return { held, transfer };
+}

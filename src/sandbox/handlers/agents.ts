@@ -1,0 +1,152 @@
+// Agents, spend policies and the approval queue (issue 4):
+//   POST/GET /v1/accounts/me/agents, GET/PATCH /v1/agents/{account_id}/spend-policy,
+//   GET /v1/agents/transactions/pending, POST /v1/agents/transactions/{id}/approve|reject.
+// The logic lives in ../agents.ts; this file validates requests and shapes answers. No answer
+// carries a plaintext amount (held amounts only as ciphertexts to the owner's viewing key).
+import { POLICY_FIELDS, validatePolicyFields, type PolicyFields } from '../../domain/policy.js';
+import {
+  AGENT_NAME_RE,
+  AGENT_NAME_RULE,
+  assertNotAgent,
+  createAgent,
+  decide,
+  dailySpentFor,
+  patchPolicy,
+  pendingFor,
+  policyOf,
+} from '../agents.js';
+import type { ApiContext, Routes } from '../http/context.js';
+import { ApiFault, invalid, ok, type Reply } from '../http/respond.js';
+import type { Account, HeldTransaction, SpendPolicyRecord } from '../state.js';
+import type { World } from '../world.js';
+import { field, objectBody, requiredString } from './validate.js';
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export function agentView(world: World, a: Account) {
+  return {
+    account_id: a.account_id,
+    handle: a.handle,
+    type: a.type,
+    public_key: a.public_key,
+    status: 'active',
+    spend_policy_id: world.state.policies.get(a.account_id)?.policy_id ?? null,
+    created_at: iso(a.created_at),
+  };
+}
+
+/** Limits as JSON numbers; a field left out is null. */
+export function policyView(p: SpendPolicyRecord) {
+  const f = p.fields;
+  const num = (v: number | string | null | undefined) => (v === null || v === undefined ? null : typeof v === 'number' ? v : Number(v));
+  const out: Record<string, unknown> = { policy_id: p.policy_id };
+  for (const k of POLICY_FIELDS) {
+    const v = f[k];
+    out[k] = k.endsWith('_usdc') ? num(v as number | string | null | undefined) : (v ?? null);
+  }
+  out.updated_at = iso(p.updated_at);
+  return out;
+}
+
+/** A held transaction as the pending list shows it (amount and memo only as ciphertexts). */
+export function pendingView(h: HeldTransaction) {
+  return {
+    transaction_id: h.transaction_id,
+    agent: h.agent,
+    to: h.to,
+    asset: h.asset,
+    requested_at: iso(h.requested_at),
+    expires_at: iso(h.expires_at),
+    ...(h.amount_ciphertext ? { amount_ciphertext: h.amount_ciphertext } : {}),
+    ...(h.memo_ciphertext ? { memo_ciphertext: h.memo_ciphertext } : {}),
+  };
+}
+
+/** The 202 answer of a held transfer, and the answer of approve / reject. */
+export function heldView(h: HeldTransaction) {
+  return {
+    transaction_id: h.transaction_id,
+    status: h.status,
+    agent: h.agent,
+    to: h.to,
+    asset: h.asset,
+    requested_at: iso(h.requested_at),
+    expires_at: iso(h.expires_at),
+    ...(h.status === 'pending_approval' ? {} : { decided_at: iso(h.decided_at), transfer_id: h.transfer_id }),
+  };
+}
+
+function invalidPolicy(v: { field: string; message: string }): ApiFault {
+  return new ApiFault(400, 'invalid_policy', v.message, { field: v.field });
+}
+
+function create(ctx: ApiContext): Reply {
+  const { world, account } = ctx;
+  assertNotAgent(account, 'create agents');
+  const body = objectBody(ctx.json());
+  const name = requiredString(body, 'name');
+  if (!AGENT_NAME_RE.test(name)) throw invalid(`name ${AGENT_NAME_RULE}`);
+  const spendPolicy = field(body, 'spend_policy');
+  if (spendPolicy === undefined || spendPolicy === null) {
+    throw invalid('spend_policy is required: an object of spend policy fields ({} for no restriction)');
+  }
+  const v = validatePolicyFields(spendPolicy, 'create');
+  if (!v.ok) throw invalidPolicy(v);
+  const { agent, decryptionKey } = createAgent(world, account, name, v.fields);
+  return ok({ ...agentView(world, agent), ...(decryptionKey ? { decryption_key: decryptionKey } : {}) }, 201);
+}
+
+function list(ctx: ApiContext): Reply {
+  // An agent owns no agents: its list is empty.
+  return ok({ agents: ctx.world.state.agentsOf(ctx.account.account_id).map((a) => agentView(ctx.world, a)) });
+}
+
+/**
+ * The agent named in the path, if the caller owns it. An unknown id and another account's agent
+ * are the same 403 not_agent_owner (existence is not revealed). An agent may read its own policy
+ * but never change it (403 forbidden).
+ */
+function ownedAgent(ctx: ApiContext, write: boolean): Account {
+  const id = ctx.params.account_id!;
+  const agent = ctx.world.state.accounts.get(id);
+  if (agent && agent.account_id === ctx.account.account_id && agent.type === 'agent') {
+    if (!write) return agent;
+    throw new ApiFault(403, 'forbidden', `${agent.handle} is an agent: an agent's key cannot change its own spend policy; use its owner's key`);
+  }
+  if (!agent || agent.type !== 'agent' || agent.parent_account_id !== ctx.account.account_id) {
+    throw new ApiFault(403, 'not_agent_owner', `${ctx.account.handle} does not own an agent with the id ${id}`);
+  }
+  return agent;
+}
+
+function getPolicy(ctx: ApiContext): Reply {
+  const agent = ownedAgent(ctx, false);
+  return ok({ ...policyView(policyOf(ctx.world, agent)), ...dailySpentFor(ctx.world, agent) });
+}
+
+function patch(ctx: ApiContext): Reply {
+  const agent = ownedAgent(ctx, true);
+  const body = objectBody(ctx.json());
+  const v = validatePolicyFields(body, 'patch');
+  if (!v.ok) throw invalidPolicy(v);
+  const next = patchPolicy(ctx.world, agent, v.fields as PolicyFields);
+  return ok({ ...policyView(next), ...dailySpentFor(ctx.world, agent) });
+}
+
+function listPending(ctx: ApiContext): Reply {
+  return ok({ pending: pendingFor(ctx.world, ctx.account).map(pendingView) });
+}
+
+function decision(kind: 'approve' | 'reject') {
+  return (ctx: ApiContext): Reply => ok(heldView(decide(ctx.world, ctx.account, ctx.params.transaction_id!, kind).held));
+}
+
+export function registerAgentRoutes(routes: Routes): void {
+  routes.apiIdempotent('POST', '/v1/accounts/me/agents', create);
+  routes.api('GET', '/v1/accounts/me/agents', list);
+  routes.api('GET', '/v1/agents/transactions/pending', listPending);
+  routes.apiIdempotent('POST', '/v1/agents/transactions/:transaction_id/approve', decision('approve'));
+  routes.apiIdempotent('POST', '/v1/agents/transactions/:transaction_id/reject', decision('reject'));
+  routes.api('GET', '/v1/agents/:account_id/spend-policy', getPolicy);
+  routes.api('PATCH', '/v1/agents/:account_id/spend-policy', patch);
+}

@@ -1,0 +1,94 @@
+// One HTTP attempt: POST the exact body bytes with undici, a hard time limit (15 s by default)
+// covering connect, headers and body, no redirect followed (a 3xx is a failed attempt), and at
+// most 64 KiB of the answer read and thrown away. Never throws: every way it can go wrong is an
+// outcome the engine records.
+import { Agent, request } from 'undici';
+import { retryAfterMs } from './schedule.js';
+import type { AttemptOutcome } from './types.js';
+
+export const DEFAULT_TIMEOUT_MS = 15_000;
+const ANSWER_READ_LIMIT = 64 * 1024;
+
+export interface SendInput {
+  url: string;
+  body: Buffer;
+  headers: Record<string, string>;
+  /** Aborted when the delivery is cancelled (subscription deleted, reset, shutdown). */
+  signal: AbortSignal;
+}
+
+export type Send = (input: SendInput) => Promise<AttemptOutcome>;
+
+export class HttpSender {
+  private readonly agent: Agent;
+
+  constructor(private readonly timeoutMs: number = DEFAULT_TIMEOUT_MS) {
+    this.agent = new Agent({
+      keepAliveTimeout: 4_000,
+      connect: { timeout: timeoutMs },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+  }
+
+  readonly send: Send = async ({ url, body, headers, signal }) => {
+    const started = performance.now();
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const combined = AbortSignal.any([timeout, signal]);
+    const elapsed = () => Math.round(performance.now() - started);
+    try {
+      const res = await request(url, { method: 'POST', headers, body, dispatcher: this.agent, signal: combined });
+      const status = res.statusCode;
+      const durationMs = elapsed();
+      // The answer's body is never stored; read a little of it so the connection can be reused.
+      await res.body.dump({ limit: ANSWER_READ_LIMIT, signal: combined }).catch(() => {});
+      const ok = status >= 200 && status < 300;
+      const retryAfter = ok ? undefined : retryAfterMs(res.headers['retry-after'], Date.now());
+      return {
+        status,
+        error: ok ? null : status >= 300 && status < 400 ? `redirect (${status}) not followed` : `HTTP ${status}`,
+        durationMs,
+        timedOut: false,
+        ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}),
+      };
+    } catch (err) {
+      const durationMs = elapsed();
+      if (timeout.aborted || isTimeout(err)) {
+        return { status: null, error: `timed out after ${this.timeoutMs} ms`, durationMs, timedOut: true };
+      }
+      if (signal.aborted) return { status: null, error: 'cancelled', durationMs, timedOut: false };
+      return { status: null, error: describe(err), durationMs, timedOut: false };
+    }
+  };
+
+  async close(): Promise<void> {
+    await this.agent.destroy().catch(() => {});
+  }
+}
+
+function isTimeout(err: unknown): boolean {
+  const code = (err as { code?: string })?.code;
+  return code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+}
+
+/** A short reason without the URL (it may carry a token in its path). */
+function describe(err: unknown): string {
+  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = e?.code ?? e?.cause?.code;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return 'connection reset';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host not found';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'host unreachable';
+    default:
+      if (code && /CERT|SSL|TLS/i.test(code)) return `TLS error (${code})`;
+      return code ? `connection error (${code})` : 'connection error';
+  }
+}
