@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { App } from './app.js';
 import { buildProgram } from './cli/program.js';
 import { ApiError, CliError, ExitCode, exitCodeFor } from './errors.js';
+import { shutdown } from './lifecycle.js';
 import { createStreams, type IOStreams, type StreamOptions } from './io/streams.js';
 
 export interface MainContext extends StreamOptions {
@@ -76,5 +77,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     return await main(argv);
   } finally {
     process.off('SIGINT', onSigint);
+    // Close idle keep-alive connections now rather than waiting for them to time out.
+    await shutdown();
   }
 }

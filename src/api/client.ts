@@ -5,6 +5,7 @@ import { EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { CliError, ExitCode, NetworkError } from '../errors.js';
 import { maskSecret } from '../config/mask.js';
+import { onShutdown } from '../lifecycle.js';
 import { apiErrorFromBody } from './errors.js';
 import { checkBaseUrl, joinUrl } from './url.js';
 import { backoffDelay, DEFAULT_TIMING, isRetryableStatus, MAX_TRIES, type RetryTiming } from './retry.js';
@@ -47,7 +48,12 @@ let sharedDispatcher: Dispatcher | undefined;
 function dispatcher(): Dispatcher {
   if (!sharedDispatcher) {
     // EnvHttpProxyAgent honours HTTP_PROXY / HTTPS_PROXY / NO_PROXY and connects directly otherwise.
-    sharedDispatcher = new EnvHttpProxyAgent({ keepAliveTimeout: 4_000 });
+    const agent = new EnvHttpProxyAgent({ keepAliveTimeout: 4_000 });
+    sharedDispatcher = agent;
+    onShutdown(async () => {
+      sharedDispatcher = undefined;
+      await agent.close();
+    });
   }
   return sharedDispatcher;
 }
