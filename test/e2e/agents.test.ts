@@ -1,12 +1,12 @@
 // `svc agent ...` and `svc pending ...` end to end: the built CLI against an in-process sandbox
 // (block time 60 s: nothing settles unless the test advances the clock; never sleeps). Agent
 // keys come from `svc sandbox key create --account @alice/<name>` and live in their own profile.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runSvc, startTestSandbox, type RunResult, type TestSandbox } from '../helpers/e2e.js';
+import { runSvc, spawnSandbox, startTestSandbox, type RunResult, type TestSandbox } from '../helpers/e2e.js';
 
 const HOUR = 3_600_000;
 const BLOCK = 60_000;
@@ -479,22 +479,9 @@ describe('svc sandbox start --approval-window', () => {
     expectExit(bad, 2);
     expect(bad.stderr).toContain('--approval-window');
 
-    const child = spawn(process.execPath, [BIN, '--json', 'sandbox', 'start', '--port', '0', '--ephemeral', '--approval-window', '2m'], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let out = '';
-    let err = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
-    await new Promise<void>((resolve, reject) => {
-      child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-        err += d;
-        if (/svc sandbox listening on/.test(err)) resolve();
-      });
-      child.on('exit', (code) => reject(new Error(`sandbox exited ${code}: ${err}`)));
-    });
-    expect(JSON.parse(out)).toMatchObject({ approval_window_ms: 120_000 });
+    const started = await spawnSandbox(['--json', 'sandbox', 'start', '--port', '0', '--ephemeral', '--approval-window', '2m'], env);
+    children.push(started.child);
+    expect(JSON.parse(started.stdout())).toMatchObject({ approval_window_ms: 120_000 });
     const svc = (args: string[], o: { input?: string } = {}) => runSvc(args, env, o);
     expectExit(await svc(['agent', 'create', 'w', '--hitl-threshold', '1']), 0);
     const key = (await svc(['sandbox', 'key', 'create', '--account', '@alice/w'])).stdout.trim();
@@ -503,6 +490,6 @@ describe('svc sandbox start --approval-window', () => {
     expectExit(held, 8);
     const doc = JSON.parse(held.stdout);
     expect(Date.parse(doc.expires_at) - Date.parse(doc.requested_at)).toBe(120_000);
-    child.kill('SIGTERM');
+    await started.stop();
   });
 });

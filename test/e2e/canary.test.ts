@@ -1,12 +1,11 @@
 // Confidentiality canary: distinctive amounts and memos go through every path, then every
 // response body, log line, --verbose output, the state file and the config directory are searched
 // byte for byte. They may appear only in `svc balance` and locally decrypted output.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runSvc, type RunResult } from '../helpers/run.js';
+import { runSvc, spawnSandbox, type RunResult, type SpawnedSandbox } from '../helpers/run.js';
 
 const CANARY_AMOUNT = '7341.902817';
 const CANARY_MEMO = 'canary-memo-Zq81xW';
@@ -34,8 +33,7 @@ function filesUnder(dir: string): string[] {
 }
 
 let configDir: string;
-let sandbox: ChildProcess;
-let sandboxLog = '';
+let sandbox: SpawnedSandbox;
 let env: Record<string, string>;
 let acmeDk: string;
 let acmeKey: string;
@@ -51,30 +49,15 @@ beforeAll(async () => {
   configDir = mkdtempSync(join(tmpdir(), 'svc-canary-'));
   env = { SVC_CONFIG_DIR: configDir, NO_COLOR: '1' };
   const statePath = join(configDir, 'sandbox', 'state.json');
-  sandbox = spawn(process.execPath, [BIN, '--verbose', '--json', 'sandbox', 'start', '--port', '0', '--block-time', '50', '--state', statePath], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let startOut = '';
-  sandbox.stdout!.setEncoding('utf8').on('data', (d: string) => (startOut += d));
-  await new Promise<void>((resolve, reject) => {
-    sandbox.stderr!.setEncoding('utf8').on('data', (d: string) => {
-      sandboxLog += d;
-      if (sandboxLog.includes('listening on')) resolve();
-    });
-    sandbox.on('exit', (code) => reject(new Error(`sandbox exited ${code}: ${sandboxLog}`)));
-  });
-  const started = JSON.parse(startOut) as { accounts: Array<{ handle: string; api_key: string; decryption_key: string }> };
+  sandbox = await spawnSandbox(['--verbose', '--json', 'sandbox', 'start', '--port', '0', '--block-time', '50', '--state', statePath], env);
+  const started = JSON.parse(sandbox.stdout()) as { accounts: Array<{ handle: string; api_key: string; decryption_key: string }> };
   const acme = started.accounts.find((a) => a.handle === '@acme')!;
   acmeDk = acme.decryption_key;
   acmeKey = acme.api_key;
 }, 30_000);
 
-async function stopSandbox(): Promise<void> {
-  if (sandbox.exitCode !== null || sandbox.signalCode !== null) return;
-  const exited = new Promise((r) => sandbox.once('exit', r));
-  sandbox.kill('SIGTERM');
-  await exited;
+async function stopSandbox(): Promise<number | null> {
+  return sandbox.stop();
 }
 
 afterAll(stopSandbox);
@@ -129,14 +112,13 @@ describe('no plaintext amount or memo outside balance and local decryption', () 
     expect(balance.stdout).toContain(`5${CANARY_AMOUNT}`); // 50000 + the canary
 
     // The sandbox's own log lines (one per request, with --verbose) never carry bodies.
-    expect(sandboxLog).toMatch(/POST \/v1\/transfers 201/);
-    expect(leaks(sandboxLog)).toEqual([]);
+    expect(sandbox.stderr()).toMatch(/POST \/v1\/transfers 201/);
+    expect(leaks(sandbox.stderr())).toEqual([]);
   });
 
   it('leaves no plaintext in the state file or anywhere in the config directory', async () => {
     // The state file is written at shutdown at the latest; stop the sandbox to be sure.
-    await stopSandbox();
-    expect(sandbox.exitCode).toBe(0);
+    expect(await stopSandbox()).toBe(0);
     const files = filesUnder(configDir);
     expect(files.some((f) => f.endsWith('state.json'))).toBe(true);
     const state = readFileSync(join(configDir, 'sandbox', 'state.json'), 'utf8');

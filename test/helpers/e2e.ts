@@ -8,7 +8,7 @@ import { createSandbox } from '../../src/sandbox/index.js';
 import type { SandboxHandle, SandboxOptions } from '../../src/sandbox/types.js';
 import { runSvc, type RunOptions, type RunResult } from './run.js';
 
-export { BIN, ROOT, runSvc, type RunOptions, type RunResult } from './run.js';
+export { BIN, ROOT, runSvc, spawnSandbox, type RunOptions, type RunResult, type SpawnedSandbox } from './run.js';
 
 export interface TestSandbox {
   sandbox: SandboxHandle;

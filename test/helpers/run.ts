@@ -1,5 +1,5 @@
 // Spawning the built CLI as a user or script would (no sandbox needed).
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -32,4 +32,46 @@ export function runSvc(args: string[], baseEnv: Record<string, string | undefine
     child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
     child.stdin.end(opts.input ?? '');
   });
+}
+
+export interface SpawnedSandbox {
+  child: ChildProcess;
+  url: string;
+  /** Everything the process wrote so far. */
+  stdout: () => string;
+  stderr: () => string;
+  /** Sends a signal (unless it already exited) and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/**
+ * Spawns bin/svc.js with `argv` (a `sandbox start ...` command line) and resolves once it prints
+ * "svc sandbox listening on <url>"; rejects if it exits first.
+ */
+export async function spawnSandbox(argv: string[], baseEnv: Record<string, string | undefined>): Promise<SpawnedSandbox> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ PATH: process.env.PATH, HOME: process.env.HOME, ...baseEnv })) if (v !== undefined) env[k] = v;
+  const child = spawn(process.execPath, [BIN, ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      err += d;
+      const m = /^svc sandbox listening on (http:\/\/\S+)$/m.exec(err);
+      if (m) resolve(m[1]!);
+    });
+    child.on('exit', (code) => reject(new Error(`sandbox exited ${code}: ${err}`)));
+  });
+  return {
+    child,
+    url,
+    stdout: () => out,
+    stderr: () => err,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
 }

@@ -1,10 +1,10 @@
 // `svc sandbox ...` through the built CLI (run `npx tsc -p .` first; `npm test` does).
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, runSvc } from '../helpers/e2e.js';
+import { runSvc, spawnSandbox, type SpawnedSandbox } from '../helpers/e2e.js';
 
 let configDir: string;
 let env: Record<string, string>;
@@ -19,43 +19,10 @@ afterEach(() => {
   rmSync(configDir, { recursive: true, force: true });
 });
 
-interface Started {
-  child: ChildProcess;
-  url: string;
-  stdout: () => string;
-  stderr: () => string;
-  /** Sends a signal and resolves with the exit code. */
-  stop(signal?: NodeJS.Signals): Promise<number | null>;
-}
-
-async function start(args: string[] = []): Promise<Started> {
-  const child = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  let err = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-      err += d;
-      const m = /^svc sandbox listening on (http:\/\/\S+)$/m.exec(err);
-      if (m) resolve(m[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`sandbox exited ${code}: ${err}`)));
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return {
-    child,
-    url,
-    stdout: () => out,
-    stderr: () => err,
-    async stop(signal = 'SIGTERM') {
-      child.kill(signal);
-      return exited;
-    },
-  };
+async function start(args: string[] = []): Promise<SpawnedSandbox> {
+  const s = await spawnSandbox(['sandbox', 'start', '--port', '0', ...args], env);
+  children.push(s.child);
+  return s;
 }
 
 const svc = (args: string[]) => runSvc(args, env);
