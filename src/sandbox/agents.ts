@@ -9,18 +9,17 @@ import { compilePolicy, evaluatePolicy, mergePolicyFields, type Evaluation, type
 import { parseRecipient } from '../domain/recipient.js';
 import { utcDay } from '../domain/time-range.js';
 import { ApiFault } from './http/respond.js';
-import { randomAlnum } from './ids.js';
+import { newPolicyId, newTransactionId } from './ids.js';
 import { aad } from './ledger.js';
 import { createAccount } from './seed.js';
-import type { Account, HeldTransaction, SpendPolicyRecord, Transfer } from './state.js';
+import type { Account, AgentStatus, HeldTransaction, SpendPolicyRecord, Transfer } from './state.js';
 import type { World } from './world.js';
 
 /** Agent names: 1-32 of [a-z0-9_-], starting with a letter or digit. */
 export const AGENT_NAME_RE = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 export const AGENT_NAME_RULE = 'must be 1 to 32 characters of a-z, 0-9, "-" or "_", starting with a letter or digit';
 
-export const newPolicyId = () => `pol_${randomAlnum(20)}`;
-export const newTransactionId = () => `txn_${randomAlnum(24)}`;
+export { newPolicyId, newTransactionId };
 
 /** Associated data of a held transaction's sealed amount and memo (bound to its id). */
 const heldAad = {
@@ -68,7 +67,7 @@ export function createAgent(world: World, owner: Account, name: string, fields: 
   const { account, decryptionKey } = createAccount(
     state,
     // The agent inherits its owner's identity verification; its wallet is confidential-ready.
-    { handle, type: 'agent', kyc_status: owner.kyc_status, confidential_ready: true, parent_account_id: owner.account_id },
+    { handle, type: 'agent', kyc_status: owner.kyc_status, confidential_ready: true, parent_account_id: owner.account_id, status: 'active' },
     now,
   );
   const policy = state.setPolicy({ policy_id: newPolicyId(), agent_account_id: account.account_id, fields, created_at: now, updated_at: now });
@@ -131,14 +130,46 @@ export function spentOn(world: World, agent: Account, at: number): bigint {
   return total;
 }
 
+/**
+ * The last daily-spent ciphertext per agent (memory only), so that a read that changes nothing
+ * answers the same bytes: re-encrypted only when the day, the spend or the owner's key changes.
+ */
+const dailySpentCache = new WeakMap<Account, { day: string; spent: bigint; ownerKey: string; ciphertext: string }>();
+
 /** Today's spend encrypted to the owner's viewing key (sandbox-only fields of the policy read). */
 export function dailySpentFor(world: World, agent: Account): { daily_spent_ciphertext: string; daily_spent_day: string } | undefined {
   const owner = agent.parent_account_id ? world.state.accounts.get(agent.parent_account_id) : undefined;
   if (!owner?.viewing_public_key) return undefined;
   const now = world.now();
   const day = utcDayKey(now);
-  const ct = encryptToAccount(owner, spentOn(world, agent, now).toString(), contexts.dailySpent(agent.account_id, day, owner.account_id));
-  return ct ? { daily_spent_ciphertext: ct, daily_spent_day: day } : undefined;
+  const spent = spentOn(world, agent, now);
+  const cached = dailySpentCache.get(agent);
+  if (cached && cached.day === day && cached.spent === spent && cached.ownerKey === owner.viewing_public_key) {
+    return { daily_spent_ciphertext: cached.ciphertext, daily_spent_day: day };
+  }
+  const ct = encryptToAccount(owner, spent.toString(), contexts.dailySpent(agent.account_id, day, owner.account_id));
+  if (!ct) return undefined;
+  dailySpentCache.set(agent, { day, spent, ownerKey: owner.viewing_public_key, ciphertext: ct });
+  return { daily_spent_ciphertext: ct, daily_spent_day: day };
+}
+
+// ---- agent status (sandbox extension: suspend / resume) -----------------------------------------
+
+/** 403 agent_suspended: what a suspended agent's key gets on a money-moving call. */
+export function agentSuspended(agent: Account): ApiFault {
+  return new ApiFault(
+    403,
+    'agent_suspended',
+    `agent ${agent.handle} is suspended and cannot move funds; its owner can resume it with "svc agent resume ${agent.handle}"`,
+  );
+}
+
+/** Sets an agent's status; setting the status it already has changes nothing. No event. */
+export function setAgentStatus(world: World, agent: Account, status: AgentStatus): Account {
+  if ((agent.status ?? 'active') === status) return agent;
+  agent.status = status;
+  world.state.touch();
+  return agent;
 }
 
 // ---- an agent's transfer attempt ----------------------------------------------------------------

@@ -54,12 +54,18 @@ export class Chain {
       failed_at: null,
       amount_sealed: this.sealer.sealAmount(input.units, aad.transferAmount(transfer_id)),
       memo_sealed: input.memo === undefined ? null : this.sealer.sealText(input.memo, aad.transferMemo(transfer_id)),
-      reader_ciphertexts: transferCiphertexts(transfer_id, [input.from, input.toAccount], input.units, input.memo),
+      reader_ciphertexts: transferCiphertexts(transfer_id, this.readersOf(input), input.units, input.memo),
     };
     state.addTransfer(transfer);
     state.emit({ type: 'transfer.initiated', transfer, at: input.now });
     this.track(transfer);
     return transfer;
+  }
+
+  /** Who gets the amount and memo encrypted: both sides, and the owner of an agent on either side. */
+  private readersOf(input: SubmitInput): Array<Account | undefined> {
+    const ownerOf = (a: Account | undefined) => (a?.type === 'agent' && a.parent_account_id ? this.state.accounts.get(a.parent_account_id) : undefined);
+    return [input.from, input.toAccount, ownerOf(input.from), ownerOf(input.toAccount)];
   }
 
   /** Schedules every pending transfer of a restored state (overdue ones settle at once). */

@@ -44,6 +44,9 @@ export const newKeyId = () => `key_${randomAlnum(16)}`;
 export const newApiKey = () => `svc_test_${randomAlnum(32)}`;
 export const newAddress = () => `0x${randomHex(20)}`;
 export const newTxHash = () => `0x${randomHex(32)}`;
+export const newPolicyId = () => `pol_${randomAlnum(20)}`;
+/** Held agent transactions. */
+export const newTransactionId = () => `txn_${randomAlnum(24)}`;
 /** Request ids: fast (randomUUID keeps an entropy cache). */
 export const newRequestId = () => `req_${randomUUID().replaceAll('-', '')}`;
 

@@ -131,6 +131,8 @@ const AccountSchema = z.object({
   created_at: ms,
   viewing_public_key: z.string().optional(),
   parent_account_id: z.string().optional(),
+  /** Agents only; a file from before suspension existed has none: the agent is active. */
+  status: z.enum(['active', 'suspended']).optional(),
 });
 const KeySchema = z.object({
   key_id: z.string(),
@@ -276,7 +278,7 @@ export function readSnapshot(path: string): Snapshot | undefined {
 export function restoreState(snapshot: Snapshot, state: State, clock: SandboxClock, sealer: Sealer, path: string): void {
   clock.restore(snapshot.clock.offset_ms, snapshot.clock.last_now_ms);
   const records: StateRecords = {
-    accounts: snapshot.accounts,
+    accounts: snapshot.accounts.map((a) => (a.type === 'agent' && !a.status ? { ...a, status: 'active' as const } : a)),
     keys: snapshot.keys,
     transfers: snapshot.transfers,
     idempotency: snapshot.idempotency,

@@ -4,7 +4,7 @@ import { generateViewingKey } from '../crypto/viewing-key.js';
 import { decimalsOf } from '../domain/assets.js';
 import { issueKey } from './auth.js';
 import { newAccountId, newAddress } from './ids.js';
-import type { Account, AccountType, KycStatus, State } from './state.js';
+import type { Account, AccountType, AgentStatus, KycStatus, State } from './state.js';
 import type { SeededAccount } from './types.js';
 
 /** Transfers to this address are accepted but never settle: they end `failed`, sender refunded. */
@@ -57,7 +57,7 @@ export function provisionAccountKeys(): { viewing_public_key?: string; decryptio
 
 export function createAccount(
   state: State,
-  spec: { handle: string; type: AccountType; kyc_status: KycStatus; confidential_ready: boolean; parent_account_id?: string },
+  spec: { handle: string; type: AccountType; kyc_status: KycStatus; confidential_ready: boolean; parent_account_id?: string; status?: AgentStatus },
   now: number,
 ): { account: Account; decryptionKey?: string } {
   const { viewing_public_key, decryptionKey } = provisionAccountKeys();
@@ -73,6 +73,7 @@ export function createAccount(
     created_at: now,
     ...(viewing_public_key ? { viewing_public_key } : {}),
     ...(spec.parent_account_id ? { parent_account_id: spec.parent_account_id } : {}),
+    ...(spec.status ? { status: spec.status } : {}),
   });
   return decryptionKey ? { account, decryptionKey } : { account };
 }

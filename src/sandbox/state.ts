@@ -7,6 +7,9 @@ import { BalanceViews, type ReaderCiphertexts } from './viewing.js';
 
 export type AccountType = 'personal' | 'business' | 'agent';
 export type KycStatus = 'unverified' | 'pending' | 'verified' | 'enhanced';
+/** An agent's status (sandbox decision: the spec names only `active`). */
+export type AgentStatus = 'active' | 'suspended';
+export const AGENT_STATUSES: readonly AgentStatus[] = ['active', 'suspended'];
 export type TransferStatus = 'pending' | 'confirmed' | 'failed';
 export const TRANSFER_STATUSES: readonly TransferStatus[] = ['pending', 'confirmed', 'failed'];
 
@@ -24,6 +27,8 @@ export interface Account {
   viewing_public_key?: string;
   /** Agents only: the owning personal or business account. */
   parent_account_id?: string;
+  /** Agents only: a suspended agent's key cannot move funds (absent on other accounts). */
+  status?: AgentStatus;
 }
 
 /** An agent transaction above its policy's HITL threshold, waiting for a human (issue 4). */
@@ -292,11 +297,23 @@ export class State {
     list.push(t);
   }
 
-  /** A transfer the account sent or received, else undefined (another account's is not found). */
+  /**
+   * A transfer the account may read, else undefined (whether it exists is not revealed): one it
+   * sent or received, or one sent or received by an agent it owns (e.g. what an approval created).
+   */
   transferFor(accountId: string, transferId: string): Transfer | undefined {
     const t = this.transfers.get(transferId);
     if (!t) return undefined;
-    return t.from_account_id === accountId || t.to_account_id === accountId ? t : undefined;
+    if (t.from_account_id === accountId || t.to_account_id === accountId) return t;
+    if (this.ownerOf(t.from_account_id) === accountId) return t;
+    if (t.to_account_id !== null && this.ownerOf(t.to_account_id) === accountId) return t;
+    return undefined;
+  }
+
+  /** The owner's account id when the account is an agent. */
+  private ownerOf(accountId: string): string | undefined {
+    const a = this.accounts.get(accountId);
+    return a?.type === 'agent' ? a.parent_account_id : undefined;
   }
 
   countTransfers(accountId: string): number {

@@ -41,7 +41,10 @@ export function encryptFor(account: Account | undefined, plaintext: string, cont
   return key ? encryptTo(key, plaintext, context) : undefined;
 }
 
-/** Per-reader ciphertexts of a transfer's amount (minor units) and memo. */
+/**
+ * Per-reader ciphertexts of a transfer's amount (minor units) and memo. Readers (chain.ts): the
+ * sender, a sandbox recipient, and the owner of an agent on either side; repeats are skipped.
+ */
 export function transferCiphertexts(
   transferId: string,
   readers: readonly (Account | undefined)[],

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { contexts, decrypt } from '../../src/crypto/ciphertext.js';
 import { parseDecryptionKey } from '../../src/crypto/viewing-key.js';
 import type { SandboxEvent } from '../../src/sandbox/state.js';
-import { startSandbox, units, type ReqOptions, type Res, type TestSandbox } from './helpers.js';
+import { checkAnswer, startSandbox, units, type ReqOptions, type Res, type TestSandbox } from './helpers.js';
 
 const DEAD = '0x000000000000000000000000000000000000dEaD';
 const WINDOW = 15 * 60_000;
@@ -177,7 +177,7 @@ describe('GET /v1/accounts/me/agents', () => {
 });
 
 describe('GET and PATCH /v1/agents/{account_id}/spend-policy', () => {
-  it('reads the policy: the six fields (limits as JSON numbers, omitted ones null), policy_id, updated_at', async () => {
+  it('reads the policy: the six fields (limits as JSON numbers, omitted ones absent), policy_id, updated_at', async () => {
     const a = await makeAgent(t, { daily_limit_usdc: '500.25', per_transaction_limit_usdc: 100, allowed_recipients: ['@acme', '*.vendors.example'] });
     const res = await t.as('@alice').get(policyPath(a.account_id));
     expect(res.status).toBe(200);
@@ -186,11 +186,9 @@ describe('GET and PATCH /v1/agents/{account_id}/spend-policy', () => {
       daily_limit_usdc: 500.25,
       per_transaction_limit_usdc: 100,
       allowed_recipients: ['@acme', '*.vendors.example'],
-      assets: null,
-      active_hours: null,
-      hitl_threshold_usdc: null,
       updated_at: new Date(t.world.now()).toISOString(),
     });
+    for (const unset of ['assets', 'active_hours', 'hitl_threshold_usdc']) expect(res.body).not.toHaveProperty(unset);
   });
 
   it("carries today's spend encrypted to the owner's viewing key (sandbox extension)", async () => {
@@ -242,12 +240,14 @@ describe('GET and PATCH /v1/agents/{account_id}/spend-policy', () => {
       policy_id: created.policy_id,
       daily_limit_usdc: 750,
       per_transaction_limit_usdc: 100,
-      active_hours: null,
       assets: ['USDG'],
       updated_at: new Date(t.world.now()).toISOString(),
     });
+    expect(res.body).not.toHaveProperty('active_hours');
     expect(res.body.updated_at).not.toBe(created.updated_at);
-    expect((await t.as('@alice').get(policyPath(a.account_id))).body).toMatchObject({ daily_limit_usdc: 750, active_hours: null });
+    const read = (await t.as('@alice').get(policyPath(a.account_id))).body;
+    expect(read).toMatchObject({ daily_limit_usdc: 750 });
+    expect(read).not.toHaveProperty('active_hours');
     expect(events).toEqual([{ type: 'agent.policy.updated', agent: t.world.state.accounts.get(a.account_id), policy_id: created.policy_id, at: t.world.now() }]);
 
     // A patch that changes nothing: 200, updated_at stays, no event.
@@ -256,6 +256,46 @@ describe('GET and PATCH /v1/agents/{account_id}/spend-policy', () => {
     expect(same.status).toBe(200);
     expect(same.body.updated_at).toBe(res.body.updated_at);
     expect(events).toHaveLength(1);
+  });
+
+  it('PATCH is a JSON merge patch: null removes a restriction (then omitted on read), an absent field is unchanged', async () => {
+    const events = recordEvents(t);
+    const full = {
+      daily_limit_usdc: 500,
+      per_transaction_limit_usdc: 100,
+      allowed_recipients: ['@acme'],
+      assets: ['USDG'],
+      active_hours: '05:00-23:00', // the tests run at 06:00 UTC
+      hitl_threshold_usdc: 50,
+    };
+    const a = await makeAgent(t, full, { fund: '1000' });
+    const read = async () => (await t.as('@alice').get(policyPath(a.account_id))).body;
+    const fieldsOf = (body: Record<string, unknown>) => Object.fromEntries(Object.entries(body).filter(([k]) => k in full));
+    expect(fieldsOf(await read())).toEqual(full);
+
+    const res = await patchAs('@alice', a.account_id, { daily_limit_usdc: null, allowed_recipients: null });
+    expect(res.status, res.text).toBe(200);
+    const { daily_limit_usdc: _d, allowed_recipients: _r, ...rest } = full;
+    expect(fieldsOf(res.body)).toEqual(rest);
+    expect(fieldsOf(await read())).toEqual(rest);
+    expect(await read()).not.toHaveProperty('daily_limit_usdc');
+    expect(await read()).not.toHaveProperty('allowed_recipients');
+    // The restriction is gone: a recipient outside the old list goes through now.
+    expect((await sendAs(t, a, { to: '@bob', amount: '1' })).status).toBe(201);
+
+    // An empty patch, and null on a field already unset, change nothing (no event, same updated_at).
+    const before = await read();
+    await t.sandbox.advance(1000);
+    expect((await patchAs('@alice', a.account_id, {})).body.updated_at).toBe(before.updated_at);
+    expect((await patchAs('@alice', a.account_id, { daily_limit_usdc: null })).body.updated_at).toBe(before.updated_at);
+    expect(events.filter((e) => e.type === 'agent.policy.updated')).toHaveLength(1);
+
+    // Clearing everything leaves a policy with no restriction: only policy_id and updated_at.
+    const cleared = await patchAs('@alice', a.account_id, { per_transaction_limit_usdc: null, assets: null, active_hours: null, hitl_threshold_usdc: null });
+    expect(cleared.status).toBe(200);
+    expect(Object.keys(cleared.body).filter((k) => !k.startsWith('daily_spent_')).sort()).toEqual(['policy_id', 'updated_at']);
+    expect(fieldsOf(await read())).toEqual({});
+    expect((await sendAs(t, a, { to: '@bob', amount: '600', asset: 'USDG' })).status).toBe(201); // no limit, no hold
   });
 
   it('PATCH validates like create (400 invalid_policy naming the field) and changes nothing then', async () => {
@@ -479,7 +519,8 @@ describe('the approval queue', () => {
     const id = await holdOne(a);
     const res = await reject(id);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ transaction_id: id, status: 'rejected', transfer_id: null });
+    expect(res.body).toMatchObject({ transaction_id: id, status: 'rejected', decided_at: new Date(t.world.now()).toISOString() });
+    expect(res.body).not.toHaveProperty('transfer_id'); // no transfer was made
     expect(t.balance('@alice/bot')).toBe(units('100'));
     expect(t.world.state.countTransfers(a.account_id)).toBe(0);
     expect(events.map((e) => e.type)).toEqual(['agent.transaction.pending_approval', 'agent.transaction.rejected']);
@@ -584,7 +625,9 @@ describe('persistence', () => {
       try {
         const call = async (method: string, path: string, body?: unknown) => {
           const r = await fetch(handle.url + path, { method, headers: { authorization: `Bearer ${aliceKeyText}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
-          return { status: r.status, body: (await r.json()) as any };
+          const text = await r.text();
+          checkAnswer(method, path, r.status, text);
+          return { status: r.status, body: JSON.parse(text) as any };
         };
         expect((await call('GET', '/v1/accounts/me/agents')).body.agents.map((x: { handle: string }) => x.handle)).toEqual(['@alice/bot']);
         expect((await call('GET', policyPath(a.account_id))).body).toMatchObject({ policy_id: policyBefore.policy_id, hitl_threshold_usdc: 50, allowed_recipients: ['@acme'], updated_at: policyBefore.updated_at });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contexts, decrypt } from '../../src/crypto/ciphertext.js';
 import { buildProof } from '../../src/crypto/proof.js';
 import { parseDecryptionKey, type DecryptionKey } from '../../src/crypto/viewing-key.js';
-import { startSandbox, type TestSandbox } from './helpers.js';
+import { checkAnswer, startSandbox, type TestSandbox } from './helpers.js';
 
 let t: TestSandbox;
 const dk = new Map<string, DecryptionKey>();
@@ -29,7 +29,9 @@ async function balances(handle: string, body?: unknown): Promise<{ status: numbe
     headers: { authorization: `Bearer ${t.keyOf(handle)}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: res.statusCode, body: (await res.body.json()) as never };
+  const text = await res.body.text();
+  checkAnswer('GET', '/v1/accounts/me/balances', res.statusCode, text);
+  return { status: res.statusCode, body: JSON.parse(text) as never };
 }
 
 const proofFor = (handle: string, entries: Entry[]) => {
@@ -89,7 +91,9 @@ describe('balances', () => {
   it('401 without a valid key, 403 kyc_required for an unverified account', async () => {
     const res = await undiciRequest(`${t.sandbox.url}/v1/accounts/me/balances`, { headers: { authorization: 'Bearer svc_test_nope0000000000000000' } });
     expect(res.statusCode).toBe(401);
-    expect(((await res.body.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
+    const text = await res.body.text();
+    checkAnswer('GET', '/v1/accounts/me/balances', res.statusCode, text);
+    expect((JSON.parse(text) as { error: { code: string } }).error.code).toBe('unauthorized');
     const bob = await balances('@bob');
     expect([bob.status, bob.body.error!.code]).toEqual([403, 'kyc_required']);
   });

@@ -122,7 +122,7 @@ describe('admin commands', () => {
     expect((await svc(['sandbox', 'fund', '@bob', '1.1234567'])).code).toBe(2);
     const missing = await svc(['sandbox', 'fund', '@nobody', '1']);
     expect(missing.code).toBe(4);
-    expect(missing.stderr).toMatch(/^error: no sandbox account has the handle @nobody \(request req_[0-9a-f]{32}\)$/m);
+    expect(missing.stderr).toMatch(/^error: no sandbox account has the handle @nobody \(account_not_found, request req_[0-9a-f]{32}\)$/m);
 
     const clock = await svc(['--json', 'sandbox', 'clock', 'advance', '1h30m']);
     expect(clock.code).toBe(0);
@@ -153,7 +153,7 @@ describe('admin commands', () => {
 
     const asked = await svc(['sandbox', 'key', 'revoke', ci.key_id]);
     expect(asked.code).toBe(2);
-    expect(asked.stderr).toContain('hint: pass --yes');
+    expect(asked.stderr).toMatch(/^hint: .*pass --yes to confirm$/m);
     const revoked = await svc(['--yes', 'sandbox', 'key', 'revoke', ci.key_id]);
     expect(revoked.code).toBe(0);
     const after = await runSvc(['account'], { ...env, SVC_API_KEY: key });
@@ -165,10 +165,11 @@ describe('admin commands', () => {
     expect((await svc(['sandbox', 'reset'])).code).toBe(2);
     const r = await svc(['--json', '--yes', 'sandbox', 'reset']);
     expect(r.code).toBe(0);
-    const doc = JSON.parse(r.stdout);
-    expect(doc.accounts.map((a: { handle: string }) => a.handle)).toEqual(['@alice', '@acme', '@bob', '@oldwallet']);
+    const doc = JSON.parse(r.stdout); // the control API's answer (docs/json.md) plus the profile
+    expect(doc).toMatchObject({ ok: true, profile: 'sandbox' });
+    expect(doc.seeded.map((a: { handle: string }) => a.handle)).toEqual(['@alice', '@acme', '@bob', '@oldwallet']);
     const after = config().profiles.sandbox.apiKey;
-    expect(after).toBe(doc.accounts[0].api_key);
+    expect(after).toBe(doc.seeded[0].api_key);
     expect(after).not.toBe(before);
     expect((await svc(['account'])).code).toBe(0);
     expect((await runSvc(['account'], { ...env, SVC_API_KEY: before })).code).toBe(3);

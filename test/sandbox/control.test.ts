@@ -58,21 +58,28 @@ describe('/_sandbox control API', () => {
   it('keys: create shows the key once; the list never does; revoke is immediate and idempotent', async () => {
     const created = await t.admin('POST', '/_sandbox/keys', { account: '@acme', name: 'ci' });
     expect(created.status).toBe(201);
-    expect(Object.keys(created.body).sort()).toEqual(['account', 'created_at', 'key', 'key_hint', 'key_id', 'last_used_at', 'name', 'request_count', 'revoked_at']);
-    expect(created.body).toMatchObject({ name: 'ci', account: '@acme', last_used_at: null, request_count: 0, revoked_at: null });
+    // Never used, not revoked: last_used_at and revoked_at are absent (never null).
+    expect(Object.keys(created.body).sort()).toEqual(['account', 'created_at', 'key', 'key_hint', 'key_id', 'name', 'request_count']);
+    expect(created.body).toMatchObject({ name: 'ci', account: '@acme', request_count: 0 });
     expect(created.body.key).toMatch(/^svc_test_[A-Za-z0-9]{32}$/);
     expect(created.body.key_hint).toBe(`svc_test_****${created.body.key.slice(-4)}`);
 
+    expect((await t.as('@alice').get('/v1/accounts/me')).status).toBe(200);
     const list = await t.admin('GET', '/_sandbox/keys');
     expect(list.body.keys).toHaveLength(5);
     expect(list.text).not.toContain(created.body.key);
     for (const s of t.sandbox.seeded) expect(list.text).not.toContain(s.apiKey!);
     const rec = list.body.keys.at(-1);
-    expect(Object.keys(rec).sort()).toEqual(['account', 'created_at', 'key_hint', 'key_id', 'last_used_at', 'name', 'request_count', 'revoked_at']);
+    expect(Object.keys(rec).sort()).toEqual(['account', 'created_at', 'key_hint', 'key_id', 'name', 'request_count']);
+    // A used key shows last_used_at.
+    const used = list.body.keys.find((k: { account: string }) => k.account === '@alice');
+    expect(Object.keys(used).sort()).toEqual(['account', 'created_at', 'key_hint', 'key_id', 'last_used_at', 'name', 'request_count']);
+    expect(used.last_used_at).toBe(t.sandbox.now().toISOString());
     expect((await t.admin('GET', '/_sandbox/keys?account=@acme')).body.keys.map((k: { name: string }) => k.name)).toEqual(['seed', 'ci']);
 
     const revoked = await t.admin('POST', `/_sandbox/keys/${created.body.key_id}/revoke`);
     expect(revoked.body.revoked_at).toBe(t.sandbox.now().toISOString());
+    expect(revoked.body).not.toHaveProperty('last_used_at');
     await t.sandbox.advance(5000);
     const again = await t.admin('POST', `/_sandbox/keys/${created.body.key_id}/revoke`);
     expect(again.body.revoked_at).toBe(revoked.body.revoked_at);

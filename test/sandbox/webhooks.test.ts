@@ -15,7 +15,7 @@ import { createAccount } from '../../src/sandbox/seed.js';
 import type { HeldTransaction } from '../../src/sandbox/state.js';
 import type { WebhookEngineOptions } from '../../src/sandbox/webhooks/engine.js';
 import { MAX_ATTEMPTS, nextAttempt, RETRY_DELAYS_MS, RETRY_WINDOW_MS, retryAfterMs } from '../../src/sandbox/webhooks/schedule.js';
-import { request, type ReqOptions } from './helpers.js';
+import { nullPaths, request, type ReqOptions } from './helpers.js';
 
 const HOUR = 3_600_000;
 const CANARY = '7341.902817';
@@ -41,6 +41,9 @@ interface Receiver {
   waitFor(n: number): Promise<void>;
   close(): Promise<void>;
 }
+
+/** Every delivery any receiver got in the current test: checked for nulls after each test. */
+const everyDelivery: Received[] = [];
 
 async function startReceiver(behave: Receiver['behave'] = () => ({ status: 200 })): Promise<Receiver> {
   const got: Received[] = [];
@@ -71,6 +74,7 @@ async function startReceiver(behave: Receiver['behave'] = () => ({ status: 200 }
       }
       const r: Received = { headers: req.headers, raw, json };
       got.push(r);
+      everyDelivery.push(r);
       const b = rec.behave(got.length, r);
       const ready = waiters.filter((w) => got.length >= w.n);
       waiters = waiters.filter((w) => got.length < w.n);
@@ -143,6 +147,9 @@ const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   random = 0.5;
   while (cleanups.length) await cleanups.pop()!().catch(() => {});
+  // No event body ever carries a null: an unset field is omitted.
+  const nulls = everyDelivery.splice(0).flatMap((r) => nullPaths(JSON.parse(r.raw.toString('utf8'))).map((p) => `${String(r.json.event)} ${p}`));
+  expect(nulls).toEqual([]);
 });
 async function sandbox(opts?: SandboxOptions, webhooks?: Partial<WebhookEngineOptions>): Promise<T> {
   const t = await start(opts, webhooks);
@@ -455,7 +462,16 @@ describe('events and deliveries', () => {
     expect(rx.got.map((r) => r.json.event)).toEqual(['transfer.confirmed', 'agent.transaction.approved', 'agent.policy.updated']);
     expect(rx.got.every((r) => r.json.sample === true && hmac(sub.secret, r.raw) === r.headers['x-service-signature'])).toBe(true);
     expect(rx.got[0]!.json).toMatchObject({ event_id: one.body.event_id, account: '@alice', direction: 'sent' });
-    expect(rx.got[1]!.json).toMatchObject({ agent: '@alice/sample-agent', transfer_id: expect.stringMatching(/^tr_sample/) });
+    // Sample ids have the form of real ones (made by the same generators), and differ each time.
+    expect(rx.got[0]!.json).toMatchObject({ transfer_id: expect.stringMatching(/^tr_[A-Za-z0-9]{24}$/), tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(rx.got[1]!.json).toMatchObject({
+      agent: '@alice/sample-agent',
+      transaction_id: expect.stringMatching(/^txn_[A-Za-z0-9]{24}$/),
+      transfer_id: expect.stringMatching(/^tr_[A-Za-z0-9]{24}$/),
+    });
+    expect(rx.got[2]!.json).toMatchObject({ policy_id: expect.stringMatching(/^pol_[A-Za-z0-9]{20}$/) });
+    expect(rx.got[1]!.json.transfer_id).not.toBe(rx.got[0]!.json.transfer_id);
+    for (const r of rx.got) expect(r.raw.toString('utf8')).not.toMatch(/sample0|null/);
     // A sample is stored: it can be replayed.
     expect((await t.as('@alice').post(`/v1/webhooks/${sub.webhook_id}/replay/${one.body.event_id}`)).status).toBe(202);
     for (const [body, code, status] of [
@@ -507,7 +523,8 @@ describe('retries', () => {
     expect(rx.got).toHaveLength(8);
     log = await t.as('@alice').deliveries(sub.webhook_id);
     expect(log).toHaveLength(8);
-    expect(log[0]).toMatchObject({ attempt: 8, retry_count: 7, state: 'exhausted', next_retry_at: null });
+    expect(log[0]).toMatchObject({ attempt: 8, retry_count: 7, state: 'exhausted' });
+    expect(log[0]).not.toHaveProperty('next_retry_at'); // no retry: omitted, never null
     expect(Date.parse(log[0]!.attempted_at)).toBe(first + RETRY_WINDOW_MS);
     expect(log.map((r) => r.attempt)).toEqual([8, 7, 6, 5, 4, 3, 2, 1]); // newest first
     for (const r of rx.got) expect(r.headers['x-service-signature']).toBe(hmac(sub.secret, r.raw)); // each attempt re-signed
@@ -531,7 +548,9 @@ describe('retries', () => {
       [1, 503, 'retrying', 0],
     ]);
     expect(new Set(log.map((r) => r.delivery_id)).size).toBe(1);
-    expect(Object.keys(log[0]!).sort()).toEqual(['attempt', 'attempted_at', 'delivery_id', 'duration_ms', 'error', 'event', 'event_id', 'next_retry_at', 'replay', 'retry_count', 'state', 'status_code', 'webhook_id']);
+    // A success has no error and no next retry: both omitted; a failure has both.
+    expect(Object.keys(log[0]!).sort()).toEqual(['attempt', 'attempted_at', 'delivery_id', 'duration_ms', 'event', 'event_id', 'replay', 'retry_count', 'state', 'status_code', 'webhook_id']);
+    expect(Object.keys(log[1]!).sort()).toEqual(['attempt', 'attempted_at', 'delivery_id', 'duration_ms', 'error', 'event', 'event_id', 'next_retry_at', 'replay', 'retry_count', 'state', 'status_code', 'webhook_id']);
     await t.settle(48 * HOUR);
     expect(rx.got).toHaveLength(3);
   });
@@ -557,14 +576,15 @@ describe('retries', () => {
     await t.as('@alice').send({ to: '@acme', amount: '1' });
     await t.settle(0);
     const [timedOut] = await t.as('@alice').deliveries(s1.webhook_id);
-    expect(timedOut).toMatchObject({ status_code: null, error: 'timed out after 300 ms', state: 'retrying' });
+    expect(timedOut).toMatchObject({ error: 'timed out after 300 ms', state: 'retrying' });
+    expect(timedOut).not.toHaveProperty('status_code'); // no HTTP answer
     expect(Date.parse(timedOut!.next_retry_at) - Date.parse(timedOut!.attempted_at)).toBeGreaterThanOrEqual(60_000);
     const [limited] = await t.as('@alice').deliveries(s2.webhook_id);
     expect(limited).toMatchObject({ status_code: 429, state: 'retrying' });
     expect(Date.parse(limited!.next_retry_at) - Date.parse(limited!.attempted_at)).toBe(120_000);
   });
 
-  it('a connection reset and a refused connection are failures with status_code null', async () => {
+  it('a connection reset and a refused connection are failures without a status_code', async () => {
     const t = await sandbox();
     const rx = await receiver(() => 'reset');
     const dead = await receiver();
@@ -575,9 +595,11 @@ describe('retries', () => {
     await t.as('@alice').send({ to: '@acme', amount: '1' });
     await t.settle(0);
     const [reset] = await t.as('@alice').deliveries(s1.webhook_id);
-    expect(reset).toMatchObject({ status_code: null, error: 'connection reset', state: 'retrying' });
+    expect(reset).toMatchObject({ error: 'connection reset', state: 'retrying' });
+    expect(reset).not.toHaveProperty('status_code');
     const [refused] = await t.as('@alice').deliveries(s2.webhook_id);
-    expect(refused).toMatchObject({ status_code: null, error: 'connection refused', state: 'retrying' });
+    expect(refused).toMatchObject({ error: 'connection refused', state: 'retrying' });
+    expect(refused).not.toHaveProperty('status_code');
   });
 
   it('hanging, slow, resetting and failing receivers never hold up other receivers or the API', async () => {

@@ -1,5 +1,6 @@
 // Agents, spend policies and the approval queue (issue 4):
 //   POST/GET /v1/accounts/me/agents, GET/PATCH /v1/agents/{account_id}/spend-policy,
+//   POST /v1/agents/{account_id}/suspend|resume (sandbox extension),
 //   GET /v1/agents/transactions/pending, POST /v1/agents/transactions/{id}/approve|reject.
 // The logic lives in ../agents.ts; this file validates requests and shapes answers. No answer
 // carries a plaintext amount (held amounts only as ciphertexts to the owner's viewing key).
@@ -14,35 +15,38 @@ import {
   patchPolicy,
   pendingFor,
   policyOf,
+  setAgentStatus,
 } from '../agents.js';
 import type { ApiContext, Routes } from '../http/context.js';
 import { ApiFault, invalid, ok, type Reply } from '../http/respond.js';
-import type { Account, HeldTransaction, SpendPolicyRecord } from '../state.js';
+import type { Account, AgentStatus, HeldTransaction, SpendPolicyRecord } from '../state.js';
 import type { World } from '../world.js';
 import { field, objectBody, requiredString } from './validate.js';
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const iso = (ms: number) => new Date(ms).toISOString();
 
+/** An agent as listed, created, suspended or resumed. Unset fields are omitted, never null. */
 export function agentView(world: World, a: Account) {
+  const policyId = world.state.policies.get(a.account_id)?.policy_id;
   return {
     account_id: a.account_id,
     handle: a.handle,
     type: a.type,
     public_key: a.public_key,
-    status: 'active',
-    spend_policy_id: world.state.policies.get(a.account_id)?.policy_id ?? null,
+    status: a.status ?? 'active',
+    ...(policyId ? { spend_policy_id: policyId } : {}),
     created_at: iso(a.created_at),
   };
 }
 
-/** Limits as JSON numbers; a field left out is null. */
+/** Limits as JSON numbers; a field left out (no restriction) is omitted. */
 export function policyView(p: SpendPolicyRecord) {
   const f = p.fields;
-  const num = (v: number | string | null | undefined) => (v === null || v === undefined ? null : typeof v === 'number' ? v : Number(v));
   const out: Record<string, unknown> = { policy_id: p.policy_id };
   for (const k of POLICY_FIELDS) {
     const v = f[k];
-    out[k] = k.endsWith('_usdc') ? num(v as number | string | null | undefined) : (v ?? null);
+    if (v === null || v === undefined) continue;
+    out[k] = k.endsWith('_usdc') && typeof v === 'string' ? Number(v) : v;
   }
   out.updated_at = iso(p.updated_at);
   return out;
@@ -62,7 +66,10 @@ export function pendingView(h: HeldTransaction) {
   };
 }
 
-/** The 202 answer of a held transfer, and the answer of approve / reject. */
+/**
+ * The 202 answer of a held transfer, and the answer of approve / reject: `decided_at` once
+ * decided, `transfer_id` once approved (a rejection made no transfer: omitted).
+ */
 export function heldView(h: HeldTransaction) {
   return {
     transaction_id: h.transaction_id,
@@ -72,7 +79,8 @@ export function heldView(h: HeldTransaction) {
     asset: h.asset,
     requested_at: iso(h.requested_at),
     expires_at: iso(h.expires_at),
-    ...(h.status === 'pending_approval' ? {} : { decided_at: iso(h.decided_at), transfer_id: h.transfer_id }),
+    ...(h.decided_at !== null ? { decided_at: iso(h.decided_at) } : {}),
+    ...(h.transfer_id !== null ? { transfer_id: h.transfer_id } : {}),
   };
 }
 
@@ -104,14 +112,14 @@ function list(ctx: ApiContext): Reply {
 /**
  * The agent named in the path, if the caller owns it. An unknown id and another account's agent
  * are the same 403 not_agent_owner (existence is not revealed). An agent may read its own policy
- * but never change it (403 forbidden).
+ * but never change anything about itself (403 forbidden naming `write`, the action refused).
  */
-function ownedAgent(ctx: ApiContext, write: boolean): Account {
+function ownedAgent(ctx: ApiContext, write?: string): Account {
   const id = ctx.params.account_id!;
   const agent = ctx.world.state.accounts.get(id);
   if (agent && agent.account_id === ctx.account.account_id && agent.type === 'agent') {
-    if (!write) return agent;
-    throw new ApiFault(403, 'forbidden', `${agent.handle} is an agent: an agent's key cannot change its own spend policy; use its owner's key`);
+    if (write === undefined) return agent;
+    throw new ApiFault(403, 'forbidden', `${agent.handle} is an agent: an agent's key cannot ${write}; use its owner's key`);
   }
   if (!agent || agent.type !== 'agent' || agent.parent_account_id !== ctx.account.account_id) {
     throw new ApiFault(403, 'not_agent_owner', `${ctx.account.handle} does not own an agent with the id ${id}`);
@@ -120,17 +128,27 @@ function ownedAgent(ctx: ApiContext, write: boolean): Account {
 }
 
 function getPolicy(ctx: ApiContext): Reply {
-  const agent = ownedAgent(ctx, false);
+  const agent = ownedAgent(ctx);
   return ok({ ...policyView(policyOf(ctx.world, agent)), ...dailySpentFor(ctx.world, agent) });
 }
 
 function patch(ctx: ApiContext): Reply {
-  const agent = ownedAgent(ctx, true);
+  const agent = ownedAgent(ctx, 'change its own spend policy');
   const body = objectBody(ctx.json());
   const v = validatePolicyFields(body, 'patch');
   if (!v.ok) throw invalidPolicy(v);
   const next = patchPolicy(ctx.world, agent, v.fields as PolicyFields);
   return ok({ ...policyView(next), ...dailySpentFor(ctx.world, agent) });
+}
+
+/** POST /v1/agents/{id}/suspend|resume (sandbox extension): 200 with the agent; a no-op if already so. */
+function statusChange(status: AgentStatus) {
+  const action = status === 'suspended' ? 'suspend' : 'resume';
+  return (ctx: ApiContext): Reply => {
+    const agent = ownedAgent(ctx, `${action} itself`);
+    setAgentStatus(ctx.world, agent, status);
+    return ok(agentView(ctx.world, agent));
+  };
 }
 
 function listPending(ctx: ApiContext): Reply {
@@ -149,4 +167,6 @@ export function registerAgentRoutes(routes: Routes): void {
   routes.apiIdempotent('POST', '/v1/agents/transactions/:transaction_id/reject', decision('reject'));
   routes.api('GET', '/v1/agents/:account_id/spend-policy', getPolicy);
   routes.api('PATCH', '/v1/agents/:account_id/spend-policy', patch);
+  routes.apiIdempotent('POST', '/v1/agents/:account_id/suspend', statusChange('suspended'));
+  routes.apiIdempotent('POST', '/v1/agents/:account_id/resume', statusChange('active'));
 }

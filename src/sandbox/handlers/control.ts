@@ -12,7 +12,7 @@ import { amountField, assetField, field, objectBody, optionalString, queryParam,
 /** The most the clock may move in one call: ten years. */
 export const MAX_ADVANCE_MS = 10 * 365 * 24 * 60 * 60 * 1000;
 const KEY_NAME_MAX = 64;
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const iso = (ms: number) => new Date(ms).toISOString();
 
 export function seededView(s: SeedResult) {
   return {
@@ -28,16 +28,18 @@ export function seededView(s: SeedResult) {
   };
 }
 
+/** A key record, never the key. `last_used_at` and `revoked_at` are omitted until they happen. */
 export function keyView(world: World, k: ApiKeyRecord) {
+  const account = world.state.accounts.get(k.account_id)?.handle;
   return {
     key_id: k.key_id,
     name: k.name,
-    account: world.state.accounts.get(k.account_id)?.handle ?? null,
+    ...(account ? { account } : {}),
     key_hint: keyHint(k),
     created_at: iso(k.created_at),
-    last_used_at: iso(k.last_used_at),
+    ...(k.last_used_at !== null ? { last_used_at: iso(k.last_used_at) } : {}),
     request_count: k.request_count,
-    revoked_at: iso(k.revoked_at),
+    ...(k.revoked_at !== null ? { revoked_at: iso(k.revoked_at) } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 // POST /v1/transfers, GET /v1/transfers/{id}, GET /v1/transfers.
 // No answer ever carries an amount or a memo.
 import { parseRecipient, RECIPIENT_RULE } from '../../domain/recipient.js';
-import { gateAgentTransfer } from '../agents.js';
+import { agentSuspended, gateAgentTransfer } from '../agents.js';
 import type { ApiContext, Routes } from '../http/context.js';
 import { ApiFault, invalid, ok, type Reply } from '../http/respond.js';
 import { heldView } from './agents.js';
@@ -20,11 +20,12 @@ import {
 } from './validate.js';
 
 export const MEMO_MAX_BYTES = 256;
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * One representation everywhere (create, get, list): the spec's fields plus `asset`, and the
  * sandbox-only `amount_ciphertext` / `memo_ciphertext` encrypted to the reader's own viewing key.
+ * An unset field is omitted, never null (`confirmed_at` until confirmed).
  */
 export function transferView(t: Transfer, readerId: string) {
   const mine = t.reader_ciphertexts?.[readerId];
@@ -36,7 +37,7 @@ export function transferView(t: Transfer, readerId: string) {
     confidential: t.confidential,
     tx_hash: t.tx_hash,
     created_at: iso(t.created_at),
-    confirmed_at: iso(t.confirmed_at),
+    ...(t.confirmed_at !== null ? { confirmed_at: iso(t.confirmed_at) } : {}),
     asset: t.asset,
     ...(mine ? { amount_ciphertext: mine.amount_ciphertext } : {}),
     ...(mine?.memo_ciphertext ? { memo_ciphertext: mine.memo_ciphertext } : {}),
@@ -44,9 +45,9 @@ export function transferView(t: Transfer, readerId: string) {
 }
 
 /**
- * Checks in order: body (400) → KYC (403) → recipient (404, or 400 for yourself) →
- * confidential readiness (422) → an agent's spend policy (403 policy_violation, or 202 held) →
- * balance (402, reserved synchronously) → 201.
+ * Checks in order: body (400) → a suspended agent (403 agent_suspended) → KYC (403) →
+ * recipient (404, or 400 for yourself) → confidential readiness (422) → an agent's spend policy
+ * (403 policy_violation, or 202 held) → balance (402, reserved synchronously) → 201.
  */
 export function createTransfer(ctx: ApiContext): Reply {
   const { world, account } = ctx;
@@ -61,6 +62,9 @@ export function createTransfer(ctx: ApiContext): Reply {
   if (memo !== undefined && Buffer.byteLength(memo, 'utf8') > MEMO_MAX_BYTES) {
     throw invalid(`memo must be at most ${MEMO_MAX_BYTES} bytes of UTF-8`);
   }
+
+  // A suspended agent moves no funds (its owner's decisions on held ones still go through).
+  if (account.type === 'agent' && account.status === 'suspended') throw agentSuspended(account);
 
   if (account.kyc_status !== 'verified' && account.kyc_status !== 'enhanced') {
     throw new ApiFault(403, 'kyc_required', `${account.handle} has not completed identity verification (kyc_status ${account.kyc_status}); it cannot send transfers`);
@@ -96,6 +100,7 @@ export function createTransfer(ctx: ApiContext): Reply {
   return ok(transferView(transfer, account.account_id), 201);
 }
 
+/** The sender, a sandbox recipient, or the owner of an agent on either side; else 404. */
 function getTransfer(ctx: ApiContext): Reply {
   const t = ctx.world.state.transferFor(ctx.account.account_id, ctx.params.id!);
   if (!t) throw new ApiFault(404, 'transfer_not_found', `no transfer ${ctx.params.id} for ${ctx.account.handle}`);

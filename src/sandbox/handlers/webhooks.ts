@@ -14,12 +14,16 @@ import { field, intParam, objectBody, optionalString, requiredString } from './v
 
 export const MAX_WEBHOOKS_PER_ACCOUNT = 100;
 export const MAX_URL_LENGTH = 2048;
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const iso = (ms: number) => new Date(ms).toISOString();
 
 export function webhookView(s: Subscription) {
   return { webhook_id: s.webhook_id, url: s.url, events: s.events, created_at: iso(s.created_at) };
 }
 
+/**
+ * One attempt of the delivery log. Omitted, never null: `status_code` when no HTTP answer came
+ * (timeout, connection error), `error` when it succeeded, `next_retry_at` when no retry is due.
+ */
 export function attemptView(r: AttemptRecord) {
   return {
     delivery_id: r.delivery_id,
@@ -27,11 +31,11 @@ export function attemptView(r: AttemptRecord) {
     event_id: r.event_id,
     event: r.event,
     attempt: r.attempt,
-    status_code: r.status_code,
-    error: r.error,
+    ...(r.status_code !== null ? { status_code: r.status_code } : {}),
+    ...(r.error !== null ? { error: r.error } : {}),
     duration_ms: r.duration_ms,
     attempted_at: iso(r.attempted_at),
-    next_retry_at: iso(r.next_retry_at),
+    ...(r.next_retry_at !== null ? { next_retry_at: iso(r.next_retry_at) } : {}),
     retry_count: r.retry_count,
     state: r.state,
     replay: r.replay,

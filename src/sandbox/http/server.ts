@@ -146,7 +146,7 @@ function runIdempotent(world: World, route: Route, ctx: ApiContext, key: string,
     if (prior.request_hash !== hash) {
       throw new ApiFault(409, 'idempotency_key_reused', 'this Idempotency-Key was already used with a different request; use a new key for a new request');
     }
-    return { status: prior.status, text: prior.body, headers: { 'idempotent-replayed': 'true' } };
+    return { status: prior.status, text: withoutNulls(prior.body), headers: { 'idempotent-replayed': 'true' } };
   }
   let result: Answer;
   let remembered: string | undefined;
@@ -163,6 +163,26 @@ function runIdempotent(world: World, route: Route, ctx: ApiContext, key: string,
     world.state.saveIdempotency({ scope, key, request_hash: hash, status: result.status, body: remembered ?? result.text, created_at: now });
   }
   return result;
+}
+
+/**
+ * A remembered answer as answers are now: no null-valued keys. Records written by an older
+ * sandbox (restored from its state file) could hold `"confirmed_at":null` and the like.
+ */
+function withoutNulls(text: string): string {
+  if (!text.includes('null')) return text;
+  const drop = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(drop);
+    if (v && typeof v === 'object') {
+      return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, drop(x)]));
+    }
+    return v;
+  };
+  try {
+    return JSON.stringify(drop(JSON.parse(text)));
+  } catch {
+    return text;
+  }
 }
 
 /** Hash of method, path and the body (canonical JSON when it parses, so key order does not matter). */

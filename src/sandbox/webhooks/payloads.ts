@@ -4,7 +4,7 @@
 // agent's owner). No payload ever carries an amount or a memo: they are built field by field
 // from the records' public metadata only.
 import type { EventType } from '../../domain/events.js';
-import { randomAlnum } from '../ids.js';
+import { newPolicyId, newTransactionId, newTransferId, newTxHash, randomAlnum } from '../ids.js';
 import type { Account, HeldTransaction, SandboxEvent, State, Transfer } from '../state.js';
 
 export const newEventId = () => `evt_${randomAlnum(24)}`;
@@ -95,9 +95,11 @@ export function sidesOf(state: State, e: SandboxEvent): EventSide[] {
   }
 }
 
-/** A sample event for `svc sandbox trigger`: placeholder ids, `sample: true`. */
+/**
+ * A sample event for `svc sandbox trigger`, marked `sample: true`. Its ids are made by the real
+ * generators (random, same form as real ones), so a receiver's parser sees what it will in use.
+ */
 export function sampleSide(type: EventType, account: Account, at: number, approvalWindowMs: number): EventSide {
-  const zeros = (n: number) => '0'.repeat(n);
   const agent = account.type === 'agent' ? account.handle : `${account.handle}/sample-agent`;
   let fields: Record<string, unknown>;
   if (type.startsWith('transfer.')) {
@@ -107,19 +109,19 @@ export function sampleSide(type: EventType, account: Account, at: number, approv
       counterparty: '@sample-recipient',
       asset: 'USDG',
       confidential: true,
-      tx_hash: `0x${zeros(64)}`,
-      transfer_id: `tr_sample${zeros(18)}`,
+      tx_hash: newTxHash(),
+      transfer_id: newTransferId(),
     };
   } else if (type === 'agent.policy.updated') {
-    fields = { agent, policy_id: `pol_sample${zeros(14)}` };
+    fields = { agent, policy_id: newPolicyId() };
   } else {
     fields = {
-      transaction_id: `atx_sample${zeros(14)}`,
+      transaction_id: newTransactionId(),
       agent,
       to: '@sample-recipient',
       requested_at: iso(at),
       expires_at: iso(at + approvalWindowMs),
-      ...(type === 'agent.transaction.approved' ? { transfer_id: `tr_sample${zeros(18)}` } : {}),
+      ...(type === 'agent.transaction.approved' ? { transfer_id: newTransferId() } : {}),
     };
   }
   return { type, account, occurredAt: at, fields: { ...fields, sample: true } };
