@@ -19,7 +19,7 @@ _svc_takes_value() {
   local p="$1"
   while :; do
     case "$p|$2" in
-      '|-p'|'|--profile'|'|--base-url'|'|--timeout'|'balance|--asset'|'transfer send|--asset'|'transfer send|--memo'|'transfer send|--idempotency-key'|'transfer send|--timeout-wait'|'transfer get|--timeout-wait'|'transfer ls|--status'|'transfer ls|--since'|'transfer ls|--until'|'transfer ls|--limit'|'transfer ls|--offset'|'agent create|--daily-limit'|'agent create|--per-tx-limit'|'agent create|--hitl-threshold'|'agent create|--allow'|'agent create|--asset'|'agent create|--active-hours'|'agent create|--policy-file'|'agent policy set|--clear'|'agent policy set|--daily-limit'|'agent policy set|--per-tx-limit'|'agent policy set|--hitl-threshold'|'agent policy set|--allow'|'agent policy set|--asset'|'agent policy set|--active-hours'|'agent policy set|--policy-file'|'agent policy check|--to'|'agent policy check|--amount'|'agent policy check|--asset'|'agent policy check|--at'|'agent policy check|--spent-today'|'pending review|--interval'|'webhook create|--events'|'webhook verify|--secret-env'|'webhook verify|--signature'|'webhook verify|--payload-file'|'webhook verify|--tolerance'|'webhook listen|--port'|'webhook listen|--events'|'webhook listen|--forward-to'|'webhook listen|--secret-env'|'webhook listen|--tolerance'|'api|-d'|'api|--data'|'api|-q'|'api|--query'|'api|--idempotency-key'|'sandbox start|--port'|'sandbox start|--host'|'sandbox start|--block-time'|'sandbox start|--approval-window'|'sandbox start|--state'|'sandbox fund|--asset'|'sandbox key create|--account'|'sandbox key create|--name'|'sandbox key ls|--account'|'sandbox trigger|--account') return 0 ;;
+      '|-p'|'|--profile'|'|--base-url'|'|--timeout'|'balance|--asset'|'transfer send|--asset'|'transfer send|--memo'|'transfer send|--idempotency-key'|'transfer send|--timeout-wait'|'transfer get|--timeout-wait'|'transfer ls|--status'|'transfer ls|--since'|'transfer ls|--until'|'transfer ls|--limit'|'transfer ls|--offset'|'agent create|--daily-limit'|'agent create|--per-tx-limit'|'agent create|--hitl-threshold'|'agent create|--allow'|'agent create|--asset'|'agent create|--active-hours'|'agent create|--policy-file'|'agent policy set|--add-allow'|'agent policy set|--remove-allow'|'agent policy set|--clear'|'agent policy set|--daily-limit'|'agent policy set|--per-tx-limit'|'agent policy set|--hitl-threshold'|'agent policy set|--allow'|'agent policy set|--asset'|'agent policy set|--active-hours'|'agent policy set|--policy-file'|'agent policy check|--to'|'agent policy check|--amount'|'agent policy check|--asset'|'agent policy check|--at'|'agent policy check|--spent-today'|'pending review|--interval'|'webhook create|--events'|'webhook verify|--secret-env'|'webhook verify|--signature'|'webhook verify|--payload-file'|'webhook verify|--tolerance'|'webhook listen|--port'|'webhook listen|--events'|'webhook listen|--forward-to'|'webhook listen|--secret-env'|'webhook listen|--tolerance'|'api|-d'|'api|--data'|'api|-q'|'api|--query'|'api|--idempotency-key'|'sandbox start|--port'|'sandbox start|--host'|'sandbox start|--block-time'|'sandbox start|--approval-window'|'sandbox start|--state'|'sandbox fund|--asset'|'sandbox key create|--account'|'sandbox key create|--name'|'sandbox key ls|--account'|'sandbox trigger|--account') return 0 ;;
     esac
     [[ -z $p ]] && return 1
     if [[ $p == *" "* ]]; then p="${p% *}"; else p=""; fi
@@ -64,6 +64,7 @@ _svc_subcommand() {
     '|api') path='api' ;;
     '|sandbox') path='sandbox' ;;
     '|completion') path='completion' ;;
+    '|help') path='help' ;;
     'profile|add') path='profile add' ;;
     'profile|ls'|'profile|list') path='profile ls' ;;
     'profile|use') path='profile use' ;;
@@ -74,6 +75,8 @@ _svc_subcommand() {
     'transfer|ls'|'transfer|list') path='transfer ls' ;;
     'agent|ls'|'agent|list') path='agent ls' ;;
     'agent|create') path='agent create' ;;
+    'agent|suspend') path='agent suspend' ;;
+    'agent|resume') path='agent resume' ;;
     'agent|policy') path='agent policy' ;;
     'agent policy|get') path='agent policy get' ;;
     'agent policy|set') path='agent policy set' ;;
@@ -108,7 +111,7 @@ _svc_subcommand() {
 _svc_words() {
   case "$1" in
     '')
-      [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'profile account balance transfer agent pending webhook api sandbox completion' -- "$cur"))
+      [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'profile account balance transfer agent pending webhook api sandbox completion help' -- "$cur"))
       ;;
     'profile')
       [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'add ls use rm show' -- "$cur"))
@@ -134,7 +137,7 @@ _svc_words() {
       [[ $2 -eq 0 && ${#COMPREPLY[@]} -eq 0 ]] && COMPREPLY=($(compgen -W 'list' -- "$cur"))
       ;;
     'agent')
-      [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'ls create policy' -- "$cur"))
+      [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'ls create suspend resume policy' -- "$cur"))
       [[ $2 -eq 0 && ${#COMPREPLY[@]} -eq 0 ]] && COMPREPLY=($(compgen -W 'list' -- "$cur"))
       ;;
     'agent policy')
@@ -181,7 +184,7 @@ _svc_options() {
   case "$1" in
     '') echo '--version --profile --base-url --json --yes --no-input --no-color --verbose --timeout --help' ;;
     'profile') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
-    'profile add') echo '--key-stdin --decryption-key-stdin --use --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'profile add') echo '--key-stdin --decryption-key-stdin --use --no-verify --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'profile ls') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'profile use') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'profile rm') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
@@ -195,12 +198,14 @@ _svc_options() {
     'agent') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'agent ls') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'agent create') echo '--daily-limit --per-tx-limit --hitl-threshold --allow --asset --active-hours --policy-file --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'agent suspend') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'agent resume') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'agent policy') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'agent policy get') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
-    'agent policy set') echo '--clear --daily-limit --per-tx-limit --hitl-threshold --allow --asset --active-hours --policy-file --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'agent policy set') echo '--add-allow --remove-allow --clear --daily-limit --per-tx-limit --hitl-threshold --allow --asset --active-hours --policy-file --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'agent policy check') echo '--to --amount --asset --at --spent-today --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'pending') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
-    'pending ls') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'pending ls') echo '--decrypt --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'pending approve') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'pending reject') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'pending review') echo '--watch --interval --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
@@ -226,6 +231,7 @@ _svc_options() {
     'sandbox clock show') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'sandbox clock advance') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'completion') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'help') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
   esac
 }
 

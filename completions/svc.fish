@@ -25,7 +25,7 @@ function __svc_takes_value
     set -l p $argv[1]
     while true
         switch "$p|$argv[2]"
-            case '|-p' '|--profile' '|--base-url' '|--timeout' 'balance|--asset' 'transfer send|--asset' 'transfer send|--memo' 'transfer send|--idempotency-key' 'transfer send|--timeout-wait' 'transfer get|--timeout-wait' 'transfer ls|--status' 'transfer ls|--since' 'transfer ls|--until' 'transfer ls|--limit' 'transfer ls|--offset' 'agent create|--daily-limit' 'agent create|--per-tx-limit' 'agent create|--hitl-threshold' 'agent create|--allow' 'agent create|--asset' 'agent create|--active-hours' 'agent create|--policy-file' 'agent policy set|--clear' 'agent policy set|--daily-limit' 'agent policy set|--per-tx-limit' 'agent policy set|--hitl-threshold' 'agent policy set|--allow' 'agent policy set|--asset' 'agent policy set|--active-hours' 'agent policy set|--policy-file' 'agent policy check|--to' 'agent policy check|--amount' 'agent policy check|--asset' 'agent policy check|--at' 'agent policy check|--spent-today' 'pending review|--interval' 'webhook create|--events' 'webhook verify|--secret-env' 'webhook verify|--signature' 'webhook verify|--payload-file' 'webhook verify|--tolerance' 'webhook listen|--port' 'webhook listen|--events' 'webhook listen|--forward-to' 'webhook listen|--secret-env' 'webhook listen|--tolerance' 'api|-d' 'api|--data' 'api|-q' 'api|--query' 'api|--idempotency-key' 'sandbox start|--port' 'sandbox start|--host' 'sandbox start|--block-time' 'sandbox start|--approval-window' 'sandbox start|--state' 'sandbox fund|--asset' 'sandbox key create|--account' 'sandbox key create|--name' 'sandbox key ls|--account' 'sandbox trigger|--account'
+            case '|-p' '|--profile' '|--base-url' '|--timeout' 'balance|--asset' 'transfer send|--asset' 'transfer send|--memo' 'transfer send|--idempotency-key' 'transfer send|--timeout-wait' 'transfer get|--timeout-wait' 'transfer ls|--status' 'transfer ls|--since' 'transfer ls|--until' 'transfer ls|--limit' 'transfer ls|--offset' 'agent create|--daily-limit' 'agent create|--per-tx-limit' 'agent create|--hitl-threshold' 'agent create|--allow' 'agent create|--asset' 'agent create|--active-hours' 'agent create|--policy-file' 'agent policy set|--add-allow' 'agent policy set|--remove-allow' 'agent policy set|--clear' 'agent policy set|--daily-limit' 'agent policy set|--per-tx-limit' 'agent policy set|--hitl-threshold' 'agent policy set|--allow' 'agent policy set|--asset' 'agent policy set|--active-hours' 'agent policy set|--policy-file' 'agent policy check|--to' 'agent policy check|--amount' 'agent policy check|--asset' 'agent policy check|--at' 'agent policy check|--spent-today' 'pending review|--interval' 'webhook create|--events' 'webhook verify|--secret-env' 'webhook verify|--signature' 'webhook verify|--payload-file' 'webhook verify|--tolerance' 'webhook listen|--port' 'webhook listen|--events' 'webhook listen|--forward-to' 'webhook listen|--secret-env' 'webhook listen|--tolerance' 'api|-d' 'api|--data' 'api|-q' 'api|--query' 'api|--idempotency-key' 'sandbox start|--port' 'sandbox start|--host' 'sandbox start|--block-time' 'sandbox start|--approval-window' 'sandbox start|--state' 'sandbox fund|--asset' 'sandbox key create|--account' 'sandbox key create|--name' 'sandbox key ls|--account' 'sandbox trigger|--account'
                 return 0
         end
         test -z "$p"; and return 1
@@ -56,6 +56,8 @@ function __svc_subcommand
             echo 'sandbox'
         case '|completion'
             echo 'completion'
+        case '|help'
+            echo 'help'
         case 'profile|add'
             echo 'profile add'
         case 'profile|ls' 'profile|list'
@@ -76,6 +78,10 @@ function __svc_subcommand
             echo 'agent ls'
         case 'agent|create'
             echo 'agent create'
+        case 'agent|suspend'
+            echo 'agent suspend'
+        case 'agent|resume'
+            echo 'agent resume'
         case 'agent|policy'
             echo 'agent policy'
         case 'agent policy|get'
@@ -195,6 +201,7 @@ complete -c svc -n '__svc_at "" 0' -a 'webhook' -d 'Webhook subscriptions, deliv
 complete -c svc -n '__svc_at "" 0' -a 'api' -d 'Send an authenticated request to the service and print the JSON answer'
 complete -c svc -n '__svc_at "" 0' -a 'sandbox' -d 'Run the local sandbox (testnet emulator) and manage it: reset, fund, keys, clock, webhook triggers'
 complete -c svc -n '__svc_at "" 0' -a 'completion' -d 'Print a shell completion script (bash, zsh or fish)'
+complete -c svc -n '__svc_at "" 0' -a 'help' -d 'Show help for a command, e.g. `svc help transfer send`'
 complete -c svc -s V -l version -d 'output the version number'
 complete -c svc -s p -l profile -x -a '(__svc_profiles)' -d 'profile to use (env SVC_PROFILE)'
 complete -c svc -l base-url -x -d 'service base URL (env SVC_BASE_URL)'
@@ -219,6 +226,7 @@ complete -c svc -n '__svc_at "profile" 0; and __svc_alias_only add ls use rm sho
 complete -c svc -n '__svc_under "profile add"' -l key-stdin -d 'read the API key from the first line of stdin'
 complete -c svc -n '__svc_under "profile add"' -l decryption-key-stdin -d 'read the decryption key from stdin (the line after the API key with --key-stdin)'
 complete -c svc -n '__svc_under "profile add"' -l use -d 'make it the current profile'
+complete -c svc -n '__svc_under "profile add"' -l no-verify -d 'save without asking the service whether the key works (offline set-up)'
 
 # svc profile ls
 
@@ -254,7 +262,7 @@ complete -c svc -n '__svc_under "transfer send"' -l timeout-wait -x -d 'how long
 # svc transfer get
 complete -c svc -n '__svc_under "transfer get"' -l wait -d 'wait until the transfer is confirmed or failed'
 complete -c svc -n '__svc_under "transfer get"' -l timeout-wait -x -d 'how long --wait waits, e.g. 90s, 2m (default 120s)'
-complete -c svc -n '__svc_under "transfer get"' -l decrypt -d 'with --json, add amount_decrypted and memo_decrypted (decrypted locally)'
+complete -c svc -n '__svc_under "transfer get"' -l decrypt -d 'with --json, add amount and memo, decrypted locally'
 
 # svc transfer ls
 complete -c svc -n '__svc_under "transfer ls"' -l status -x -a 'pending confirmed failed' -d 'only pending, confirmed or failed transfers'
@@ -263,13 +271,15 @@ complete -c svc -n '__svc_under "transfer ls"' -l until -x -d 'only transfers be
 complete -c svc -n '__svc_under "transfer ls"' -l limit -x -d 'page size, 1 to 100 (default 20; 100 with --all)'
 complete -c svc -n '__svc_under "transfer ls"' -l offset -x -d 'skip this many transfers'
 complete -c svc -n '__svc_under "transfer ls"' -l all -d 'follow every page (streams; --json still prints one array)'
-complete -c svc -n '__svc_under "transfer ls"' -l decrypt -d 'with --json, add amount_decrypted and memo_decrypted (decrypted locally)'
+complete -c svc -n '__svc_under "transfer ls"' -l decrypt -d 'with --json, add amount and memo, decrypted locally'
 
 # svc agent
 complete -c svc -n '__svc_at "agent" 0' -a 'ls' -d 'List the agents under this account'
 complete -c svc -n '__svc_at "agent" 0' -a 'create' -d 'Create an agent account bound by a spend policy'
+complete -c svc -n '__svc_at "agent" 0' -a 'suspend' -d 'Suspend an agent: its key can no longer move money; its held transactions stay for you to decide'
+complete -c svc -n '__svc_at "agent" 0' -a 'resume' -d 'Resume a suspended agent: its key may move money again, within its spend policy'
 complete -c svc -n '__svc_at "agent" 0' -a 'policy' -d 'Read, change or simulate an agent\'s spend policy'
-complete -c svc -n '__svc_at "agent" 0; and __svc_alias_only ls create policy' -a 'list' -d 'alias of ls'
+complete -c svc -n '__svc_at "agent" 0; and __svc_alias_only ls create suspend resume policy' -a 'list' -d 'alias of ls'
 
 # svc agent ls
 
@@ -282,6 +292,10 @@ complete -c svc -n '__svc_under "agent create"' -l asset -x -a 'USDG USDC' -d 'a
 complete -c svc -n '__svc_under "agent create"' -l active-hours -x -d 'when the agent may transact, UTC; may wrap midnight (22:00-06:00)'
 complete -c svc -n '__svc_under "agent create"' -l policy-file -r -F -d 'JSON file with spend policy fields (flags override it); - for stdin'
 
+# svc agent suspend
+
+# svc agent resume
+
 # svc agent policy
 complete -c svc -n '__svc_at "agent policy" 0' -a 'get' -d 'Show the spend policy (agent = handle, name or account id)'
 complete -c svc -n '__svc_at "agent policy" 0' -a 'set' -d 'Change only the given fields; shows a before/after diff and asks to confirm'
@@ -290,7 +304,9 @@ complete -c svc -n '__svc_at "agent policy" 0' -a 'check' -d 'Simulate a transac
 # svc agent policy get
 
 # svc agent policy set
-complete -c svc -n '__svc_under "agent policy set"' -l clear -x -d 'remove a restriction (e.g. hitl_threshold_usdc); repeatable'
+complete -c svc -n '__svc_under "agent policy set"' -l add-allow -x -d 'add a recipient to the allowed list (repeatable)'
+complete -c svc -n '__svc_under "agent policy set"' -l remove-allow -x -d 'remove a recipient from the allowed list (repeatable)'
+complete -c svc -n '__svc_under "agent policy set"' -l clear -x -d 'remove a restriction, named by its flag: daily-limit, per-tx-limit, hitl-threshold, allow, asset, active-hours (repeatable)'
 complete -c svc -n '__svc_under "agent policy set"' -l daily-limit -x -d 'daily spending limit (UTC day), e.g. 500'
 complete -c svc -n '__svc_under "agent policy set"' -l per-tx-limit -x -d 'per-transaction limit'
 complete -c svc -n '__svc_under "agent policy set"' -l hitl-threshold -x -d 'amounts above this are held for human approval'
@@ -314,6 +330,7 @@ complete -c svc -n '__svc_at "pending" 0' -a 'review' -d 'Clear the queue intera
 complete -c svc -n '__svc_at "pending" 0; and __svc_alias_only ls approve reject review' -a 'list' -d 'alias of ls'
 
 # svc pending ls
+complete -c svc -n '__svc_under "pending ls"' -l decrypt -d 'with --json, add amount and memo, decrypted locally'
 
 # svc pending approve
 
@@ -417,3 +434,5 @@ complete -c svc -n '__svc_at "sandbox clock" 0' -a 'advance' -d 'Move the sandbo
 
 # svc completion
 complete -c svc -n '__svc_at "completion" 0' -a 'bash zsh fish' -d 'shell'
+
+# svc help

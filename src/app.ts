@@ -5,7 +5,7 @@ import type { ProfileStore } from './config/profiles.js';
 import type { ResolvedAuth } from './config/resolve.js';
 import type { DecryptionKey } from './crypto/viewing-key.js';
 import type { LocalReader } from './crypto/reader.js';
-import { CancelledError, UsageError } from './errors.js';
+import { CancelledError, ConfirmationRequiredError, UsageError } from './errors.js';
 
 /** Options every command inherits from the root program. */
 export interface GlobalOptions {
@@ -19,16 +19,55 @@ export interface GlobalOptions {
   timeout?: string;
 }
 
+/** Time as the command sees it; tests inject one that the sandbox clock drives. */
+export interface Clock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+export const realClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+/** Ctrl-C, for the commands that keep running until it (sandbox start, webhook listen, review --watch). */
+export interface Interrupt {
+  readonly signal: AbortSignal;
+  /** Claims Ctrl-C: the command stops by itself when the signal aborts (instead of exit 130). */
+  handle(): void;
+}
+
+export interface AppOptions {
+  clock?: Clock | undefined;
+  interrupt?: Interrupt | undefined;
+}
+
 export class App {
   exitCode = 0;
   private storeInstance?: ProfileStore;
   private authInstance?: ResolvedAuth;
 
+  readonly clock: Clock;
+  private readonly interrupt: Interrupt | undefined;
+
   constructor(
     readonly io: IOStreams,
     readonly env: NodeJS.ProcessEnv,
     readonly globals: GlobalOptions,
-  ) {}
+    opts: AppOptions = {},
+  ) {
+    this.clock = opts.clock ?? realClock;
+    this.interrupt = opts.interrupt;
+  }
+
+  /** Resolves with the signal name when the user interrupts (Ctrl-C, SIGTERM). Claims the interrupt. */
+  waitForInterrupt(): Promise<string> {
+    const it = this.interrupt;
+    if (!it) return new Promise(() => {}); // nothing can interrupt: run until the process ends
+    it.handle();
+    if (it.signal.aborted) return Promise.resolve(String(it.signal.reason ?? 'SIGINT'));
+    return new Promise((resolve) => it.signal.addEventListener('abort', () => resolve(String(it.signal.reason ?? 'SIGINT')), { once: true }));
+  }
 
   async store(): Promise<ProfileStore> {
     if (!this.storeInstance) {
@@ -66,6 +105,8 @@ export class App {
       apiKey: auth.apiKey,
       timeoutMs: this.timeoutMs(),
       userAgent: 'svc-cli/0.1',
+      env: this.env,
+      sleep: (ms) => this.clock.sleep(ms),
       trace: this.globals.verbose ? (line) => this.io.err(`${line}\n`) : undefined,
     });
   }
@@ -77,9 +118,9 @@ export class App {
     const { parseDecryptionKey } = await import('./crypto/viewing-key.js');
     const parsed = parseDecryptionKey(auth.decryptionKey);
     const source = this.env.SVC_DECRYPTION_KEY ? 'SVC_DECRYPTION_KEY' : 'the profile\'s decryption key';
-    if (!parsed.ok) throw new UsageError(`${source} ${parsed.rule}`);
+    if (!parsed.ok) throw new UsageError(`${source} ${parsed.rule}`, undefined, 'invalid_decryption_key');
     if (parsed.value.environment !== auth.environment) {
-      throw new UsageError(`${source} is a ${parsed.value.environment} key but the API key is ${auth.environment}`);
+      throw new UsageError(`${source} is a ${parsed.value.environment} key but the API key is ${auth.environment}`, undefined, 'invalid_decryption_key');
     }
     return parsed.value;
   }
@@ -102,20 +143,26 @@ export class App {
   }
 
   /**
-   * Asks before a dangerous action. On a TTY: a prompt defaulting to No. Otherwise `--yes`
-   * is required. `onlyLive` limits the check to live keys (money-moving commands).
+   * Before a money-moving or policy-changing request: asks only with a live key. On a terminal a
+   * prompt defaulting to No; without one (or with --no-input) --yes is required. Nothing is sent
+   * before the answer.
    */
-  async confirm(message: string, opts: { onlyLive?: boolean } = {}): Promise<void> {
-    if (opts.onlyLive) {
-      const auth = await this.auth();
-      if (auth.environment !== 'live') return;
-    }
+  async confirmLive(message: string): Promise<void> {
+    const auth = await this.auth();
+    if (auth.environment !== 'live') return;
+    await this.ask(message, 'Cancelled; nothing was sent.');
+  }
+
+  /** Before a destructive action (whatever the key): the same prompt / --yes rule. */
+  async confirmDestructive(message: string, cancelled = 'Cancelled; nothing was sent.'): Promise<void> {
+    await this.ask(message, cancelled);
+  }
+
+  private async ask(message: string, cancelled: string): Promise<void> {
     if (this.globals.yes) return;
-    if (!this.io.canPrompt) {
-      throw new UsageError(`${message.replace(/\?$/, '')}: confirmation required`, 'pass --yes to confirm without a prompt');
-    }
+    if (!this.io.canPrompt) throw new ConfirmationRequiredError(message.replace(/\?$/, ''));
     const { confirm } = await import('@inquirer/prompts');
     const ok = await confirm({ message, default: false }, { input: this.io.stdin, output: this.io.stderr });
-    if (!ok) throw new CancelledError('cancelled: nothing was changed');
+    if (!ok) throw new CancelledError(cancelled);
   }
 }

@@ -1,50 +1,117 @@
-// Typed errors of the tool. Each kind maps to exactly one exit code in exitCodeFor().
+// Typed errors of the tool. Every failure carries a code (the service's, or one of ours listed
+// in docs/exit-codes.md) and a kind; the kind alone decides the exit code, in exitCodeOfKind().
 
 /** Exit codes, as documented in docs/exit-codes.md. */
 export const ExitCode = {
   ok: 0,
-  apiError: 1,
+  failure: 1,
   usage: 2,
   unauthorized: 3,
   notFound: 4,
   conflict: 5,
-  insufficient: 6,
+  refused: 6,
   network: 7,
   held: 8,
+  software: 70,
   interrupted: 130,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
-/** Base class for errors the user can act on: printed as one line, no stack. */
+/** What went wrong, in the words of the exit-code map. */
+export type ErrorKind =
+  | 'failure' // an API error without a more precise kind, a failed transfer, a bad response
+  | 'usage' // bad flags, arguments or local input; nothing was sent
+  | 'auth' // unauthorized or forbidden
+  | 'not_found'
+  | 'conflict' // conflict or expired
+  | 'refused' // insufficient balance or policy violation
+  | 'network' // could not reach the service, or no answer in time
+  | 'cancelled' // the user answered No
+  | 'interrupted' // Ctrl-C
+  | 'internal'; // a bug
+
+const EXIT_BY_KIND: Record<ErrorKind, ExitCodeValue> = {
+  failure: ExitCode.failure,
+  usage: ExitCode.usage,
+  auth: ExitCode.unauthorized,
+  not_found: ExitCode.notFound,
+  conflict: ExitCode.conflict,
+  refused: ExitCode.refused,
+  network: ExitCode.network,
+  cancelled: ExitCode.failure,
+  interrupted: ExitCode.interrupted,
+  internal: ExitCode.software,
+};
+
+/** The one place a kind becomes an exit code. */
+export function exitCodeOfKind(kind: ErrorKind): ExitCodeValue {
+  return EXIT_BY_KIND[kind];
+}
+
+export interface ErrorOptions {
+  hint?: string;
+  /** Extra fields for the JSON error object (transfer_id, idempotency_key, reason ...). */
+  details?: Record<string, unknown>;
+}
+
+/** An error the user can act on: printed as one line (plus a hint), no stack. */
 export class CliError extends Error {
+  readonly hint?: string;
+  readonly details: Record<string, unknown>;
+
   constructor(
+    readonly kind: ErrorKind,
+    readonly code: string,
     message: string,
-    readonly exitCode: ExitCodeValue = ExitCode.apiError,
-    readonly hint?: string,
+    opts: ErrorOptions = {},
   ) {
     super(message);
     this.name = new.target.name;
+    this.hint = opts.hint;
+    this.details = opts.details ?? {};
+  }
+
+  get exitCode(): ExitCodeValue {
+    return exitCodeOfKind(this.kind);
+  }
+
+  /** The same error (same class and fields) with a hint and/or more details. */
+  with(extra: ErrorOptions): this {
+    const copy = Object.create(Object.getPrototypeOf(this) as object) as this;
+    Object.assign(copy, this, { hint: extra.hint ?? this.hint, details: { ...this.details, ...extra.details } });
+    Object.defineProperty(copy, 'message', { value: this.message, writable: true, configurable: true });
+    Object.defineProperty(copy, 'stack', { value: this.stack, writable: true, configurable: true });
+    return copy;
   }
 }
 
-/** Bad flags, arguments or local input: exit 2, nothing was sent. */
+/** Bad flags, arguments or local input (exit 2): nothing was sent. `code` names the rule broken. */
 export class UsageError extends CliError {
-  constructor(message: string, hint?: string) {
-    super(message, ExitCode.usage, hint);
+  constructor(message: string, hint?: string, code = 'invalid_argument') {
+    super('usage', code, message, { hint });
   }
 }
 
-/** The user declined a prompt or a confirmation was required but not possible. */
+/** A live-key action needs a confirmation that cannot be asked here (exit 2, nothing sent). */
+export class ConfirmationRequiredError extends CliError {
+  constructor(what: string) {
+    super('usage', 'confirmation_required', `${what}: confirmation required`, {
+      hint: 'there is no terminal to ask on (or --no-input was given): pass --yes to confirm',
+    });
+  }
+}
+
+/** The user answered No. Not an error report: main prints the message as it is (exit 1). */
 export class CancelledError extends CliError {
-  constructor(message = 'cancelled') {
-    super(message, ExitCode.interrupted);
+  constructor(message = 'Cancelled; nothing was sent.') {
+    super('cancelled', 'cancelled', message);
   }
 }
 
-/** Could not reach the service, or it did not answer in time. */
+/** Could not reach the service, or it did not answer in time (exit 7). */
 export class NetworkError extends CliError {
-  constructor(message: string, hint?: string) {
-    super(message, ExitCode.network, hint);
+  constructor(code: 'network_error' | 'timeout', message: string, hint?: string, details?: Record<string, unknown>) {
+    super('network', code, message, { hint, details });
   }
 }
 
@@ -52,33 +119,32 @@ export class NetworkError extends CliError {
 export class ApiError extends CliError {
   constructor(
     readonly status: number,
-    readonly code: string,
+    code: string,
     message: string,
     readonly requestId?: string,
-    readonly details: Record<string, unknown> = {},
+    details: Record<string, unknown> = {},
     hint?: string,
   ) {
-    super(message, exitCodeForApi(status, code), hint);
-  }
-
-  /** The same error with advice on what to do about it. */
-  withHint(hint: string): ApiError {
-    return new ApiError(this.status, this.code, this.message, this.requestId, this.details, hint);
+    super(kindOfApiError(status, code), code, message, { hint, details });
   }
 }
 
-/** Maps an HTTP status and error code to our exit code (the one place this is decided). */
+/** Maps an HTTP status and error code to a kind (hence an exit code). */
+export function kindOfApiError(status: number, code: string): ErrorKind {
+  if (code === 'policy_violation' || code === 'insufficient_balance' || status === 402) return 'refused';
+  if (status === 400) return 'usage';
+  if (status === 401 || status === 403) return 'auth';
+  if (status === 404) return 'not_found';
+  if (status === 409) return 'conflict';
+  return 'failure';
+}
+
+/** Exit code for an HTTP status and error code. */
 export function exitCodeForApi(status: number, code: string): ExitCodeValue {
-  if (code === 'policy_violation' || code === 'insufficient_balance' || status === 402) return ExitCode.insufficient;
-  if (status === 400) return ExitCode.usage;
-  if (status === 401 || status === 403) return ExitCode.unauthorized;
-  if (status === 404) return ExitCode.notFound;
-  if (status === 409) return ExitCode.conflict;
-  return ExitCode.apiError;
+  return exitCodeOfKind(kindOfApiError(status, code));
 }
 
-/** Exit code for anything thrown out of a command. */
-export function exitCodeFor(err: unknown): number {
-  if (err instanceof CliError) return err.exitCode;
-  return ExitCode.apiError;
+/** Exit code for anything thrown out of a command: an unexpected exception is a bug (70). */
+export function exitCodeFor(err: unknown): ExitCodeValue {
+  return err instanceof CliError ? err.exitCode : ExitCode.software;
 }

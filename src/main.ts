@@ -1,82 +1,76 @@
-// Entry point: main(argv, ctx) parses, runs one command and returns its exit code.
-// It never calls process.exit; only bin/svc.js sets process.exitCode.
+// Entry point: main(argv, ctx) parses, runs one command and returns its exit code. Only the
+// bin shim (through run()) touches the process: exit code, signals, stdout errors.
 import { Command, CommanderError } from 'commander';
-import { App } from './app.js';
+import { App, type Clock, type Interrupt } from './app.js';
 import { buildProgram } from './cli/program.js';
-import { ApiError, CliError, ExitCode, exitCodeFor } from './errors.js';
+import { reportError } from './cli/report.js';
+import { ExitCode } from './errors.js';
 import { shutdown } from './lifecycle.js';
-import { createStreams, type IOStreams, type StreamOptions } from './io/streams.js';
+import { createStreams, type StreamOptions } from './io/streams.js';
 
 export interface MainContext extends StreamOptions {
   env?: NodeJS.ProcessEnv;
+  /** Sandbox-aware time and sleep (tests inject one); default: the real clock. */
+  clock?: Clock;
+  /** Ctrl-C for commands that stop by themselves (listen, sandbox start); default: none. */
+  interrupt?: Interrupt;
 }
 
-function wantsNoColor(argv: readonly string[]): boolean {
-  return argv.includes('--no-color');
-}
-function wantsNoInput(argv: readonly string[]): boolean {
-  return argv.includes('--no-input');
+/** Flags read before commander runs (it may fail before it parses them). */
+function globalFlag(argv: readonly string[], flag: string): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).includes(flag);
 }
 
 export async function main(argv: readonly string[], ctx: MainContext = {}): Promise<number> {
   const env = ctx.env ?? process.env;
-  const io = createStreams({ ...ctx, env, noColor: wantsNoColor(argv), noInput: wantsNoInput(argv) });
+  const json = globalFlag(argv, '--json');
+  const io = createStreams({ ...ctx, env, noColor: globalFlag(argv, '--no-color'), noInput: globalFlag(argv, '--no-input') });
   let app: App | undefined;
+  // commander's own error text (and the help it prints with it) is replaced by our report.
+  const commanderErr: string[] = [];
   const program = buildProgram({
-    app: (cmd: Command) => (app ??= new App(io, env, cmd.optsWithGlobals())),
+    app: (cmd: Command) => (app ??= new App(io, env, cmd.optsWithGlobals(), { clock: ctx.clock, interrupt: ctx.interrupt })),
     io,
+    writeErr: (s) => (json ? commanderErr.push(s) : io.err(s)),
   });
   try {
     await program.parseAsync([...argv], { from: 'user' });
-    return app?.exitCode ?? 0;
+    return app?.exitCode ?? ExitCode.ok;
   } catch (err) {
-    return reportError(io, err, Boolean(app?.globals.verbose));
+    if (err instanceof CommanderError && (err.code === 'commander.helpDisplayed' || err.code === 'commander.version')) return ExitCode.ok;
+    return reportError(io, err, { json: app?.globals.json ?? json, verbose: Boolean(app?.globals.verbose) || globalFlag(argv, '--verbose') });
   }
 }
 
-/** Prints an error as one line (plus a hint line) on stderr and returns its exit code. */
-export function reportError(io: IOStreams, err: unknown, verbose: boolean): number {
-  if (err instanceof CommanderError) {
-    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
-    // Commander already printed its message through configureOutput.
-    return ExitCode.usage;
-  }
-  const name = (err as { name?: string } | null)?.name;
-  if (name === 'ExitPromptError' || name === 'AbortPromptError') {
-    io.err('cancelled\n');
-    return ExitCode.interrupted;
-  }
-  if (err instanceof CliError) {
-    const api = err instanceof ApiError ? err : undefined;
-    const reason = typeof api?.details.reason === 'string' ? ` [${api.details.reason}]` : '';
-    io.err(`error: ${err.message}${reason}${api?.requestId ? ` (request ${api.requestId})` : ''}\n`);
-    if (err.hint) io.err(`hint: ${err.hint}\n`);
-    return exitCodeFor(err);
-  }
-  const e = err as Error;
-  io.err(`error: unexpected failure: ${e?.message ?? String(err)}\n`);
-  if (verbose && e?.stack) io.err(`${e.stack}\n`);
-  return ExitCode.apiError;
-}
-
-/** Used by bin/svc.js. */
+/** Used by bin/svc.js: wires the process (signals, stdout errors) to main(). */
 export async function run(argv: readonly string[]): Promise<number> {
-  const onSigint = () => {
-    // A command that handles Ctrl-C itself (the sandbox, webhook listen) owns the shutdown.
-    if (process.listenerCount('SIGINT') > 0) return;
-    process.stderr.write('\ninterrupted\n');
-    process.exit(ExitCode.interrupted);
+  const controller = new AbortController();
+  let handled = false;
+  const interrupt: Interrupt = {
+    signal: controller.signal,
+    handle: () => void (handled = true),
   };
-  process.once('SIGINT', onSigint);
-  // A reader that goes away (`svc transfer ls | head`) is not an error.
+  const onSignal = (sig: NodeJS.Signals) => {
+    // A command that stops by itself on Ctrl-C (the sandbox, webhook listen) owns the shutdown.
+    if (handled) return controller.abort(sig);
+    process.stderr.write('\ninterrupted\n');
+    process.exit(sig === 'SIGINT' ? ExitCode.interrupted : 143);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(0);
-    throw err;
+    // A reader that goes away (`svc transfer ls | head`) is not an error.
+    if (err.code === 'EPIPE') process.exit(ExitCode.ok);
+    const message = `cannot write to stdout: ${err.code ?? err.message}`;
+    process.stderr.write(globalFlag(argv, '--json') ? `${JSON.stringify({ error: { code: 'output_error', message } })}\n` : `error: ${message} (output_error)\n`);
+    process.exit(ExitCode.failure);
   });
   try {
-    return await main(argv);
+    return await main(argv, { interrupt });
   } finally {
-    process.off('SIGINT', onSigint);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     // Close idle keep-alive connections now rather than waiting for them to time out.
     await shutdown();
   }

@@ -1,11 +1,11 @@
 // The thin HTTP layer every command uses: auth, JSON, timeouts, idempotency keys, retries,
 // typed errors, and --verbose tracing with the key masked.
 import { randomUUID } from 'node:crypto';
-import { EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
+import { request } from 'undici';
 import type { z } from 'zod';
-import { CliError, ExitCode, NetworkError } from '../errors.js';
+import { CliError, NetworkError } from '../errors.js';
 import { maskSecret } from '../config/mask.js';
-import { onShutdown } from '../lifecycle.js';
+import { dispatcherFor } from './dispatcher.js';
 import { apiErrorFromBody } from './errors.js';
 import { checkBaseUrl, joinUrl } from './url.js';
 import { backoffDelay, DEFAULT_TIMING, isRetryableStatus, MAX_TRIES, type RetryTiming } from './retry.js';
@@ -24,6 +24,8 @@ export interface ClientOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Extra headers (the sandbox control token, for instance). */
   headers?: Record<string, string>;
+  /** Where proxy settings come from (HTTPS_PROXY, NO_PROXY); default: none, direct connections. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface RequestOptions<T> {
@@ -43,20 +45,6 @@ export interface ApiResponse<T> {
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-let sharedDispatcher: Dispatcher | undefined;
-
-function dispatcher(): Dispatcher {
-  if (!sharedDispatcher) {
-    // EnvHttpProxyAgent honours HTTP_PROXY / HTTPS_PROXY / NO_PROXY and connects directly otherwise.
-    const agent = new EnvHttpProxyAgent({ keepAliveTimeout: 4_000 });
-    sharedDispatcher = agent;
-    onShutdown(async () => {
-      sharedDispatcher = undefined;
-      await agent.close();
-    });
-  }
-  return sharedDispatcher;
-}
 
 export class ApiClient {
   private readonly base: URL;
@@ -103,7 +91,7 @@ export class ApiClient {
     const retryable = method === 'GET' || (method === 'POST' && idempotencyKey !== undefined);
     const sleep = this.opts.sleep ?? defaultSleep;
     const timing = this.opts.retryTiming ?? DEFAULT_TIMING;
-    const d = dispatcher();
+    const d = dispatcherFor(this.base, this.opts.env ?? {});
 
     for (let attempt = 1; ; attempt++) {
       const started = performance.now();
@@ -155,14 +143,15 @@ export class ApiClient {
     try {
       json = text.length ? JSON.parse(text) : {};
     } catch {
-      throw new CliError(`unexpected response from ${method} ${path}: not JSON`, ExitCode.apiError);
+      throw new CliError('failure', 'invalid_response', `unexpected response from ${method} ${path}: not JSON`);
     }
     if (!schema) return json as T;
-    const parsed = schema.safeParse(json);
+    // A field set to null is a field not set: our schemas describe present fields only.
+    const parsed = schema.safeParse(withoutNulls(json));
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue?.path.length ? issue.path.join('.') : 'body';
-      throw new CliError(`unexpected response from ${method} ${path}: ${where}: ${issue?.message ?? 'invalid'}`, ExitCode.apiError);
+      throw new CliError('failure', 'invalid_response', `unexpected response from ${method} ${path}: ${where}: ${issue?.message ?? 'invalid'}`);
     }
     return parsed.data;
   }
@@ -181,11 +170,20 @@ function toNetworkError(err: unknown, url: string, timeoutMs: number): NetworkEr
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string } };
   const host = new URL(url).host;
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || e?.code === 'UND_ERR_HEADERS_TIMEOUT') {
-    return new NetworkError(`request to ${host} timed out after ${timeoutMs} ms`, 'raise it with --timeout <ms>, or check the service');
+    return new NetworkError('timeout', `request to ${host} timed out after ${timeoutMs} ms`, 'raise it with --timeout <ms>, or check the service');
   }
   const code = e?.code ?? e?.cause?.code;
   if (code === 'ECONNREFUSED') {
-    return new NetworkError(`could not connect to ${host} (connection refused)`, 'is the service running? for the sandbox: `svc sandbox start`');
+    return new NetworkError('network_error', `could not connect to ${host} (connection refused)`, 'is the service running? for the sandbox: `svc sandbox start`');
   }
-  return new NetworkError(`could not reach ${host}: ${code ?? e?.message ?? 'network error'}`);
+  return new NetworkError('network_error', `could not reach ${host}: ${code ?? e?.message ?? 'network error'}`);
+}
+
+/** Drops object keys whose value is null, at every depth (array elements are kept). */
+export function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = withoutNulls(v);
+  return out;
 }

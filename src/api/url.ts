@@ -3,7 +3,8 @@ import { UsageError } from '../errors.js';
 
 export function isLoopbackHost(hostname: string): boolean {
   const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost' || h.endsWith('.localhost') || h === '::1') return true;
+  // Names under .localhost are not counted: they resolve through ordinary DNS.
+  if (h === 'localhost' || h === '::1') return true;
   return /^127(\.\d{1,3}){3}$/.test(h);
 }
 
@@ -12,7 +13,7 @@ export function checkBaseUrl(baseUrl: string): URL {
   try {
     url = new URL(baseUrl);
   } catch {
-    throw new UsageError(`base URL "${baseUrl}" is not a valid URL`);
+    throw new UsageError(`base URL "${baseUrl}" is not a valid URL`, undefined, 'invalid_base_url');
   }
   if (url.protocol === 'https:') return url;
   if (url.protocol === 'http:') {
@@ -20,9 +21,10 @@ export function checkBaseUrl(baseUrl: string): URL {
     throw new UsageError(
       `refusing to send an API key over plain HTTP to ${url.host}`,
       'use an https:// base URL (plain http is allowed only for loopback hosts such as 127.0.0.1)',
+      'insecure_base_url',
     );
   }
-  throw new UsageError(`base URL must use https:// (got ${url.protocol})`);
+  throw new UsageError(`base URL must use https:// (got ${url.protocol})`, undefined, 'insecure_base_url');
 }
 
 /** Joins a base URL and an API path, keeping any path prefix of the base. */

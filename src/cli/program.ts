@@ -1,8 +1,9 @@
 // The commander program: global options and one registration module per noun.
 // Registration is cheap; each command's logic is imported only when it runs.
 import { Command, Option } from 'commander';
-import type { App } from '../app.js';
+import { UsageError } from '../errors.js';
 import type { IOStreams } from '../io/streams.js';
+import type { ProgramDeps } from './deps.js';
 import { registerAccount } from '../commands/account/index.js';
 import { registerAgent } from '../commands/agent/index.js';
 import { registerApi } from '../commands/api/index.js';
@@ -14,11 +15,7 @@ import { registerSandbox } from '../commands/sandbox/index.js';
 import { registerTransfer } from '../commands/transfer/index.js';
 import { registerWebhook } from '../commands/webhook/index.js';
 
-export interface ProgramDeps {
-  /** Builds (once) the App for the command being run. */
-  app: (cmd: Command) => App;
-  io: IOStreams;
-}
+export type { ProgramDeps } from './deps.js';
 
 export const VERSION = '0.1.0';
 
@@ -35,8 +32,8 @@ export function buildProgram(deps: ProgramDeps): Command {
     .option('-v, --verbose', 'print each HTTP request and response line to stderr (keys masked)')
     .addOption(new Option('--timeout <ms>', 'request timeout in milliseconds').default(undefined, '30000'))
     .showSuggestionAfterError(true)
-    .enablePositionalOptions(false);
-  configure(program, deps.io);
+    .enablePositionalOptions(false)
+    .helpCommand(false);
 
   registerProfile(program, deps);
   registerAccount(program, deps);
@@ -48,19 +45,48 @@ export function buildProgram(deps: ProgramDeps): Command {
   registerApi(program, deps);
   registerSandbox(program, deps);
   registerCompletion(program, deps);
+  registerHelp(program);
 
-  for (const cmd of allCommands(program)) configure(cmd, deps.io);
+  for (const cmd of [program, ...allCommands(program)]) configure(cmd, deps.io, deps.writeErr);
   return program;
 }
 
-/** Every command applies the root's output and exit settings (commander does not inherit them). */
-function configure(cmd: Command, io: IOStreams): void {
+/**
+ * Every command applies the root's output and exit settings (commander does not inherit them).
+ * Commander's own error line is dropped: main's report prints every failure in one format.
+ */
+function configure(cmd: Command, io: IOStreams, writeErr?: (s: string) => void): void {
   cmd.exitOverride();
   cmd.configureOutput({
     writeOut: (s) => io.out(s),
-    writeErr: (s) => io.err(s),
-    outputError: (s, write) => write(s),
+    writeErr: writeErr ?? ((s) => io.err(s)),
+    outputError: () => {},
   });
+}
+
+/** `svc help [noun [verb]]`: the help of the deepest command the words name. */
+function registerHelp(program: Command): void {
+  program
+    .command('help [command...]')
+    .description('Show help for a command, e.g. `svc help transfer send`')
+    .action((words: string[]) => {
+      let cmd = program;
+      for (const word of words) {
+        const next = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
+        if (!next) {
+          const path = [cmd === program ? 'svc' : commandPath(cmd), word].join(' ');
+          throw new UsageError(`unknown command "${path}"`, `see \`${cmd === program ? 'svc' : commandPath(cmd)} --help\``, 'usage');
+        }
+        cmd = next;
+      }
+      cmd.outputHelp();
+    });
+}
+
+function commandPath(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
 }
 
 export function allCommands(cmd: Command): Command[] {

@@ -1,6 +1,6 @@
 // Which key, base URL and decryption key a command uses.
 // Precedence: flags > SVC_API_KEY / SVC_BASE_URL / SVC_PROFILE > current profile.
-import { UsageError, CliError, ExitCode } from '../errors.js';
+import { CliError } from '../errors.js';
 import { checkApiKey, environmentOfKey, type Environment } from './keys.js';
 import type { ProfileLookup } from './profile-file.js';
 import { DEFAULT_BASE_URL } from './profile-types.js';
@@ -23,18 +23,19 @@ export function resolveAuth(store: ProfileLookup, flags: ResolveFlags, env: Node
   const profileName = flags.profile ?? env.SVC_PROFILE ?? store.current;
   const profile = profileName ? store.get(profileName) : undefined;
   if ((flags.profile ?? env.SVC_PROFILE) && !profile) {
-    throw new UsageError(`profile "${profileName}" does not exist`, 'run `svc profile ls` to see your profiles');
+    throw new CliError('not_found', 'profile_not_found', `profile "${profileName}" does not exist`, { hint: 'run `svc profile ls` to see your profiles' });
   }
   const apiKey = (flags.profile ? undefined : env.SVC_API_KEY) || profile?.apiKey;
   if (!apiKey) {
-    throw new CliError(
-      'no API key configured',
-      ExitCode.unauthorized,
-      'start the sandbox with `svc sandbox start`, or add a profile with `svc profile add <name>`, or set SVC_API_KEY',
-    );
+    throw new CliError('auth', 'no_api_key', 'no API key configured', {
+      hint: 'start the sandbox with `svc sandbox start`, or add a profile with `svc profile add <name>`, or set SVC_API_KEY',
+    });
   }
   const rule = checkApiKey(apiKey);
-  if (rule) throw new UsageError(`API key ${rule}`);
+  if (rule) {
+    const source = !flags.profile && env.SVC_API_KEY ? 'SVC_API_KEY' : `the API key of profile "${profileName}"`;
+    throw new CliError('auth', 'invalid_api_key', `${source} ${rule}`, { hint: 'keys look like svc_test_… or svc_live_…; add a working one with `svc profile add <name>`' });
+  }
   const baseUrl = flags.baseUrl ?? env.SVC_BASE_URL ?? profile?.baseUrl ?? DEFAULT_BASE_URL;
   return {
     apiKey,

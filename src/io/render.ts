@@ -1,5 +1,7 @@
 // Output renderers: a table on a terminal, TSV when piped, one JSON document with --json.
 // Lists stream: rows are written as they arrive, so memory stays constant for any length.
+// Every string value is sanitised here (the one place), so no caller can forget it.
+import { safeJson, sanitize } from './sanitize.js';
 import type { IOStreams } from './streams.js';
 
 export type Row = Record<string, unknown>;
@@ -16,15 +18,34 @@ export function outputMode(io: IOStreams, json: boolean): OutputMode {
   return io.stdoutIsTTY ? 'table' : 'tsv';
 }
 
+/** A value as a cell of text: sanitised, one line. */
 function rawCell(value: unknown): string {
   if (value === null || value === undefined) return '';
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value).replace(/[\t\n\r]/g, ' ');
+  return sanitize(typeof value === 'object' ? JSON.stringify(value) : String(value));
 }
 
-/** Prints one JSON document, pretty on a terminal, compact when piped. */
+/** Strings (also inside arrays) with every unsafe character escaped, before a formatter sees them. */
+function clean(value: unknown): unknown {
+  if (typeof value === 'string') return sanitize(value);
+  if (Array.isArray(value)) return value.map(clean);
+  return value;
+}
+
+function cleanRow(row: Row): Row {
+  const out: Row = {};
+  for (const k in row) out[k] = clean(row[k]);
+  return out;
+}
+
+/** A cell for a human: the column's formatter over sanitised values, or the raw cell. */
+function humanCell(column: Column, row: Row): string {
+  const v = row[column.key];
+  return column.format ? column.format(v, row) : rawCell(v);
+}
+
+/** Prints one JSON document, pretty on a terminal, compact when piped; no raw control character. */
 export function printJson(io: IOStreams, value: unknown): void {
-  io.out(`${JSON.stringify(value, null, io.stdoutIsTTY ? 2 : undefined)}\n`);
+  io.out(`${safeJson(value, io.stdoutIsTTY ? 2 : undefined)}\n`);
 }
 
 /** Prints a single resource as aligned `key  value` lines (or TSV pairs / JSON). */
@@ -35,10 +56,10 @@ export function printRecord(io: IOStreams, mode: OutputMode, record: Row, fields
     return;
   }
   const width = Math.max(...fields.map((f) => f.header.length));
+  const row = cleanRow(record);
   for (const f of fields) {
-    const v = record[f.key];
-    if (v === undefined) continue;
-    io.out(`${f.header.padEnd(width)}  ${f.format ? f.format(v, record) : rawCell(v)}\n`);
+    if (row[f.key] === undefined) continue;
+    io.out(`${f.header.padEnd(width)}  ${humanCell(f, row)}\n`);
   }
 }
 
@@ -60,7 +81,7 @@ export class ListWriter {
     if (this.mode === 'json') {
       let chunk = '';
       for (const row of rows) {
-        chunk += `${this.count === 0 ? '[' : ','}\n${JSON.stringify(row)}`;
+        chunk += `${this.count === 0 ? '[' : ','}\n${safeJson(row)}`;
         this.count++;
       }
       if (chunk) this.io.out(chunk);
@@ -83,7 +104,10 @@ export class ListWriter {
 
   private flushTable(): void {
     if (this.pending.length === 0) return;
-    const cells = this.pending.map((row) => this.columns.map((c) => (c.format ? c.format(row[c.key], row) : rawCell(row[c.key]))));
+    const cells = this.pending.map((row) => {
+      const safe = cleanRow(row);
+      return this.columns.map((c) => humanCell(c, safe));
+    });
     const headers = this.columns.map((c) => c.header);
     // Later pages keep the widths seen so far, so columns stay aligned across pages of `--all`.
     const widths = headers.map((h, i) => Math.max(this.widths[i] ?? 0, visibleLength(h), ...cells.map((r) => visibleLength(r[i]!))));

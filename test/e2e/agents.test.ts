@@ -6,7 +6,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runSvc, spawnSandbox, startTestSandbox, type RunResult, type TestSandbox } from '../helpers/e2e.js';
+import { spawnSandbox, startTestSandbox, type RunResult, type TestSandbox } from '../helpers/e2e.js';
+import { svcIn } from '../helpers/cli.js';
+import { FAKE_LIVE_KEY, startFakeServer } from '../helpers/fake-server.js';
 
 const HOUR = 3_600_000;
 const BLOCK = 60_000;
@@ -116,28 +118,35 @@ describe('svc agent create / ls / policy get / set / check', () => {
     const created = await t.svcJson<Agent & { type: string }>(['agent', 'create', 'night-bot', '--policy-file', file, '--daily-limit', '300']);
     expect(created).toMatchObject({ handle: '@alice/night-bot', status: 'active', type: 'agent' });
     const policy = await t.svcJson<Record<string, unknown>>(['agent', 'policy', 'get', 'night-bot']);
-    expect(policy).toMatchObject({ daily_limit_usdc: 300, assets: ['USDC'], active_hours: '22:00-06:00', per_transaction_limit_usdc: null, policy_id: created.spend_policy_id });
+    expect(policy).toMatchObject({ daily_limit_usdc: 300, assets: ['USDC'], active_hours: '22:00-06:00', policy_id: created.spend_policy_id });
+    // A field the policy does not set is absent (no restriction), not null.
+    expect(Object.keys(policy)).not.toContain('per_transaction_limit_usdc');
   });
 
   it('refuses bad input locally (exit 2) and a taken name (409 → exit 5)', async () => {
+    const agentsBefore = (await t.svcJson<Agent[]>(['agent', 'ls'])).map((a) => a.handle);
     const badName = await t.svc(['agent', 'create', 'Bad.Name']);
     expectExit(badName, 2);
-    expect(badName.stderr).toMatch(/agent name "Bad.Name" is invalid/);
+    expect(badName.stdout).toBe('');
+    expect(badName.stderr).toMatch(/^error: agent name "Bad\.Name" must be .* \(invalid_agent_name\)\n$/);
     const badPolicy = await t.svc(['agent', 'create', 'x', '--daily-limit', '-5']);
     expectExit(badPolicy, 2);
-    expect(badPolicy.stderr).toMatch(/invalid policy: daily_limit_usdc must not be negative \(--daily-limit\)/);
+    expect(badPolicy.stderr).toMatch(/^error: invalid policy: daily_limit_usdc must not be negative \(--daily-limit\) \(invalid_policy\)\n$/);
     const badHours = await t.svc(['agent', 'create', 'x', '--active-hours', '9-17']);
     expectExit(badHours, 2);
-    expect(badHours.stderr).toContain('(--active-hours)');
+    expect(badHours.stderr).toMatch(/^error: invalid policy: .*\(--active-hours\) \(invalid_policy\)\n$/);
     const missing = await t.svc(['agent', 'create', 'x', '--policy-file', join(dir, 'nope.json')]);
     expectExit(missing, 2);
+    expect(missing.stderr).toMatch(/^error: --policy-file .*nope\.json: no such file \(invalid_argument\)\n$/);
+    expect((await t.svcJson<Agent[]>(['agent', 'ls'])).map((a) => a.handle)).toEqual(agentsBefore);
     const taken = await t.svc(['agent', 'create', 'payroll-bot']);
     expectExit(taken, 5);
-    expect(taken.stderr).toMatch(/already has an agent named "payroll-bot"/);
+    expect(taken.stdout).toBe('');
+    expect(taken.stderr).toMatch(/^error: .*already has an agent named "payroll-bot".* \(agent_name_taken, request req_\w+\)\n/);
     // The service's own check, reached without the tool's local validation:
     const raw = await t.svc(['api', 'POST', '/v1/accounts/me/agents', '--data', JSON.stringify({ name: 'raw', spend_policy: { daily_limit_usdc: -1 } })]);
     expectExit(raw, 2);
-    expect(raw.stderr).toContain('daily_limit_usdc must not be negative');
+    expect(raw.stderr).toMatch(/^error: .*daily_limit_usdc must not be negative.* \(invalid_policy, request req_\w+\)\n$/);
   });
 
   it('agent ls: TSV when piped, an array with --json', async () => {
@@ -175,43 +184,86 @@ describe('svc agent create / ls / policy get / set / check', () => {
     expect(tsvRecord(tsv.stdout).daily_limit_usdc).toBe('500');
     const unknown = await t.svc(['agent', 'policy', 'get', 'nobody']);
     expectExit(unknown, 4);
-    expect(unknown.stderr).toContain('no agent "nobody"');
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toMatch(/^error: no agent "nobody" under this account \(agent_not_found\)\nhint: .*svc agent ls/);
   });
 
-  it('agent policy set: a diff on stderr; without a terminal --yes is required (exit 2, nothing changes)', async () => {
-    // The sandbox's daily_spent_ciphertext is new at every read: compare the rest.
-    const policyNow = async () => {
-      const { daily_spent_ciphertext: _ct, ...rest } = await t.svcJson<Record<string, unknown>>(['agent', 'policy', 'get', 'payroll-bot']);
-      return rest;
-    };
-    const before = await policyNow();
-    const refused = await t.svc(['agent', 'policy', 'set', 'payroll-bot', '--daily-limit', '750']);
-    expectExit(refused, 2);
-    expect(refused.stderr).toContain('daily_limit_usdc: 500 → 750');
-    expect(refused.stderr).toMatch(/confirmation required/);
-    expect(refused.stderr).toContain('--yes');
-    expect(await policyNow()).toEqual(before);
-
-    const applied = await t.svc(['agent', 'policy', 'set', 'payroll-bot', '--daily-limit', '750', '--yes']);
+  it('agent policy set: a diff on stderr; with a test key it applies without asking (no --yes, no terminal)', async () => {
+    const before = await t.svcJson<Record<string, unknown>>(['agent', 'policy', 'get', 'payroll-bot']);
+    const applied = await t.svc(['agent', 'policy', 'set', 'payroll-bot', '--daily-limit', '750']);
     expectExit(applied, 0);
     expect(applied.stderr).toContain('daily_limit_usdc: 500 → 750');
+    expect(applied.stderr).not.toMatch(/confirm/i);
     expect(applied.stderr).toContain('updated the spend policy of @alice/payroll-bot');
     expect(tsvRecord(applied.stdout)).toMatchObject({ daily_limit_usdc: '750', per_transaction_limit_usdc: '100', policy_id: before.policy_id });
 
-    const cleared = await t.svc(['agent', 'policy', 'set', 'payroll-bot', '--clear', 'active_hours', '--yes']);
+    const cleared = await t.svc(['agent', 'policy', 'set', 'payroll-bot', '--clear', 'active_hours']);
     expectExit(cleared, 0);
     expect(cleared.stderr).toContain('active_hours: 00:00-23:59 → none');
     const after = await t.svcJson<Record<string, unknown>>(['agent', 'policy', 'get', 'payroll-bot']);
-    expect(after).toMatchObject({ daily_limit_usdc: 750, active_hours: null, hitl_threshold_usdc: 50 });
+    expect(after).toMatchObject({ daily_limit_usdc: 750, hitl_threshold_usdc: 50 });
+    // Cleared: the field is gone (no restriction), not null.
+    expect(Object.keys(after)).not.toContain('active_hours');
 
+    // --yes changes nothing with a test key.
     const same = await t.svc(['agent', 'policy', 'set', 'payroll-bot', '--daily-limit', '750', '--yes']);
     expectExit(same, 0);
     expect(same.stderr).toContain('already says that');
 
-    const warn = await t.svc(['agent', 'policy', 'set', 'payroll-bot', '--hitl-threshold', '100', '--yes']);
+    const warn = await t.svc(['agent', 'policy', 'set', 'payroll-bot', '--hitl-threshold', '100']);
     expectExit(warn, 0);
     expect(warn.stderr).toMatch(/warning: the approval threshold \(100\.00\) is at or above the per-transaction limit/);
-    expectExit(await t.svc(['agent', 'policy', 'set', 'payroll-bot', '--hitl-threshold', '50', '--yes']), 0);
+    expectExit(await t.svc(['agent', 'policy', 'set', 'payroll-bot', '--hitl-threshold', '50']), 0);
+  });
+
+  describe('with a live key (a fake service: the sandbox refuses live keys)', () => {
+    const agent = { account_id: 'acct_bot1', handle: '@me/bot', public_key: `0x${'a'.repeat(40)}`, status: 'active', spend_policy_id: 'pol_1' };
+    const policy = { policy_id: 'pol_1', daily_limit_usdc: 500, updated_at: '2024-01-01T00:00:00Z' };
+    const liveService = () => startFakeServer((req) => {
+      if (req.method === 'GET' && req.url === '/v1/accounts/me/agents') return { status: 200, body: { agents: [agent] } };
+      if (req.url === '/v1/agents/acct_bot1/spend-policy') {
+        return { status: 200, body: req.method === 'PATCH' ? { ...policy, ...JSON.parse(req.body) } : policy };
+      }
+      return { status: 404, body: { error: { code: 'not_found', message: 'no' } } };
+    });
+    const liveEnv = (url: string) => ({ SVC_CONFIG_DIR: dir, SVC_API_KEY: FAKE_LIVE_KEY, SVC_BASE_URL: url });
+
+    it('agent policy set without a terminal: the diff, then exit 2 (confirmation_required), nothing sent; --yes sends it', async () => {
+      const server = await liveService();
+      try {
+        const refused = await svcIn(['agent', 'policy', 'set', 'bot', '--daily-limit', '750'], liveEnv(server.url));
+        expectExit(refused, 2);
+        expect(refused.stdout).toBe('');
+        expect(refused.stderr).toContain('daily_limit_usdc: 500 → 750');
+        expect(refused.stderr).toMatch(/^error: Apply this change to @me\/bot on a LIVE account: confirmation required \(confirmation_required\)\nhint: .*--yes/m);
+        expect(refused.stderr).not.toContain(FAKE_LIVE_KEY);
+        expect(server.requests.filter((q) => q.method !== 'GET')).toEqual([]);
+
+        // With --yes it is sent: the refusal came from the confirmation alone.
+        const applied = await svcIn(['--yes', 'agent', 'policy', 'set', 'bot', '--daily-limit', '750'], liveEnv(server.url));
+        expectExit(applied, 0);
+        expect(server.requests.filter((q) => q.method !== 'GET').map((q) => [q.method, q.url, JSON.parse(q.body)])).toEqual([
+          ['PATCH', '/v1/agents/acct_bot1/spend-policy', { daily_limit_usdc: 750 }],
+        ]);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('agent policy set --json without a terminal: nothing on stdout, exactly the error object on stderr, nothing sent', async () => {
+      const server = await liveService();
+      try {
+        const json = await svcIn(['--json', 'agent', 'policy', 'set', 'bot', '--daily-limit', '750'], liveEnv(server.url));
+        expectExit(json, 2);
+        expect(json.stdout).toBe('');
+        expect(server.requests.filter((q) => q.method !== 'GET')).toEqual([]);
+        // docs/exit-codes.md: with --json, stderr holds exactly one JSON object and nothing else.
+        expect(json.stderr.trim().split('\n')).toHaveLength(1);
+        expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: 'confirmation_required' } });
+      } finally {
+        await server.close();
+      }
+    });
   });
 
   it('`policy get --json` output works as a --policy-file for policy set (read-only fields are dropped)', async () => {
@@ -299,11 +351,18 @@ describe('an agent spending with its own key, and the approval queue', () => {
   it('denied: exit 6 with the reason on stderr', async () => {
     const over = await send(['@acme', '150']);
     expectExit(over, 6);
-    expect(over.stderr).toMatch(/error: the spend policy of @alice\/bot denies this transfer: amount exceeds the per-transaction limit of 100\.00 \[per_transaction_limit\]/);
+    expect(over.stderr).toMatch(/^error: the spend policy of @alice\/bot denies this transfer: amount exceeds the per-transaction limit of 100\.00 \(policy_violation: per_transaction_limit, request req_\w+\)\n/);
     const who = await send(['0x1111111111111111111111111111111111111111', '1']);
     expectExit(who, 6);
-    expect(who.stderr).toContain('[recipient_not_allowed]');
+    expect(who.stderr).toMatch(/ \(policy_violation: recipient_not_allowed, request req_\w+\)\n/);
     expect(over.stdout).toBe('');
+    expect(who.stdout).toBe('');
+    // --json: the reason is a field of the error object on stderr.
+    const json = await t.svc(['--profile', 'bot', '--json', 'transfer', 'send', '@acme', '150']);
+    expectExit(json, 6);
+    expect(json.stdout).toBe('');
+    expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: 'policy_violation', reason: 'per_transaction_limit', status: 403, request_id: expect.stringMatching(/^req_/) } });
+    expect(json.stderr).not.toContain('150');
   });
 
   it('a policy change applies to the next attempt at once', async () => {
@@ -329,9 +388,18 @@ describe('an agent spending with its own key, and the approval queue', () => {
       expect(row[3]).toBe('encrypted');
     }
     expect(row[7]).toMatch(/^1[45]m\d\ds$/);
-    const json = await t.svcJson<Pending[]>(['pending', 'ls']);
+    const json = await t.svcJson<Array<Pending & Record<string, unknown>>>(['pending', 'ls']);
     expect(json.map((p) => p.transaction_id)).toContain(id);
     expect(JSON.stringify(json)).not.toMatch(/75\.25|75250000|march/);
+    for (const p of json) {
+      expect(Object.keys(p)).not.toContain('amount');
+      expect(Object.keys(p)).not.toContain('time_left'); // the API objects, as they are
+    }
+    if (hasDecryptionKey(t)) {
+      const decrypted = await t.svcJson<Array<Pending & Record<string, unknown>>>(['pending', 'ls', '--decrypt']);
+      const mine = decrypted.find((p) => p.transaction_id === id)!;
+      expect(mine).toMatchObject({ ...json.find((p) => p.transaction_id === id), amount: '75.25', memo: 'march invoice' });
+    }
   });
 
   it('pending approve (exit 0, prints the transfer id) and reject (exit 0); deciding again is exit 5', async () => {
@@ -343,13 +411,18 @@ describe('an agent spending with its own key, and the approval queue', () => {
     expect(tsvRecord(approved.stdout).transfer_id).toMatch(/^tr_/);
     const again = await t.svc(['pending', 'approve', a]);
     expectExit(again, 5);
-    expect(again.stderr).toContain('already approved');
+    expect(again.stdout).toBe('');
+    expect(again.stderr).toMatch(/^error: .*already approved.* \(transaction_already_decided, request req_\w+\)\n/);
 
     const r = await hold();
     const rejected = await t.svc(['--json', 'pending', 'reject', r]);
     expectExit(rejected, 0);
-    expect(JSON.parse(rejected.stdout)).toMatchObject({ transaction_id: r, status: 'rejected', transfer_id: null });
-    expectExit(await t.svc(['pending', 'approve', r]), 5);
+    const rejectedDoc = JSON.parse(rejected.stdout) as Record<string, unknown>;
+    expect(rejectedDoc).toMatchObject({ transaction_id: r, status: 'rejected' });
+    expect(Object.keys(rejectedDoc)).not.toContain('transfer_id'); // no transfer: absent, not null
+    const decided = await t.svc(['pending', 'approve', r]);
+    expectExit(decided, 5);
+    expect(decided.stderr).toMatch(/ \(transaction_already_decided, request req_\w+\)\n/);
     const ids = (await t.svcJson<Pending[]>(['pending', 'ls'])).map((p) => p.transaction_id);
     expect(ids).not.toContain(a);
     expect(ids).not.toContain(r);
@@ -358,12 +431,12 @@ describe('an agent spending with its own key, and the approval queue', () => {
   it('unknown id → exit 4; the agent\'s own key → exit 3; another account → exit 4', async () => {
     const unknown = await t.svc(['pending', 'approve', 'txn_doesnotexist']);
     expectExit(unknown, 4);
-    expect(unknown.stderr).toContain('no held transaction txn_doesnotexist');
+    expect(unknown.stderr).toMatch(/^error: .*no held transaction txn_doesnotexist.* \(transaction_not_found, request req_\w+\)\n/);
     expectExit(await t.svc(['pending', 'reject', 'txn_doesnotexist']), 4);
     const id = await hold();
     const own = await t.svc(['--profile', 'bot', 'pending', 'approve', id]);
     expectExit(own, 3);
-    expect(own.stderr).toMatch(/an agent's key cannot approve/);
+    expect(own.stderr).toMatch(/^error: .*an agent's key cannot approve.* \(forbidden, request req_\w+\)\n/);
     expectExit(await t.svc(['pending', 'reject', id], { env: { SVC_API_KEY: t.keyOf('@acme') } }), 4);
     expectExit(await t.svc(['pending', 'reject', id]), 0);
   });
@@ -373,7 +446,7 @@ describe('an agent spending with its own key, and the approval queue', () => {
     await t.sandbox.advance(16 * 60_000);
     const approve = await t.svc(['pending', 'approve', id]);
     expectExit(approve, 5);
-    expect(approve.stderr).toMatch(/approval window of txn_\w+ closed/);
+    expect(approve.stderr).toMatch(/^error: .*approval window of txn_\w+ closed.* \(transaction_expired, request req_\w+\)\n/);
     expectExit(await t.svc(['pending', 'reject', id]), 5);
     expect((await t.svcJson<Pending[]>(['pending', 'ls'])).map((p) => p.transaction_id)).not.toContain(id);
   });
@@ -393,7 +466,8 @@ describe('an agent spending with its own key, and the approval queue', () => {
   it('pending review without a terminal: exit 2 pointing at ls / approve / reject', async () => {
     const r = await t.svc(['pending', 'review']);
     expectExit(r, 2);
-    expect(r.stderr).toContain('needs an interactive terminal');
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^error: `svc pending review` needs an interactive terminal \(invalid_argument\)\n/);
     expect(r.stderr).toMatch(/svc pending ls.*svc pending approve <id>.*svc pending reject <id>/);
   });
 
@@ -449,7 +523,7 @@ describe('the daily limit through the tool', () => {
     expectExit(await send('@acme', '25'), 0); // 90: the held and rejected 30s never counted
     const over = await send('@acme', '10.01');
     expectExit(over, 6);
-    expect(over.stderr).toMatch(/daily limit of 100\.00 \(10\.00 left today\) \[daily_limit\]/);
+    expect(over.stderr).toMatch(/daily limit of 100\.00 \(10\.00 left today\) \(policy_violation: daily_limit, request req_\w+\)\n/);
     expectExit(await send('@acme', '10'), 0); // exactly at the limit
 
     // The held one, approved, counts through its transfer.
@@ -475,18 +549,18 @@ describe('svc sandbox start --approval-window', () => {
   it('sets how long held transactions wait; a bad value is exit 2', async () => {
     configDir = mkdtempSync(join(tmpdir(), 'svc-e2e-window-'));
     const env = { SVC_CONFIG_DIR: configDir, NO_COLOR: '1' };
-    const bad = await runSvc(['sandbox', 'start', '--port', '0', '--ephemeral', '--approval-window', 'soon'], env);
+    const bad = await svcIn(['sandbox', 'start', '--port', '0', '--ephemeral', '--approval-window', 'soon'], env);
     expectExit(bad, 2);
-    expect(bad.stderr).toContain('--approval-window');
+    expect(bad.stderr).toMatch(/^error: .*--approval-window.* \(invalid_argument\)\n/);
 
     const started = await spawnSandbox(['--json', 'sandbox', 'start', '--port', '0', '--ephemeral', '--approval-window', '2m'], env);
     children.push(started.child);
     expect(JSON.parse(started.stdout())).toMatchObject({ approval_window_ms: 120_000 });
-    const svc = (args: string[], o: { input?: string } = {}) => runSvc(args, env, o);
+    const svc = (args: string[], o: { input?: string } = {}) => svcIn(args, env, o);
     expectExit(await svc(['agent', 'create', 'w', '--hitl-threshold', '1']), 0);
     const key = (await svc(['sandbox', 'key', 'create', '--account', '@alice/w'])).stdout.trim();
     expectExit(await svc(['sandbox', 'fund', '@alice/w', '10']), 0);
-    const held = await runSvc(['--json', 'transfer', 'send', '@acme', '2'], { ...env, SVC_API_KEY: key });
+    const held = await svcIn(['--json', 'transfer', 'send', '@acme', '2'], { ...env, SVC_API_KEY: key });
     expectExit(held, 8);
     const doc = JSON.parse(held.stdout);
     expect(Date.parse(doc.expires_at) - Date.parse(doc.requested_at)).toBe(120_000);

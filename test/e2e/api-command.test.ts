@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSvc, startTestSandbox, type TestSandbox } from '../helpers/e2e.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/e2e.js';
+import { svcIn } from '../helpers/cli.js';
 import { HAS_SCRIPT, runInTty, startFakeServer, UNKNOWN_TEST_KEY } from '../helpers/fake-server.js';
 
 let t: TestSandbox;
@@ -63,23 +64,32 @@ describe('svc api against the sandbox', () => {
     expect(JSON.parse(fromStdin.stdout)).toMatchObject({ status: 'pending', to: '@acme' });
   });
 
-  it('an API error exits with its code and prints one error line; --json adds the error document on stdout', async () => {
+  it('an API error exits with its code and prints one error line; --json prints the error object on stderr, nothing on stdout', async () => {
     const r = await t.svc(['api', 'GET', '/v1/transfers/tr_nope']);
     expect(r.code).toBe(4);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^error: .+ \(request req_\w+\)\n$/);
+    expect(r.stderr).toMatch(/^error: .+ \(transfer_not_found, request req_\w+\)\n$/);
+    const requestId = /request (req_\w+)\)/.exec(r.stderr)![1];
     const j = await t.svc(['--json', 'api', 'GET', '/v1/transfers/tr_nope']);
     expect(j.code).toBe(4);
-    const body = JSON.parse(j.stdout) as { error: { code: string; message: string; request_id: string } };
+    expect(j.stdout).toBe('');
+    expect(j.stderr.trim().split('\n')).toHaveLength(1);
+    const body = JSON.parse(j.stderr) as { error: { code: string; message: string; status: number; request_id: string } };
     expect(body.error.code).toBe('transfer_not_found');
-    expect(j.stderr).toContain(body.error.message);
-    expect(j.stderr).toContain(body.error.request_id);
+    expect(body.error.status).toBe(404);
+    expect(body.error.message).toBe(/^error: (.+) \(transfer_not_found/.exec(r.stderr)![1]);
+    expect(body.error.request_id).toMatch(/^req_\w+$/);
+    expect(body.error.request_id).not.toBe(requestId); // each call has its own id
 
     const kyc = await t.svc(['api', 'POST', '/v1/transfers', '--data', '{"to":"@alice","amount":"1"}'], { env: { SVC_API_KEY: t.keyOf('@bob') } });
     expect(kyc.code).toBe(3);
+    expect(kyc.stdout).toBe('');
+    expect(kyc.stderr).toMatch(/^error: .+ \(kyc_required, request req_\w+\)\n$/);
     const poor = await t.svc(['--json', 'api', 'POST', '/v1/transfers', '--data', '{"to":"@acme","amount":"999999"}']);
     expect(poor.code).toBe(6);
-    expect(JSON.parse(poor.stdout).error.code).toBe('insufficient_balance');
+    expect(poor.stdout).toBe('');
+    expect(JSON.parse(poor.stderr).error).toMatchObject({ code: 'insufficient_balance', status: 402 });
+    expect(poor.stderr).not.toContain('999999');
   });
 
   it.skipIf(!HAS_SCRIPT)('pretty-prints on a terminal', async () => {
@@ -92,24 +102,28 @@ describe('svc api against the sandbox', () => {
 
 describe('svc api local checks (exit 2, nothing sent)', () => {
   const cases: Array<[string, string[], string, string?]> = [
-    ['an unknown method', ['FETCH', '/v1/accounts/me'], 'error: method "FETCH" must be one of GET, POST, PUT, PATCH, DELETE\n'],
-    ['a path without /', ['GET', 'v1/accounts/me'], 'error: path "v1/accounts/me" must start with / (like /v1/accounts/me)\n'],
-    ['a full URL', ['GET', 'https://evil.example.com/v1/accounts/me'], 'error: path "https://evil.example.com/v1/accounts/me" must be relative to the base URL (like /v1/accounts/me)\nhint: use --base-url to talk to another service\n'],
-    ['a protocol-relative URL', ['GET', '//evil.example.com/x'], 'error: path "//evil.example.com/x" must be relative to the base URL (like /v1/accounts/me)\nhint: use --base-url to talk to another service\n'],
+    ['an unknown method', ['FETCH', '/v1/accounts/me'], 'error: method "FETCH" must be one of GET, POST, PUT, PATCH, DELETE (invalid_argument)\n'],
+    ['a path without /', ['GET', 'v1/accounts/me'], 'error: path "v1/accounts/me" must start with / (like /v1/accounts/me) (invalid_argument)\n'],
+    ['a full URL', ['GET', 'https://evil.example.com/v1/accounts/me'], 'error: path "https://evil.example.com/v1/accounts/me" must be relative to the base URL (like /v1/accounts/me) (invalid_argument)\nhint: use --base-url to talk to another service\n'],
+    ['a protocol-relative URL', ['GET', '//evil.example.com/x'], 'error: path "//evil.example.com/x" must be relative to the base URL (like /v1/accounts/me) (invalid_argument)\nhint: use --base-url to talk to another service\n'],
     ['invalid JSON', ['POST', '/v1/transfers', '--data', '{to:'], 'error: --data is not valid JSON: '],
     ['invalid JSON on stdin', ['POST', '/v1/transfers', '--data', '-'], 'error: --data - (stdin) is not valid JSON: ', 'not json'],
-    ['a missing file', ['POST', '/v1/transfers', '--data', '@/nonexistent/body.json'], 'error: --data @/nonexistent/body.json: cannot read the file (ENOENT)\n'],
-    ['a bad --query', ['GET', '/v1/transfers', '--query', 'limit'], 'error: --query "limit" must be key=value\n'],
-    ['an idempotency key on a GET', ['GET', '/v1/transfers', '--idempotency-key', 'k1'], 'error: --idempotency-key applies to POST requests only\n'],
+    ['a missing file', ['POST', '/v1/transfers', '--data', '@/nonexistent/body.json'], 'error: --data @/nonexistent/body.json: cannot read the file (ENOENT) (invalid_argument)\n'],
+    ['a bad --query', ['GET', '/v1/transfers', '--query', 'limit'], 'error: --query "limit" must be key=value (invalid_argument)\n'],
+    ['an idempotency key on a GET', ['GET', '/v1/transfers', '--idempotency-key', 'k1'], 'error: --idempotency-key applies to POST requests only (invalid_argument)\n'],
   ];
   it.each(cases)('refuses %s', async (_name, args, stderr, input) => {
     const server = await startFakeServer(() => ({ status: 200, body: {} }));
     try {
-      const r = await runSvc(['api', ...args], { SVC_CONFIG_DIR: work, SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url }, { input: input ?? '' });
+      const r = await svcIn(['api', ...args], { SVC_CONFIG_DIR: work, SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url }, { input: input ?? '' });
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
       if (stderr.endsWith('\n')) expect(r.stderr).toBe(stderr);
-      else expect(r.stderr.startsWith(stderr)).toBe(true);
+      else {
+        expect(r.stderr.startsWith(stderr)).toBe(true);
+        expect(r.stderr).toMatch(/ \(invalid_argument\)\n$/);
+        expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+      }
       expect(server.requests).toHaveLength(0);
     } finally {
       await server.close();
@@ -119,7 +133,7 @@ describe('svc api local checks (exit 2, nothing sent)', () => {
   it('sends what it was given: method, path with query, body, key and idempotency key', async () => {
     const server = await startFakeServer(() => ({ status: 200, body: { ok: true } }));
     try {
-      const r = await runSvc(['api', 'post', '/v1/webhooks?x=1', '--data', '{"url":"https://h.example.com","events":["transfer.confirmed"]}', '-q', 'y=2 3', '--idempotency-key', 'wh-1'], {
+      const r = await svcIn(['api', 'post', '/v1/webhooks?x=1', '--data', '{"url":"https://h.example.com","events":["transfer.confirmed"]}', '-q', 'y=2 3', '--idempotency-key', 'wh-1'], {
         SVC_CONFIG_DIR: work, SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: `${server.url}/prefix/`,
       });
       expect(r.code, r.stderr).toBe(0);
@@ -138,7 +152,7 @@ describe('svc api local checks (exit 2, nothing sent)', () => {
   it('an empty 204 answer prints {}', async () => {
     const server = await startFakeServer(() => ({ status: 204 }));
     try {
-      const r = await runSvc(['api', 'DELETE', '/v1/webhooks/wh_1'], { SVC_CONFIG_DIR: work, SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url });
+      const r = await svcIn(['api', 'DELETE', '/v1/webhooks/wh_1'], { SVC_CONFIG_DIR: work, SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toBe('{}\n');
     } finally {
@@ -149,10 +163,15 @@ describe('svc api local checks (exit 2, nothing sent)', () => {
   it('an error body of another shape still gives one line and the mapped exit code', async () => {
     const server = await startFakeServer(() => ({ status: 409, body: { code: 'transaction_expired', message: 'too late' } }));
     try {
-      const r = await runSvc(['--json', 'api', 'POST', '/v1/agents/transactions/txn_1/approve'], { SVC_CONFIG_DIR: work, SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url });
+      const r = await svcIn(['--json', 'api', 'POST', '/v1/agents/transactions/txn_1/approve'], { SVC_CONFIG_DIR: work, SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url });
       expect(r.code).toBe(5);
-      expect(r.stderr).toBe('error: too late\n');
-      expect(JSON.parse(r.stdout)).toEqual({ error: { code: 'transaction_expired', message: 'too late' } });
+      expect(r.stdout).toBe('');
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(JSON.parse(r.stderr)).toEqual({ error: { code: 'transaction_expired', message: 'too late', status: 409 } });
+      const plain = await svcIn(['api', 'POST', '/v1/agents/transactions/txn_1/approve'], { SVC_CONFIG_DIR: work, SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url });
+      expect(plain.code).toBe(5);
+      expect(plain.stdout).toBe('');
+      expect(plain.stderr).toBe('error: too late (transaction_expired)\n');
     } finally {
       await server.close();
     }

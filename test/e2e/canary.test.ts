@@ -80,6 +80,8 @@ describe('no plaintext amount or memo outside balance and local decryption', () 
     // An error path that echoes as much as it can: too much, for a canary memo.
     const tooMuch = await svc(['--verbose', 'transfer', 'send', '@acme', '987654321.902817', '--memo', CANARY_MEMO]);
     expect(tooMuch.code).toBe(6);
+    expect(tooMuch.stdout).toBe('');
+    expect(tooMuch.stderr).toMatch(/^error: .* \(insufficient_balance, request req_\w+\)$/m);
 
     // Reads that must not show plaintext: raw responses, JSON without --decrypt, verbose traces.
     for (const args of [
@@ -106,7 +108,7 @@ describe('no plaintext amount or memo outside balance and local decryption', () 
     expect(mine.stdout).toContain(CANARY_AMOUNT);
     expect(mine.stdout).toContain(CANARY_MEMO);
     const theirs = await runSvc(['--json', 'transfer', 'get', id, '--decrypt'], { ...env, SVC_API_KEY: acmeKey, SVC_DECRYPTION_KEY: acmeDk });
-    expect(JSON.parse(theirs.stdout)).toMatchObject({ amount_decrypted: CANARY_AMOUNT, memo_decrypted: CANARY_MEMO });
+    expect(JSON.parse(theirs.stdout)).toMatchObject({ amount: CANARY_AMOUNT, memo: CANARY_MEMO });
     const balance = await runSvc(['balance', '--verify'], { ...env, SVC_API_KEY: acmeKey, SVC_DECRYPTION_KEY: acmeDk });
     expect(balance.code, balance.stderr).toBe(0);
     expect(balance.stdout).toContain(`5${CANARY_AMOUNT}`); // 50000 + the canary

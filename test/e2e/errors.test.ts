@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSvc, startTestSandbox, type RunResult, type TestSandbox } from '../helpers/e2e.js';
+import { startTestSandbox, type RunResult, type TestSandbox } from '../helpers/e2e.js';
+import { svcIn } from '../helpers/cli.js';
 import {
   ERROR, FAKE_LIVE_KEY, refusedPort, startFakeServer, UNKNOWN_TEST_KEY, type FakeServer, type Handler,
 } from '../helpers/fake-server.js';
@@ -25,15 +26,21 @@ afterAll(async () => {
 
 const lines = (s: string) => s.split('\n').filter((l) => l.length > 0);
 
-/** The CLI's error report: exactly `error: ...` and optionally one `hint: ...` line. */
+/**
+ * The CLI's error report: exactly `error: <message> (<code>[, request <id>])` and optionally one
+ * `hint: ...` line, nothing else on stderr.
+ */
 function expectErrorReport(r: RunResult, message: RegExp, hint?: RegExp): void {
-  const l = lines(r.stderr).filter((x) => !x.startsWith('idempotency key '));
-  expect(l[0]).toMatch(/^error: /);
+  const l = lines(r.stderr);
+  expect(l[0]).toMatch(/^error: .* \([a-z_]+(: [a-z_]+)?(, request req_\w+)?\)$/);
   expect(l[0]).toMatch(message);
   if (hint) {
     expect(l).toHaveLength(2);
     expect(l[1]).toMatch(/^hint: /);
     expect(l[1]).toMatch(hint);
+  } else {
+    expect(l.length).toBeLessThanOrEqual(2);
+    if (l[1] !== undefined) expect(l[1]).toMatch(/^hint: /);
   }
 }
 
@@ -45,7 +52,7 @@ async function transferIds(key?: string): Promise<string[]> {
 
 /** svc against a fake server: its URL and a key from the environment, no profile. */
 function svcAt(server: { url: string }, args: string[], env: Record<string, string> = {}) {
-  return runSvc(args, { SVC_CONFIG_DIR: emptyConfig, NO_COLOR: '1', SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url, ...env });
+  return svcIn(args, { SVC_CONFIG_DIR: emptyConfig, NO_COLOR: '1', SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url, ...env });
 }
 
 async function withServer(handler: Handler, body: (s: FakeServer) => Promise<void>): Promise<void> {
@@ -62,18 +69,20 @@ const TRANSFER = { transfer_id: 'tr_fake1', status: 'pending', to: '@acme', conf
 
 describe('local validation of transfer send (exit 2, nothing sent)', () => {
   const cases: Array<[string, string[], RegExp]> = [
-    ['too many decimals', ['@acme', '1.1234567'], /^error: amount must have at most 6 decimal places for USDG$/],
-    ['an exponent', ['@acme', '1e3'], /^error: amount must be a plain decimal like 12\.50/],
-    ['a sign', ['@acme', '+5'], /^error: amount must be a plain decimal/],
-    ['a negative amount', ['@acme', '-5'], /^error: amount must be a plain decimal/],
-    ['zero', ['@acme', '0.000'], /^error: amount must be greater than zero$/],
-    ['a comma', ['@acme', '1,50'], /^error: amount must be a plain decimal/],
-    ['a bare name', ['acme', '1'], /^error: recipient "acme" must be an @handle or a 0x address of 40 hex digits$/],
-    ['a short address', ['0x1234', '1'], /^error: recipient "0x1234" must be an @handle or a 0x address/],
-    ['a bad asset', ['@acme', '1', '--asset', 'US$'], /^error: --asset "US\$" must be an asset code/],
-    ['an empty memo', ['@acme', '1', '--memo', ''], /^error: --memo must not be empty/],
-    ['a bad idempotency key', ['@acme', '1', '--idempotency-key', 'has space'], /^error: --idempotency-key must be/],
-    ['a bad --timeout-wait', ['@acme', '1', '--wait', '--timeout-wait', '10'], /^error: --timeout-wait "10" must be a duration/],
+    ['too many decimals', ['@acme', '1.1234567'], /^error: amount must have at most 6 decimal places for USDG \(invalid_amount\)$/],
+    ['an exponent', ['@acme', '1e3'], /^error: amount must be a plain decimal like 12\.50.* \(invalid_amount\)$/],
+    ['a sign', ['@acme', '+5'], /^error: amount must be a plain decimal.* \(invalid_amount\)$/],
+    ['a negative amount', ['@acme', '-5'], /^error: amount must be a plain decimal.* \(invalid_amount\)$/],
+    ['zero', ['@acme', '0.000'], /^error: amount must be greater than zero \(invalid_amount\)$/],
+    ['a comma', ['@acme', '1,50'], /^error: amount must be a plain decimal.* \(invalid_amount\)$/],
+    ['a bare name', ['acme', '1'], /^error: recipient "acme" must be an @handle or a 0x address of 40 hex digits \(invalid_recipient\)$/],
+    ['a short address', ['0x1234', '1'], /^error: recipient "0x1234" must be an @handle or a 0x address.* \(invalid_recipient\)$/],
+    ['a bad asset', ['@acme', '1', '--asset', 'US$'], /^error: --asset "US\$" must be one of USDG, USDC \(invalid_asset\)$/],
+    ['an unknown asset', ['@acme', '1', '--asset', 'EUR'], /^error: --asset "EUR" must be one of USDG, USDC \(invalid_asset\)$/],
+    ['an empty memo', ['@acme', '1', '--memo', ''], /^error: --memo must not be empty.* \(invalid_memo\)$/],
+    ['a memo over 256 bytes', ['@acme', '1', '--memo', 'é'.repeat(129)], /^error: --memo must be at most 256 bytes of UTF-8 \(invalid_memo\)$/],
+    ['a bad idempotency key', ['@acme', '1', '--idempotency-key', 'has space'], /^error: --idempotency-key must be.* \(invalid_idempotency_key\)$/],
+    ['a bad --timeout-wait', ['@acme', '1', '--wait', '--timeout-wait', '10'], /^error: --timeout-wait "10" must be a duration.* \(invalid_argument\)$/],
   ];
   it.each(cases)('refuses %s', async (_name, args, message) => {
     const before = await transferIds();
@@ -83,6 +92,34 @@ describe('local validation of transfer send (exit 2, nothing sent)', () => {
     expect(lines(r.stderr)).toHaveLength(1);
     expect(r.stderr.trimEnd()).toMatch(message);
     expect(await transferIds()).toEqual(before);
+  });
+
+  it('commander-level errors (an unknown option, a missing argument) are usage errors: exit 2, code usage', async () => {
+    const before = await transferIds();
+    const unknown = await t.svc(['transfer', 'send', '@acme', '1', '--bogus']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stdout).toBe('');
+    expectErrorReport(unknown, /^error: unknown option '--bogus' \(usage\)$/);
+    const missing = await t.svc(['transfer', 'send', '@acme']);
+    expect(missing.code).toBe(2);
+    expect(missing.stdout).toBe('');
+    expectErrorReport(missing, /^error: missing required argument 'amount' \(usage\)$/);
+    // --json: exactly one error object on stderr (commander's own text is not printed).
+    const json = await t.svc(['--json', 'transfer', 'send', '@acme', '1', '--bogus']);
+    expect(json.code).toBe(2);
+    expect(json.stdout).toBe('');
+    expect(json.stderr.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: 'usage', message: "unknown option '--bogus'" } });
+    expect(await transferIds()).toEqual(before);
+  });
+
+  it('--json: a local refusal is one error object on stderr, nothing on stdout, no amount echoed', async () => {
+    const r = await t.svc(['--json', 'transfer', 'send', '@acme', '123.4567891']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(r.stderr)).toEqual({ error: { code: 'invalid_amount', message: 'amount must have at most 6 decimal places for USDG' } });
+    expect(r.stderr).not.toContain('123.4567891');
   });
 
   it('never echoes the amount in the error', async () => {
@@ -98,11 +135,13 @@ describe('service errors of POST /v1/transfers and their exit codes', () => {
     const r = await t.svc(['api', 'POST', '/v1/transfers', '--data', data]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expectErrorReport(r, /\(request req_\w+\)$/);
+    expectErrorReport(r, /\(invalid_request, request req_\w+\)$/);
     const j = await t.svc(['--json', 'api', 'POST', '/v1/transfers', '--data', data]);
     expect(j.code).toBe(2);
-    const body = JSON.parse(j.stdout) as { error: { code: string; message: string; request_id: string } };
+    expect(j.stdout).toBe('');
+    const body = JSON.parse(j.stderr) as { error: { code: string; message: string; status: number; request_id: string } };
     expect(body.error.code).toBe('invalid_request');
+    expect(body.error.status).toBe(400);
     expect(body.error.message.length).toBeGreaterThan(0);
     expect(body.error.request_id).toMatch(/^req_/);
   });
@@ -111,7 +150,7 @@ describe('service errors of POST /v1/transfers and their exit codes', () => {
     const r = await t.svc(['transfer', 'ls'], { env: { SVC_API_KEY: UNKNOWN_TEST_KEY } });
     expect(r.code).toBe(3);
     expect(r.stdout).toBe('');
-    expectErrorReport(r, /./);
+    expectErrorReport(r, /\(unauthorized, request req_\w+\)$/);
     const s = await t.svc(['transfer', 'send', '@acme', '1'], { env: { SVC_API_KEY: UNKNOWN_TEST_KEY } });
     expect(s.code).toBe(3);
   });
@@ -120,7 +159,7 @@ describe('service errors of POST /v1/transfers and their exit codes', () => {
     const before = await transferIds();
     const r = await t.svc(['--yes', 'transfer', 'send', '@acme', '1'], { env: { SVC_API_KEY: FAKE_LIVE_KEY } });
     expect(r.code).toBe(3);
-    expectErrorReport(r, /./);
+    expectErrorReport(r, /\(unauthorized, request req_\w+\)$/);
     expect(r.stderr).not.toContain(FAKE_LIVE_KEY);
     const ls = await t.svc(['transfer', 'ls'], { env: { SVC_API_KEY: FAKE_LIVE_KEY } });
     expect(ls.code).toBe(3);
@@ -131,7 +170,7 @@ describe('service errors of POST /v1/transfers and their exit codes', () => {
     const r = await t.svc(['transfer', 'send', '@acme', '5000']);
     expect(r.code).toBe(6);
     expect(r.stdout).toBe('');
-    expectErrorReport(r, /\(request req_\w+\)$/);
+    expectErrorReport(r, /\(insufficient_balance, request req_\w+\)$/);
     expect(r.stderr).not.toContain('5000');
   });
 
@@ -144,28 +183,28 @@ describe('service errors of POST /v1/transfers and their exit codes', () => {
     const r = await t.svc(['transfer', 'send', '@alice', '1'], { env: { SVC_API_KEY: t.keyOf('@bob') } });
     expect(r.code).toBe(3);
     expect(r.stdout).toBe('');
-    expectErrorReport(r, /\(request req_\w+\)$/);
+    expectErrorReport(r, /\(kyc_required, request req_\w+\)$/);
   });
 
   it('404 recipient_not_found → exit 4', async () => {
     const r = await t.svc(['transfer', 'send', '@nobody-at-all', '1']);
     expect(r.code).toBe(4);
     expect(r.stdout).toBe('');
-    expectErrorReport(r, /\(request req_\w+\)$/);
+    expectErrorReport(r, /\(recipient_not_found, request req_\w+\)$/);
   });
 
   it('404 transfer_not_found for an unknown id → exit 4 with a hint', async () => {
     const r = await t.svc(['transfer', 'get', 'tr_doesnotexist']);
     expect(r.code).toBe(4);
     expect(r.stdout).toBe('');
-    expectErrorReport(r, /\(request req_\w+\)$/, /svc transfer ls/);
+    expectErrorReport(r, /\(transfer_not_found, request req_\w+\)$/, /svc transfer ls/);
   });
 
   it("404 for another account's transfer (neither its sender nor its recipient)", async () => {
     const sent = await t.svcJson<{ transfer_id: string }>(['transfer', 'send', '@acme', '1']);
     const r = await t.svc(['transfer', 'get', sent.transfer_id], { env: { SVC_API_KEY: t.keyOf('@bob') } });
     expect(r.code).toBe(4);
-    expectErrorReport(r, /\(request req_\w+\)$/, /svc transfer ls/);
+    expectErrorReport(r, /\(transfer_not_found, request req_\w+\)$/, /svc transfer ls/);
   });
 
   it('422 recipient_not_confidential_ready without a terminal → exit 1 and a --no-confidential hint', async () => {
@@ -174,7 +213,7 @@ describe('service errors of POST /v1/transfers and their exit codes', () => {
       const r = await t.svc(['transfer', 'send', to, '1']);
       expect(r.code).toBe(1);
       expect(r.stdout).toBe('');
-      expectErrorReport(r, /\(request req_\w+\)$/, /--no-confidential/);
+      expectErrorReport(r, /\(recipient_not_confidential_ready, request req_\w+\)$/, /--no-confidential/);
       expect(r.stderr).toMatch(/public on chain/);
     }
     expect(await transferIds()).toEqual(before);
@@ -196,7 +235,7 @@ describe('transport rules', () => {
       const r = await t.svc(['--base-url', 'http://example.com', 'transfer', 'ls'], { env: { HTTP_PROXY: proxy.url, http_proxy: proxy.url } });
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
-      expectErrorReport(r, /^error: refusing to send an API key over plain HTTP to example\.com$/, /https:\/\//);
+      expectErrorReport(r, /^error: refusing to send an API key over plain HTTP to example\.com \(insecure_base_url\)$/, /https:\/\//);
       const s = await t.svc(['--base-url', 'http://10.1.2.3:8080', 'transfer', 'send', '@acme', '1'], { env: { HTTP_PROXY: proxy.url } });
       expect(s.code).toBe(2);
       expect(proxy.requests).toHaveLength(0);
@@ -227,7 +266,7 @@ describe('transport rules', () => {
     const r = await t.svc(['transfer', 'ls'], { env: { SVC_BASE_URL: `http://127.0.0.1:${port}` } });
     expect(r.code).toBe(7);
     expect(r.stdout).toBe('');
-    expectErrorReport(r, new RegExp(`^error: could not connect to 127\\.0\\.0\\.1:${port} \\(connection refused\\)$`), /sandbox start/);
+    expectErrorReport(r, new RegExp(`^error: could not connect to 127\\.0\\.0\\.1:${port} \\(connection refused\\) \\(network_error\\)$`), /sandbox start/);
   });
 
   it('--timeout against a server that never answers → exit 7', async () => {
@@ -235,7 +274,7 @@ describe('transport rules', () => {
       const started = Date.now();
       const r = await svcAt(s, ['--timeout', '200', 'transfer', 'get', 'tr_1']);
       expect(r.code).toBe(7);
-      expectErrorReport(r, /^error: request to 127\.0\.0\.1:\d+ timed out after 200 ms$/, /--timeout/);
+      expectErrorReport(r, /^error: request to 127\.0\.0\.1:\d+ timed out after 200 ms \(timeout\)$/, /--timeout/);
       // A GET is tried at most 3 times.
       expect(s.requests).toHaveLength(3);
       expect(Date.now() - started).toBeLessThan(10_000);
@@ -255,20 +294,34 @@ describe('transport rules', () => {
     await withServer(() => ({ status: 503, body: ERROR('unavailable', 'the service is down') }), async (s) => {
       const r = await svcAt(s, ['transfer', 'ls']);
       expect(r.code).toBe(1);
-      expectErrorReport(r, /^error: the service is down \(request req_fake123\)$/);
+      expectErrorReport(r, /^error: the service is down \(unavailable, request req_fake123\)$/);
       expect(s.requests).toHaveLength(3);
     });
   });
 
   it('retries a POST only with its idempotency key, the same key on every try', async () => {
     await withServer(() => ({ status: 502, body: ERROR('bad_gateway', 'upstream failed') }), async (s) => {
-      const r = await svcAt(s, ['transfer', 'send', '@acme', '1']);
+      const r = await svcAt(s, ['transfer', 'send', '@acme', '1.25']);
       expect(r.code).toBe(1);
-      const printed = /idempotency key ([0-9a-f-]{36})/.exec(r.stderr)?.[1];
+      expect(r.stdout).toBe('');
+      // The outcome is unknown: the hint carries the command that retries with the same key.
+      expectErrorReport(r, /^error: upstream failed \(bad_gateway, request req_fake123\)$/, /may or may not .* svc transfer send @acme <amount> --idempotency-key [0-9a-f-]{36}$/);
+      const printed = /--idempotency-key ([0-9a-f-]{36})$/m.exec(r.stderr)?.[1];
       expect(printed).toBeDefined();
+      expect(r.stderr).not.toContain('1.25');
       expect(s.requests).toHaveLength(3);
       expect(s.requests.map((q) => q.headers['idempotency-key'])).toEqual([printed, printed, printed]);
       expect(new Set(s.requests.map((q) => q.body)).size).toBe(1);
+      // With --json: nothing on stdout, the error object on stderr carries the key.
+      const j = await svcAt(s, ['--json', 'transfer', 'send', '@acme', '1.25']);
+      expect(j.code).toBe(1);
+      expect(j.stdout).toBe('');
+      const err = (JSON.parse(j.stderr) as { error: Record<string, unknown> }).error;
+      expect(err).toMatchObject({ code: 'bad_gateway', status: 502, request_id: 'req_fake123' });
+      expect(err.idempotency_key).toMatch(/^[0-9a-f-]{36}$/);
+      expect(err.hint).toContain(`--idempotency-key ${err.idempotency_key as string}`);
+      expect(j.stderr).not.toContain('1.25');
+      expect(s.requests.slice(3).map((q) => q.headers['idempotency-key'])).toEqual(Array(3).fill(err.idempotency_key));
     });
     await withServer((_q, n) => (n < 3 ? { status: 503 } : { status: 201, body: TRANSFER }), async (s) => {
       const r = await svcAt(s, ['transfer', 'send', '@acme', '1', '--idempotency-key', 'order-42']);
@@ -307,7 +360,7 @@ describe('transport rules', () => {
     await withServer(() => ({ status: 429, headers: { 'retry-after': '0' }, body: ERROR('rate_limited', 'too many requests') }), async (s) => {
       const r = await svcAt(s, ['account']);
       expect(r.code).toBe(1);
-      expectErrorReport(r, /too many requests/);
+      expectErrorReport(r, /^error: too many requests \(rate_limited, request req_fake123\)$/);
       expect(s.requests).toHaveLength(3);
     });
   });
@@ -319,7 +372,7 @@ describe('live keys', () => {
       const r = await svcAt(s, ['transfer', 'send', '@acme', '1'], { SVC_API_KEY: FAKE_LIVE_KEY });
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
-      expectErrorReport(r, /^error: Send 1 USDG to @acme from LIVE account: confirmation required$/, /--yes/);
+      expectErrorReport(r, /^error: Send 1 USDG to @acme from a LIVE account: confirmation required \(confirmation_required\)$/, /--yes/);
       expect(s.requests).toHaveLength(0);
       // The same with --yes is sent: the refusal above came from the confirmation alone.
       const ok = await svcAt(s, ['--yes', '--json', 'transfer', 'send', '@acme', '1'], { SVC_API_KEY: FAKE_LIVE_KEY });
@@ -333,7 +386,8 @@ describe('live keys', () => {
     await withServer(() => ({ status: 200, body: ACCOUNT }), async (s) => {
       const post = await svcAt(s, ['api', 'POST', '/v1/transfers', '--data', '{"to":"@acme","amount":"1"}'], { SVC_API_KEY: FAKE_LIVE_KEY });
       expect(post.code).toBe(2);
-      expect(post.stderr).toMatch(/confirmation required/);
+      expect(post.stdout).toBe('');
+      expectErrorReport(post, /: confirmation required \(confirmation_required\)$/, /--yes/);
       expect(s.requests).toHaveLength(0);
       const get = await svcAt(s, ['api', 'GET', '/v1/accounts/me'], { SVC_API_KEY: FAKE_LIVE_KEY });
       expect(get.code).toBe(0);

@@ -4,8 +4,9 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runSvc, startTestSandbox, type RunOptions, type TestSandbox } from '../helpers/e2e.js';
-import { refusedPort } from '../helpers/fake-server.js';
+import { startTestSandbox, type RunOptions, type TestSandbox } from '../helpers/e2e.js';
+import { svcIn } from '../helpers/cli.js';
+import { refusedPort, startFakeServer } from '../helpers/fake-server.js';
 
 const TEST_KEY = 'svc_test_Pr0fileTestKeyAbCdEf123456';
 const LIVE_KEY = 'svc_live_Pr0fileLiveKeyZyXwVu987654';
@@ -14,7 +15,7 @@ const mode = (path: string) => statSync(path).mode & 0o777;
 
 describe('profile add / ls / use / rm / show', () => {
   let dir: string;
-  const svc = (args: string[], opts: RunOptions = {}) => runSvc(args, { SVC_CONFIG_DIR: dir, NO_COLOR: '1' }, opts);
+  const svc = (args: string[], opts: RunOptions = {}) => svcIn(args, { SVC_CONFIG_DIR: dir, NO_COLOR: '1' }, opts);
   const noSecrets = (...outs: string[]) => {
     for (const out of outs) {
       expect(out).not.toContain(TEST_KEY);
@@ -29,15 +30,17 @@ describe('profile add / ls / use / rm / show', () => {
     rmSync(join(dir, '..'), { recursive: true, force: true });
   });
 
+  // These keys belong to no service: the profiles are saved with --no-verify (checking the key
+  // against the service is covered with the sandbox below).
   it('adds a profile from --key-stdin, lists it masked, never shows the key', async () => {
-    const add = await svc(['profile', 'add', 'work', '--key-stdin', '--base-url', 'https://api.example.com'], { input: `${TEST_KEY}\n` });
+    const add = await svc(['profile', 'add', 'work', '--key-stdin', '--no-verify', '--base-url', 'https://api.example.com'], { input: `${TEST_KEY}\n` });
     expect(add.code, add.stderr).toBe(0);
     expect(add.stdout).toBe('');
-    expect(add.stderr).toBe(`[TEST] profile "work" saved (${masked(TEST_KEY)}, https://api.example.com), now current\n`);
+    expect(add.stderr).toBe(`[TEST] profile "work" saved (key not checked: --no-verify) (${masked(TEST_KEY)}, https://api.example.com), now current\n`);
 
-    const live = await svc(['profile', 'add', 'prod', '--key-stdin'], { input: `${LIVE_KEY}\r\nignored second line\n` });
+    const live = await svc(['profile', 'add', 'prod', '--key-stdin', '--no-verify'], { input: `${LIVE_KEY}\r\nignored second line\n` });
     expect(live.code, live.stderr).toBe(0);
-    expect(live.stderr).toBe(`[LIVE] profile "prod" saved (${masked(LIVE_KEY)}, http://127.0.0.1:46630)\n`);
+    expect(live.stderr).toBe(`[LIVE] profile "prod" saved (key not checked: --no-verify) (${masked(LIVE_KEY)}, http://127.0.0.1:46630)\n`);
 
     const ls = await svc(['profile', 'ls']);
     expect(ls.code).toBe(0);
@@ -48,9 +51,10 @@ describe('profile add / ls / use / rm / show', () => {
       '',
     ].join('\n'));
     const json = await svc(['--json', 'profile', 'ls']);
-    expect(JSON.parse(json.stdout)).toEqual([
-      { name: 'prod', current: false, environment: 'live', api_key: masked(LIVE_KEY), base_url: 'http://127.0.0.1:46630', decryption_key: null },
-      { name: 'work', current: true, environment: 'test', api_key: masked(TEST_KEY), base_url: 'https://api.example.com', decryption_key: null },
+    // No decryption key: the field is absent (never null).
+    expect(JSON.parse(json.stdout)).toStrictEqual([
+      { name: 'prod', current: false, environment: 'live', api_key: masked(LIVE_KEY), base_url: 'http://127.0.0.1:46630' },
+      { name: 'work', current: true, environment: 'test', api_key: masked(TEST_KEY), base_url: 'https://api.example.com' },
     ]);
     noSecrets(add.stdout, add.stderr, live.stdout, live.stderr, ls.stdout, ls.stderr, json.stdout, json.stderr);
     // The key itself is stored (0600), for the commands that use it.
@@ -58,7 +62,7 @@ describe('profile add / ls / use / rm / show', () => {
   });
 
   it('takes the key from SVC_API_KEY when there is no terminal and no --key-stdin', async () => {
-    const add = await svc(['profile', 'add', 'ci'], { env: { SVC_API_KEY: TEST_KEY } });
+    const add = await svc(['profile', 'add', 'ci', '--no-verify'], { env: { SVC_API_KEY: TEST_KEY } });
     expect(add.code, add.stderr).toBe(0);
     const show = await svc(['--json', 'profile', 'show', 'ci']);
     expect(JSON.parse(show.stdout)).toMatchObject({ name: 'ci', api_key: masked(TEST_KEY) });
@@ -67,12 +71,13 @@ describe('profile add / ls / use / rm / show', () => {
   it('without a terminal or a key source, add fails with a hint', async () => {
     const r = await svc(['profile', 'add', 'x']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('error: API key is required\nhint: no terminal to prompt on: use --key-stdin or SVC_API_KEY\n');
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('error: API key is required (invalid_argument)\nhint: no terminal to prompt on: use --key-stdin or SVC_API_KEY\n');
   });
 
   it('use switches the current profile; show prints it masked', async () => {
-    await svc(['profile', 'add', 'one', '--key-stdin'], { input: TEST_KEY });
-    await svc(['profile', 'add', 'two', '--key-stdin'], { input: LIVE_KEY });
+    expect((await svc(['profile', 'add', 'one', '--key-stdin', '--no-verify'], { input: TEST_KEY })).code).toBe(0);
+    expect((await svc(['profile', 'add', 'two', '--key-stdin', '--no-verify'], { input: LIVE_KEY })).code).toBe(0);
     const use = await svc(['profile', 'use', 'two']);
     expect(use.code).toBe(0);
     expect(use.stderr).toBe('now using profile "two"\n');
@@ -80,7 +85,7 @@ describe('profile add / ls / use / rm / show', () => {
     expect(show.code).toBe(0);
     expect(show.stdout).toBe([
       'name\ttwo', 'current\ttrue', 'environment\tlive', `api_key\t${masked(LIVE_KEY)}`,
-      'base_url\thttp://127.0.0.1:46630', 'decryption_key\t', '',
+      'base_url\thttp://127.0.0.1:46630', 'decryption_key\tnot set', '',
     ].join('\n'));
     const showOne = await svc(['--json', 'profile', 'show', 'one']);
     expect(JSON.parse(showOne.stdout)).toMatchObject({ name: 'one', current: false, environment: 'test' });
@@ -88,15 +93,20 @@ describe('profile add / ls / use / rm / show', () => {
 
     const missing = await svc(['profile', 'use', 'three']);
     expect(missing.code).toBe(4);
-    expect(missing.stderr).toBe('error: profile "three" does not exist\nhint: run `svc profile ls`\n');
+    expect(missing.stderr).toBe('error: profile "three" does not exist (profile_not_found)\nhint: run `svc profile ls`\n');
     expect((await svc(['profile', 'show', 'three'])).code).toBe(4);
   });
 
   it('rm needs --yes without a terminal, and removes with it', async () => {
-    await svc(['profile', 'add', 'temp', '--key-stdin'], { input: TEST_KEY });
+    expect((await svc(['profile', 'add', 'temp', '--key-stdin', '--no-verify'], { input: TEST_KEY })).code).toBe(0);
     const refused = await svc(['profile', 'rm', 'temp']);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toBe('error: Remove profile "temp" and its stored keys: confirmation required\nhint: pass --yes to confirm without a prompt\n');
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toBe('error: Remove profile "temp" and its stored keys: confirmation required (confirmation_required)\nhint: there is no terminal to ask on (or --no-input was given): pass --yes to confirm\n');
+    const refusedJson = await svc(['--json', 'profile', 'rm', 'temp']);
+    expect(refusedJson.code).toBe(2);
+    expect(refusedJson.stdout).toBe('');
+    expect(JSON.parse(refusedJson.stderr)).toMatchObject({ error: { code: 'confirmation_required' } });
     expect(JSON.parse((await svc(['--json', 'profile', 'ls'])).stdout)).toHaveLength(1);
 
     const removed = await svc(['--yes', 'profile', 'rm', 'temp']);
@@ -108,7 +118,7 @@ describe('profile add / ls / use / rm / show', () => {
 
     const show = await svc(['profile', 'show']);
     expect(show.code).toBe(4);
-    expect(show.stderr).toMatch(/^error: no current profile\n/);
+    expect(show.stderr).toMatch(/^error: no current profile \(profile_not_found\)\n/);
   });
 
   it('an empty list is the TSV header alone (piped) or [] (--json), exit 0', async () => {
@@ -117,43 +127,65 @@ describe('profile add / ls / use / rm / show', () => {
     expect((await svc(['--json', 'profile', 'ls'])).stdout).toBe('[]\n');
   });
 
+  // A malformed key is an unusable key (exit 3, invalid_api_key), refused locally: nothing is sent.
   const badKeys: Array<[string, string, RegExp]> = [
-    ['an unknown prefix', 'sk_live_abcdefghijklmnopqrstuvwx', /^error: API key must start with svc_live_ or svc_test_\n/],
-    ['a stripe-like test key', 'pk_test_abcdefghijklmnopqrstuvwx', /^error: API key must start with svc_live_ or svc_test_\n/],
-    ['a key that is too short', 'svc_test_abc123', /^error: API key must be svc_live_ or svc_test_ followed by 16 to 128 letters or digits\n/],
-    ['a key with symbols', 'svc_test_abcdefghijklmnop-qrstu', /^error: API key must be svc_live_ or svc_test_ followed by/],
+    ['an unknown prefix', 'sk_live_abcdefghijklmnopqrstuvwx', /^error: API key must start with svc_live_ or svc_test_; nothing was saved \(invalid_api_key\)\n/],
+    ['a stripe-like test key', 'pk_test_abcdefghijklmnopqrstuvwx', /^error: API key must start with svc_live_ or svc_test_; nothing was saved \(invalid_api_key\)\n/],
+    ['a key that is too short', 'svc_test_abc123', /^error: API key must be svc_live_ or svc_test_ followed by 16 to 128 letters or digits; nothing was saved \(invalid_api_key\)\n/],
+    ['a key with symbols', 'svc_test_abcdefghijklmnop-qrstu', /^error: API key must be svc_live_ or svc_test_ followed by .* \(invalid_api_key\)\n/],
   ];
   it.each(badKeys)('refuses %s', async (_name, key, message) => {
-    const r = await svc(['profile', 'add', 'bad', '--key-stdin'], { input: `${key}\n` });
-    expect(r.code).toBe(2);
-    expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(message);
-    expect(r.stderr).toMatch(/^hint: /m);
-    expect(r.stderr).not.toContain(key);
-    expect(JSON.parse((await svc(['--json', 'profile', 'ls'])).stdout)).toEqual([]);
+    const server = await startFakeServer(() => ({ status: 200, body: {} }));
+    try {
+      const r = await svc(['--base-url', server.url, 'profile', 'add', 'bad', '--key-stdin'], { input: `${key}\n` });
+      expect(r.code).toBe(3);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr.trimEnd().split('\n')).toHaveLength(2);
+      expect(r.stderr).toMatch(/^hint: /m);
+      expect(r.stderr).not.toContain(key);
+      const j = await svc(['--json', '--base-url', server.url, 'profile', 'add', 'bad', '--key-stdin'], { input: `${key}\n` });
+      expect(j.code).toBe(3);
+      expect(j.stdout).toBe('');
+      expect(JSON.parse(j.stderr)).toMatchObject({ error: { code: 'invalid_api_key' } });
+      expect(j.stderr).not.toContain(key);
+      expect(server.requests).toHaveLength(0);
+      expect(JSON.parse((await svc(['--json', 'profile', 'ls'])).stdout)).toEqual([]);
+    } finally {
+      await server.close();
+    }
   });
 
   it('refuses a bad key in SVC_API_KEY before sending anything', async () => {
-    const r = await svc(['account'], { env: { SVC_API_KEY: 'sk_live_abcdefghijklmnopqrstuvwx', SVC_BASE_URL: 'http://127.0.0.1:9' } });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toBe('error: API key must start with svc_live_ or svc_test_\n');
+    const server = await startFakeServer(() => ({ status: 200, body: {} }));
+    try {
+      const r = await svc(['account'], { env: { SVC_API_KEY: 'sk_live_abcdefghijklmnopqrstuvwx', SVC_BASE_URL: server.url } });
+      expect(r.code).toBe(3);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/^error: SVC_API_KEY must start with svc_live_ or svc_test_ \(invalid_api_key\)\nhint: [^\n]+\n$/);
+      expect(r.stderr).not.toContain('sk_live_abcdefghijklmnopqrstuvwx');
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      await server.close();
+    }
   });
 
   it('refuses an empty stdin, a bad name and a plain-HTTP remote base URL', async () => {
     const empty = await svc(['profile', 'add', 'x', '--key-stdin'], { input: '\n' });
     expect(empty.code).toBe(2);
-    expect(empty.stderr).toBe('error: API key: nothing was read from stdin\n');
+    expect(empty.stderr).toBe('error: API key: nothing was read from stdin (invalid_argument)\n');
     const name = await svc(['profile', 'add', 'bad name!', '--key-stdin'], { input: TEST_KEY });
     expect(name.code).toBe(2);
+    expect(name.stderr).toMatch(/^error: profile name "bad name!" is invalid: .* \(invalid_profile_name\)\n$/);
     const http = await svc(['profile', 'add', 'x', '--key-stdin', '--base-url', 'http://api.example.com'], { input: TEST_KEY });
     expect(http.code).toBe(2);
-    expect(http.stderr).toMatch(/^error: refusing to send an API key over plain HTTP to api\.example\.com\n/);
+    expect(http.stderr).toMatch(/^error: refusing to send an API key over plain HTTP to api\.example\.com \(insecure_base_url\)\nhint: /);
     expect(JSON.parse((await svc(['--json', 'profile', 'ls'])).stdout)).toEqual([]);
   });
 
   it('creates the config directory 0700 and config.json 0600', async () => {
-    const add = await svc(['profile', 'add', 'p', '--key-stdin'], { input: TEST_KEY });
-    expect(add.code).toBe(0);
+    const add = await svc(['profile', 'add', 'p', '--key-stdin', '--no-verify'], { input: TEST_KEY });
+    expect(add.code, add.stderr).toBe(0);
     expect(mode(dir)).toBe(0o700);
     expect(mode(join(dir, 'config.json'))).toBe(0o600);
   });
@@ -187,6 +219,7 @@ describe('precedence: flag > environment > current profile', () => {
     for (const [name, who] of [['bobp', '@bob'], ['acmep', '@acme']] as const) {
       const r = await t.svc(['--base-url', t.url, 'profile', 'add', name, '--key-stdin'], { input: t.keyOf(who) });
       expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toBe(`[TEST] profile "${name}" saved for ${who} (${masked(t.keyOf(who))}, ${t.url})\n`);
     }
   });
   afterAll(async () => {
@@ -195,6 +228,27 @@ describe('precedence: flag > environment > current profile', () => {
 
   it('the current profile is used by default', async () => {
     expect(await handle([])).toBe('@alice');
+  });
+
+  it('profile add checks the key against the service: a refused key is exit 3, an unreachable one exit 7, nothing saved', async () => {
+    const profiles = async () => (JSON.parse((await t.svc(['--json', 'profile', 'ls'])).stdout) as Array<{ name: string }>).map((x) => x.name).sort();
+    const before = await profiles();
+    const unknownKey = 'svc_test_NotAKeyOfThisSandbox00001';
+    const refused = await t.svc(['--base-url', t.url, 'profile', 'add', 'refused', '--key-stdin'], { input: `${unknownKey}\n` });
+    expect(refused.code).toBe(3);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(/^error: the service refused this API key: .*; nothing was saved \(unauthorized, request req_\w+\)\nhint: /);
+    expect(refused.stderr).not.toContain(unknownKey);
+    const down = await t.svc(['--base-url', deadUrl, 'profile', 'add', 'down', '--key-stdin'], { input: `${unknownKey}\n` });
+    expect(down.code).toBe(7);
+    expect(down.stdout).toBe('');
+    expect(down.stderr).toMatch(/^error: could not check the API key: .*; nothing was saved \(network_error\)\nhint: .*--no-verify/);
+    expect(await profiles()).toEqual(before);
+    const offline = await t.svc(['--base-url', deadUrl, 'profile', 'add', 'down', '--key-stdin', '--no-verify'], { input: `${unknownKey}\n` });
+    expect(offline.code, offline.stderr).toBe(0);
+    expect(offline.stderr).toMatch(/profile "down" saved \(key not checked: --no-verify\)/);
+    expect(await profiles()).toEqual([...before, 'down'].sort());
+    expect((await t.svc(['--yes', 'profile', 'rm', 'down'])).code).toBe(0);
   });
 
   it('SVC_PROFILE beats the current profile; --profile beats SVC_PROFILE', async () => {
@@ -211,7 +265,7 @@ describe('precedence: flag > environment > current profile', () => {
   it('SVC_BASE_URL beats the profile base URL; --base-url beats SVC_BASE_URL', async () => {
     const viaEnv = await t.svc(['account'], { env: { SVC_BASE_URL: deadUrl } });
     expect(viaEnv.code).toBe(7);
-    expect(viaEnv.stderr).toMatch(/^error: could not connect to 127\.0\.0\.1:\d+ \(connection refused\)/);
+    expect(viaEnv.stderr).toMatch(/^error: could not connect to 127\.0\.0\.1:\d+ \(connection refused\) \(network_error\)\n/);
     expect(await handle(['--base-url', t.url], { SVC_BASE_URL: deadUrl })).toBe('@alice');
     const viaFlag = await t.svc(['--base-url', deadUrl, 'account']);
     expect(viaFlag.code).toBe(7);
@@ -219,18 +273,25 @@ describe('precedence: flag > environment > current profile', () => {
 
   it('a profile named by flag or environment must exist', async () => {
     const env = await t.svc(['account'], { env: { SVC_PROFILE: 'nope' } });
-    expect(env.code).toBe(2);
-    expect(env.stderr).toBe('error: profile "nope" does not exist\nhint: run `svc profile ls` to see your profiles\n');
+    expect(env.code).toBe(4);
+    expect(env.stdout).toBe('');
+    expect(env.stderr).toBe('error: profile "nope" does not exist (profile_not_found)\nhint: run `svc profile ls` to see your profiles\n');
     const flag = await t.svc(['--profile', 'nope', 'account']);
-    expect(flag.code).toBe(2);
+    expect(flag.code).toBe(4);
+    expect(flag.stderr).toBe(env.stderr);
+    const json = await t.svc(['--json', '--profile', 'nope', 'account']);
+    expect(json.code).toBe(4);
+    expect(json.stdout).toBe('');
+    expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: 'profile_not_found' } });
   });
 
   it('no key anywhere → exit 3 with a hint', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'svc-e2e-nokey-'));
     try {
-      const r = await runSvc(['account'], { SVC_CONFIG_DIR: empty });
+      const r = await svcIn(['account'], { SVC_CONFIG_DIR: empty });
       expect(r.code).toBe(3);
-      expect(r.stderr).toMatch(/^error: no API key configured\nhint: .*svc sandbox start/);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/^error: no API key configured \(no_api_key\)\nhint: .*svc sandbox start/);
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSvc, startTestSandbox, type TestSandbox } from '../helpers/e2e.js';
+import { runCli, svcIn } from '../helpers/cli.js';
 import {
   HAS_SCRIPT, spawnInTty, spawnSvc, startFakeServer, stripAnsi, UNKNOWN_TEST_KEY, type RecordedRequest,
 } from '../helpers/fake-server.js';
@@ -26,7 +27,7 @@ const BLOCK = 60_000;
 // A private, empty config directory for runs against fake services (key and URL from the env).
 const EMPTY_CONFIG = mkdtempSync(join(tmpdir(), 'svc-e2e-transfer-'));
 afterAll(() => rmSync(EMPTY_CONFIG, { recursive: true, force: true }));
-const TSV_HEADER = 'transfer_id\tstatus\tto\tfrom\tasset\tamount_decrypted\tconfidential\tcreated_at\ttx_hash';
+const TSV_HEADER = 'transfer_id\tstatus\tto\tfrom\tasset\tamount\tconfidential\tcreated_at\ttx_hash';
 const UUID_RE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 
 /** Parses `key<TAB>value` lines of a record printed as TSV. */
@@ -40,7 +41,7 @@ function tsvRecord(stdout: string): Record<string, string> {
   return rec;
 }
 
-/** No key named `amount` anywhere in a JSON value (amounts are never part of the output). */
+/** No key named `amount` anywhere in a JSON value (amounts are never part of the output unless decrypted with --decrypt). */
 function expectNoAmountField(v: unknown): void {
   if (Array.isArray(v)) return v.forEach(expectNoAmountField);
   if (v && typeof v === 'object') {
@@ -58,7 +59,7 @@ describe('transfer send / get / ls output modes', () => {
     await t?.close();
   });
 
-  it('send, piped: TSV key/value lines on stdout, the idempotency key on stderr', async () => {
+  it('send, piped: TSV key/value lines on stdout, nothing on stderr', async () => {
     const r = await t.svc(['transfer', 'send', '@acme', '3.141592', '--memo', 'lunch']);
     expect(r.code, r.stderr).toBe(0);
     const rec = tsvRecord(r.stdout);
@@ -67,18 +68,22 @@ describe('transfer send / get / ls output modes', () => {
     expect(rec.to).toBe('@acme');
     expect(rec.confidential).toBe('true');
     expect(rec.tx_hash).toMatch(/^0x[0-9a-f]+$/i);
-    expect(r.stderr).toMatch(new RegExp(`^idempotency key (${UUID_RE.source}) \\(to retry this exact transfer safely, pass --idempotency-key \\1\\)$`, 'm'));
+    // A successful send says nothing on stderr (the idempotency key is part of --json output).
+    expect(r.stderr).toBe('');
     for (const out of [r.stdout, r.stderr]) {
       expect(out).not.toContain('3.141592');
       expect(out).not.toContain('lunch');
     }
   });
 
-  it('send --json: exactly one JSON document, the server transfer, no amount', async () => {
+  it('send --json: exactly one JSON document, the server transfer and its idempotency key, no amount', async () => {
     const r = await t.svc(['--json', 'transfer', 'send', '@acme', '2.718281', '--asset', 'usdc']);
     expect(r.code, r.stderr).toBe(0);
     const tr = JSON.parse(r.stdout) as Transfer;
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    expect(tr.idempotency_key).toMatch(new RegExp(`^${UUID_RE.source}$`));
+    const given = await t.svcJson<Transfer>(['transfer', 'send', '@acme', '1', '--idempotency-key', 'given-key-1']);
+    expect(given.idempotency_key).toBe('given-key-1');
     expect(tr.transfer_id).toMatch(/\S/);
     expect(tr.status).toBe('pending');
     expect(tr.to).toBe('@acme');
@@ -155,13 +160,13 @@ describe('transfer send / get / ls output modes', () => {
     const empty = await t.svc(['transfer', 'ls', '--status', 'failed']);
     expect(empty.code).toBe(0);
     // Piped: the TSV header alone, so scripts can rely on the first line.
-    expect(empty.stdout).toBe('transfer_id\tstatus\tto\tfrom\tasset\tamount_decrypted\tconfidential\tcreated_at\ttx_hash\n');
+    expect(empty.stdout).toBe(`${TSV_HEADER}\n`);
   });
 
   it('ls sends the normalised query (status, from, to, limit, offset)', async () => {
     const server = await startFakeServer(() => ({ status: 200, body: { transfers: [], limit: 5, offset: 2, has_more: false } }));
     try {
-      const r = await runSvc(['transfer', 'ls', '--status', 'Confirmed', '--since', '2024-05-01', '--until', '2024-05-02T10:00:00+02:00', '--limit', '5', '--offset', '2'], {
+      const r = await svcIn(['transfer', 'ls', '--status', 'Confirmed', '--since', '2024-05-01', '--until', '2024-05-02T10:00:00+02:00', '--limit', '5', '--offset', '2'], {
         SVC_CONFIG_DIR: t.configDir, SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url,
       });
       expect(r.code, r.stderr).toBe(0);
@@ -175,19 +180,20 @@ describe('transfer send / get / ls output modes', () => {
   });
 
   const badLs: Array<[string[], RegExp]> = [
-    [['--status', 'done'], /^error: --status "done" must be one of pending, confirmed, failed$/],
-    [['--limit', '0'], /^error: --limit "0" must be a whole number from 1 to 100$/],
-    [['--limit', '101'], /^error: --limit "101" must be a whole number from 1 to 100$/],
-    [['--limit', '2.5'], /^error: --limit "2\.5" must be a whole number/],
-    [['--offset', '-1'], /^error: --offset "-1" must be a whole number, 0 or more$/],
-    [['--since', 'yesterday'], /^error: --since "yesterday" must be an ISO 8601 date or time/],
-    [['--until', '2024-02-30'], /^error: --until "2024-02-30" must be an ISO 8601 date or time/],
-    [['--since', '2024-05-02', '--until', '2024-05-01'], /^error: --since must not be later than --until$/],
+    [['--status', 'done'], /^error: --status "done" must be one of pending, confirmed, failed \(invalid_argument\)$/],
+    [['--limit', '0'], /^error: --limit "0" must be a whole number from 1 to 100 \(invalid_argument\)$/],
+    [['--limit', '101'], /^error: --limit "101" must be a whole number from 1 to 100 \(invalid_argument\)$/],
+    [['--limit', '2.5'], /^error: --limit "2\.5" must be a whole number.* \(invalid_argument\)$/],
+    [['--offset', '-1'], /^error: --offset "-1" must be a whole number, 0 or more \(invalid_argument\)$/],
+    [['--since', 'yesterday'], /^error: --since "yesterday" must be an ISO 8601 date or time.* \(invalid_argument\)$/],
+    [['--until', '2024-02-30'], /^error: --until "2024-02-30" must be an ISO 8601 date or time.* \(invalid_argument\)$/],
+    [['--since', '2024-05-02', '--until', '2024-05-01'], /^error: --since must not be later than --until \(invalid_argument\)$/],
   ];
   it.each(badLs)('ls %j → exit 2 naming the flag', async (args, message) => {
     const r = await t.svc(['transfer', 'ls', ...args]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(r.stderr.trimEnd()).toMatch(message);
   });
 
@@ -224,7 +230,8 @@ describe('transfer send / get / ls output modes', () => {
     expect(n.code).toBe(1);
     expect(stripAnsi(n.output)).toMatch(/hint: nothing was sent; add --no-confidential/);
 
-    const yes = spawnInTty(['transfer', 'send', '@oldwallet', '1'], t.env);
+    // --verbose traces each request, with its Idempotency-Key header.
+    const yes = spawnInTty(['--verbose', 'transfer', 'send', '@oldwallet', '1'], t.env);
     await yes.waitFor(/standard transfer instead\?/);
     yes.write('y\r');
     const y = await yes.exited;
@@ -232,7 +239,8 @@ describe('transfer send / get / ls output modes', () => {
     const out = stripAnsi(y.output);
     expect(out).toMatch(/^Confidential\s+no$/m);
     // The retry used a new idempotency key (the first body was different).
-    const keys = [...out.matchAll(new RegExp(`idempotency key (${UUID_RE.source})`, 'g'))].map((m) => m[1]);
+    const keys = [...out.matchAll(new RegExp(`> idempotency-key: (${UUID_RE.source})`, 'g'))].map((m) => m[1]);
+    expect(keys).toHaveLength(2);
     expect(new Set(keys).size).toBe(2);
 
     const after = (await t.svcJson<Transfer[]>(['transfer', 'ls', '--limit', '100'])).filter((x) => x.to === '@oldwallet');
@@ -279,15 +287,50 @@ describe('--wait (the test moves the sandbox clock while the CLI waits)', () => 
     expect(got.confirmed_at).toBeTruthy();
   });
 
-  it('a transfer that fails (to 0x…dEaD) makes --wait exit 1 with a clear message', async () => {
+  it('a transfer that fails (to 0x…dEaD) makes --wait exit 1 with a clear message, nothing on stdout when piped', async () => {
     const run = spawnSvc(['transfer', 'send', '0x000000000000000000000000000000000000dEaD', '1', '--wait'], t.env);
     await run.waitFor('stderr', /waiting for transfer/);
     await t.sandbox.advance(BLOCK);
     const r = await run.exited;
     expect(r.code).toBe(1);
-    const rec = tsvRecord(r.stdout);
-    expect(rec.status).toBe('failed');
-    expect(r.stderr).toMatch(new RegExp(`^error: transfer ${rec.transfer_id} failed: it did not settle on chain and no funds moved$`, 'm'));
+    expect(r.stdout).toBe('');
+    const id = /submitted transfer (\S+) \(pending\)/.exec(r.stderr)?.[1];
+    expect(id).toBeDefined();
+    expect(r.stderr).toMatch(new RegExp(`^error: transfer ${id} failed: it did not settle on chain and no funds moved \\(transfer_failed\\)\nhint: transaction 0x[0-9a-f]+\n$`, 'mi'));
+    expect((await t.svcJson<Transfer>(['transfer', 'get', id!])).status).toBe('failed');
+  });
+
+  it('a failed transfer under --wait --json: nothing on stdout, the JSON error carries the transfer id', async () => {
+    const before = new Set((await t.svcJson<Transfer[]>(['transfer', 'ls', '--limit', '100'])).map((x) => x.transfer_id));
+    const run = runCli(['--json', 'transfer', 'send', '0x000000000000000000000000000000000000dEaD', '1', '--wait'], { env: t.env });
+    // Once the transfer exists, settle the block while the CLI waits.
+    let id: string | undefined;
+    for (let i = 0; i < 200 && !id; i++) {
+      id = (await t.svcJson<Transfer[]>(['transfer', 'ls', '--limit', '100'])).find((x) => !before.has(x.transfer_id))?.transfer_id;
+      if (!id) await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(id).toBeDefined();
+    await t.sandbox.advance(BLOCK);
+    const r = await run;
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    const err = (JSON.parse(r.stderr) as { error: Record<string, unknown> }).error;
+    expect(err).toMatchObject({ code: 'transfer_failed', transfer_id: id, message: `transfer ${id} failed: it did not settle on chain and no funds moved` });
+  });
+
+  it.skipIf(!HAS_SCRIPT)('a failed transfer under --wait on a terminal: the record is shown, then the error', async () => {
+    const run = spawnInTty(['transfer', 'send', '0x000000000000000000000000000000000000dEaD', '1', '--wait'], t.env);
+    await run.waitFor(/waiting for transfer/);
+    await t.sandbox.advance(BLOCK);
+    const r = await run.exited;
+    expect(r.code).toBe(1);
+    const out = stripAnsi(r.output);
+    const id = /\[TEST\] transfer (\S+)\n/.exec(out)?.[1];
+    expect(id).toBeDefined();
+    expect(out).toMatch(/^Status\s+failed$/m);
+    expect(out).toMatch(new RegExp(`^error: transfer ${id} failed: it did not settle on chain and no funds moved \\(transfer_failed\\)$`, 'm'));
+    expect(out.indexOf('Status')).toBeLessThan(out.indexOf('error: '));
   });
 
   it('get without --wait reports a failed transfer and exits 0', async () => {
@@ -305,14 +348,20 @@ describe('--wait (the test moves the sandbox clock while the CLI waits)', () => 
     expect(r.code).toBe(7);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(new RegExp(`^error: gave up waiting for transfer ${sent.transfer_id} after 1s: it is still pending$`, 'm'));
+    expect(r.stderr).toMatch(new RegExp(`^error: gave up waiting for transfer ${sent.transfer_id} after 1s: it is still pending \\(wait_timeout\\)$`, 'm'));
     expect(r.stderr).toMatch(/^hint: it may still settle/m);
+    const j = await t.svc(['--json', 'transfer', 'get', sent.transfer_id, '--wait', '--timeout-wait', '1s']);
+    expect(j.code).toBe(7);
+    expect(j.stdout).toBe('');
+    expect(j.stderr.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(j.stderr)).toMatchObject({ error: { code: 'wait_timeout', transfer_id: sent.transfer_id, hint: expect.stringMatching(/^it may still settle/) } });
   });
 
   it('--timeout-wait without --wait is a usage error', async () => {
     const r = await t.svc(['transfer', 'get', 'tr_x', '--timeout-wait', '5s']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('error: --timeout-wait needs --wait\n');
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('error: --timeout-wait needs --wait (invalid_argument)\n');
   });
 
   it.skipIf(!HAS_SCRIPT)('shows a spinner on a terminal, and clears it', async () => {
@@ -370,7 +419,8 @@ describe('idempotency', () => {
     await t.svcJson<Transfer>(['transfer', 'send', '@acme', '1', '--idempotency-key', 'order-0002']);
     const r = await t.svc(['transfer', 'send', '@acme', '2', '--idempotency-key', 'order-0002']);
     expect(r.code).toBe(5);
-    expect(r.stderr).toMatch(/^error: /);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^error: .+ \(idempotency_key_reused, request req_\w+\)\n/);
   });
 
   it('amounts are sent as canonical decimal strings, so 1.50 and 001.5 replay the same transfer', async () => {
@@ -385,7 +435,7 @@ describe('request body and special answers (fake service)', () => {
     const server = await startFakeServer(() => ({ status: 201, body: { transfer_id: 'tr_1', status: 'pending', to: '@acme', confidential: true, tx_hash: '0x1', created_at: '2024-01-01T00:00:00Z' } }));
     try {
       const env = { SVC_CONFIG_DIR: EMPTY_CONFIG, SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url };
-      const r = await runSvc(['transfer', 'send', '@ACME', '0.10', '--memo', 'hi'], env);
+      const r = await svcIn(['transfer', 'send', '@ACME', '0.10', '--memo', 'hi'], env);
       expect(r.code, r.stderr).toBe(0);
       const req = server.requests[0]!;
       expect(req.method).toBe('POST');
@@ -393,7 +443,7 @@ describe('request body and special answers (fake service)', () => {
       expect(req.headers['content-type']).toBe('application/json');
       expect(req.headers['idempotency-key']).toMatch(UUID_RE);
       expect(req.body).toBe('{"to":"@acme","amount":"0.1","asset":"USDG","confidential":true,"memo":"hi"}');
-      const r2 = await runSvc(['transfer', 'send', '0x1111111111111111111111111111111111111111', '12', '--asset', 'USDC', '--no-confidential'], env);
+      const r2 = await svcIn(['transfer', 'send', '0x1111111111111111111111111111111111111111', '12', '--asset', 'USDC', '--no-confidential'], env);
       expect(r2.code, r2.stderr).toBe(0);
       expect(JSON.parse(server.requests[1]!.body)).toEqual({
         to: '0x1111111111111111111111111111111111111111', amount: '12', asset: 'USDC', confidential: false,
@@ -408,13 +458,15 @@ describe('request body and special answers (fake service)', () => {
     const server = await startFakeServer(() => ({ status: 202, body: held }));
     try {
       const env = { SVC_CONFIG_DIR: EMPTY_CONFIG, SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url };
-      const r = await runSvc(['transfer', 'send', '@acme', '900', '--wait'], env);
+      const r = await svcIn(['transfer', 'send', '@acme', '900', '--wait'], env);
       expect(r.code).toBe(8);
       expect(tsvRecord(r.stdout)).toEqual({ transaction_id: 'txn_42', status: 'pending_approval', expires_at: '2030-01-01T00:15:00Z' });
       expect(r.stderr).toMatch(/not sent yet: .* until 2030-01-01T00:15:00Z; the account owner can run `svc pending approve txn_42`/);
-      const j = await runSvc(['--json', 'transfer', 'send', '@acme', '900'], env);
+      const j = await svcIn(['--json', 'transfer', 'send', '@acme', '900'], env);
       expect(j.code).toBe(8);
-      expect(JSON.parse(j.stdout)).toEqual(held);
+      expect(j.stderr).toBe('');
+      // The held transaction as answered, plus the idempotency key it was sent with.
+      expect(JSON.parse(j.stdout)).toEqual({ ...held, idempotency_key: server.requests[1]!.headers['idempotency-key'] });
       // --wait never polls a held transaction: there is no transfer yet.
       expect(server.requests.map((q) => q.method)).toEqual(['POST', 'POST']);
     } finally {
@@ -446,53 +498,64 @@ describe('amounts and memos, decrypted locally', () => {
     });
     try {
       const env = { SVC_CONFIG_DIR: EMPTY_CONFIG, SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url, SVC_DECRYPTION_KEY: mine.decryptionKey };
-      const get = await runSvc(['transfer', 'get', 'tr_mine'], env);
+      const get = await svcIn(['transfer', 'get', 'tr_mine'], env);
       expect(get.code, get.stderr).toBe(0);
-      expect(tsvRecord(get.stdout)).toMatchObject({ amount_decrypted: '12.50', memo_decrypted: 'rent for may\uFFFD[2J' });
+      // The escape character is shown escaped, visibly, in the TSV cell.
+      expect(tsvRecord(get.stdout)).toMatchObject({ amount: '12.50', memo: 'rent for may\\x1b[2J' });
       expect(get.stdout).not.toContain('\u001b');
 
-      const ls = await runSvc(['transfer', 'ls'], env);
+      const ls = await svcIn(['transfer', 'ls'], env);
       expect(ls.code, ls.stderr).toBe(0);
       const rows = ls.stdout.trimEnd().split('\n').slice(1).map((r) => r.split('\t'));
       expect(rows.map((r) => [r[0], r[5]])).toEqual([['tr_mine', '12.50'], ['tr_other', 'encrypted']]);
 
-      const plain = await runSvc(['--json', 'transfer', 'get', 'tr_mine'], env);
-      expect(JSON.parse(plain.stdout)).toEqual(readable);
+      const plain = await svcIn(['--json', 'transfer', 'get', 'tr_mine'], env);
+      expect(JSON.parse(plain.stdout)).toStrictEqual(readable);
       expect(plain.stdout).not.toContain('12.5');
-      const decrypted = await runSvc(['--json', 'transfer', 'ls', '--decrypt'], env);
+      expect(plain.stdout).not.toContain('\u001b');
+      // --decrypt adds `amount` and `memo` where they open here, and nothing (not null) elsewhere.
+      const decrypted = await svcIn(['--json', 'transfer', 'ls', '--decrypt'], env);
+      expect(decrypted.code, decrypted.stderr).toBe(0);
       const list = JSON.parse(decrypted.stdout) as Transfer[];
-      expect(list.map((x) => [x.amount_decrypted, x.memo_decrypted])).toEqual([['12.50', 'rent for may\u001b[2J'], [null, null]]);
+      expect(list).toStrictEqual([{ ...readable, amount: '12.50', memo: 'rent for may\u001b[2J' }, sealed]);
+      expect(decrypted.stdout).not.toContain('\u001b'); // escaped in the JSON text
+      const one = await svcIn(['--json', 'transfer', 'get', 'tr_mine', '--decrypt'], env);
+      expect(JSON.parse(one.stdout)).toStrictEqual({ ...readable, amount: '12.50', memo: 'rent for may\u001b[2J' });
 
       // Without a decryption key: "encrypted", and no account lookup.
       const before = server.requests.length;
-      const nokey = await runSvc(['transfer', 'get', 'tr_mine'], { ...env, SVC_DECRYPTION_KEY: undefined });
-      expect(tsvRecord(nokey.stdout)).toMatchObject({ amount_decrypted: 'encrypted', memo_decrypted: 'encrypted' });
+      const nokey = await svcIn(['transfer', 'get', 'tr_mine'], { ...env, SVC_DECRYPTION_KEY: undefined });
+      expect(tsvRecord(nokey.stdout)).toMatchObject({ amount: 'encrypted', memo: 'encrypted' });
       expect(server.requests.slice(before).map((q) => q.url)).toEqual(['/v1/transfers/tr_mine']);
     } finally {
       await server.close();
     }
   });
 
-  it('against the sandbox: decrypted with the profile key; "encrypted" and null without one', async () => {
+  it('against the sandbox: decrypted with the profile key; "encrypted" (and absent from --json) without one', async () => {
     const t = await startTestSandbox();
     try {
       const sent = await t.svcJson<Transfer>(['transfer', 'send', '@acme', '1.5', '--memo', 'lunch']);
       const std = await t.svcJson<Transfer>(['transfer', 'send', '@oldwallet', '2', '--no-confidential']);
       const rec = tsvRecord((await t.svc(['transfer', 'get', sent.transfer_id])).stdout);
-      expect([rec.amount_decrypted, rec.memo_decrypted]).toEqual(['1.50', 'lunch']);
-      expect(tsvRecord((await t.svc(['transfer', 'get', std.transfer_id])).stdout).amount_decrypted).toBe('2.00');
+      expect([rec.amount, rec.memo]).toEqual(['1.50', 'lunch']);
+      expect(tsvRecord((await t.svc(['transfer', 'get', std.transfer_id])).stdout).amount).toBe('2.00');
       const plain = await t.svcJson<Transfer>(['transfer', 'get', sent.transfer_id]);
-      expect(Object.keys(plain)).not.toContain('amount_decrypted');
+      expectNoAmountField(plain);
+      expect(Object.keys(plain)).not.toContain('memo');
       expect(plain.amount_ciphertext).toMatch(/^[A-Za-z0-9_-]{60,}$/);
       const withFlag = await t.svcJson<Transfer>(['transfer', 'get', sent.transfer_id, '--decrypt']);
-      expect([withFlag.amount_decrypted, withFlag.memo_decrypted]).toEqual(['1.50', 'lunch']);
+      expect([withFlag.amount, withFlag.memo]).toEqual(['1.50', 'lunch']);
+      const listed = await t.svcJson<Transfer[]>(['transfer', 'ls', '--decrypt']);
+      expect(listed.map((x) => [x.transfer_id, x.amount, x.memo])).toEqual([[std.transfer_id, '2.00', undefined], [sent.transfer_id, '1.50', 'lunch']]);
 
       // The same account through a profile without a decryption key.
       const add = await t.svc(['profile', 'add', 'nodk', '--key-stdin', '--base-url', t.url], { input: `${t.keyOf('@alice')}\n` });
       expect(add.code, add.stderr).toBe(0);
-      expect(tsvRecord((await t.svc(['--profile', 'nodk', 'transfer', 'get', sent.transfer_id])).stdout).amount_decrypted).toBe('encrypted');
+      expect(tsvRecord((await t.svc(['--profile', 'nodk', 'transfer', 'get', sent.transfer_id])).stdout)).toMatchObject({ amount: 'encrypted', memo: 'encrypted' });
       const none = await t.svcJson<Transfer>(['--profile', 'nodk', 'transfer', 'get', sent.transfer_id, '--decrypt']);
-      expect([none.amount_decrypted, none.memo_decrypted]).toEqual([null, null]);
+      expect(Object.keys(none)).not.toContain('amount');
+      expect(Object.keys(none)).not.toContain('memo');
     } finally {
       await t.close();
     }
@@ -546,7 +609,7 @@ describe('ls --all against a fake service', () => {
   it('without has_more, stops at the first short page', async () => {
     const server = await pagedServer(5, 'bare');
     try {
-      const r = await runSvc(['--json', 'transfer', 'ls', '--all', '--limit', '2'], envFor(server.url));
+      const r = await svcIn(['--json', 'transfer', 'ls', '--all', '--limit', '2'], envFor(server.url));
       expect(r.code, r.stderr).toBe(0);
       expect((JSON.parse(r.stdout) as Transfer[]).map((x) => x.transfer_id)).toEqual(['tr_000000', 'tr_000001', 'tr_000002', 'tr_000003', 'tr_000004']);
       expect(server.requests.map((q) => q.url)).toEqual([

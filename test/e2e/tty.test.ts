@@ -48,7 +48,8 @@ function svcInTerminal(args: string[], configDir: string): Promise<TmuxSession> 
 describe.skipIf(!hasTmux())('profiles on a terminal', () => {
   it('profile add reads the key from a hidden prompt (masked with *) and ls shows a table with badge and masked key', async () => {
     const configDir = newConfigDir();
-    const add = await svcInTerminal(['profile', 'add', 'work'], configDir);
+    // No service behind the default base URL here: save without checking the key (--no-verify).
+    const add = await svcInTerminal(['profile', 'add', 'work', '--no-verify'], configDir);
     await add.waitFor('API key');
     await add.sendText(TEST_KEY);
     const typed = await add.waitFor('*'.repeat(TEST_KEY.length));
@@ -59,7 +60,7 @@ describe.skipIf(!hasTmux())('profiles on a terminal', () => {
     if (/Decryption key/i.test(await add.waitFor(/Decryption key|saved|error/i))) await add.sendKeys('Enter');
     expect(await add.waitForExit()).toBe(0);
     const added = await add.capture();
-    expect(added).toContain('profile "work" saved');
+    expect(added).toContain('profile "work" saved (key not checked: --no-verify)');
     expect(added).toContain(`svc_test_****${TEST_KEY.slice(-4)}`);
     expect(added).toMatch(/TEST/);
     expect(added).not.toContain(TEST_KEY);
@@ -77,7 +78,7 @@ describe.skipIf(!hasTmux())('profiles on a terminal', () => {
     expect(table).not.toContain(TEST_KEY);
   }, 60_000);
 
-  it('profile rm asks for confirmation: No (the default) changes nothing and exits 130, Yes removes it', async () => {
+  it('profile rm asks for confirmation: No (the default) changes nothing and exits 1, Yes removes it', async () => {
     const configDir = newConfigDir();
     new ProfileStore(configDir).set('work', { apiKey: TEST_KEY, baseUrl: 'http://127.0.0.1:46630' });
 
@@ -86,15 +87,16 @@ describe.skipIf(!hasTmux())('profiles on a terminal', () => {
     expect(question).not.toContain(TEST_KEY);
     await no.sendText('n');
     await no.sendKeys('Enter');
-    expect(await no.waitForExit()).toBe(130);
-    expect(await no.capture()).toMatch(/cancelled/);
+    expect(await no.waitForExit()).toBe(1);
+    expect(await no.capture()).toMatch(/^Cancelled; nothing was changed\.$/m);
     expect(new ProfileStore(configDir).get('work')?.apiKey).toBe(TEST_KEY);
 
     // Enter alone takes the default, which is No.
     const enter = await svcInTerminal(['profile', 'rm', 'work'], configDir);
     await enter.waitFor(/\(y\/N\)/);
     await enter.sendKeys('Enter');
-    expect(await enter.waitForExit()).toBe(130);
+    expect(await enter.waitForExit()).toBe(1);
+    expect(await enter.capture()).toMatch(/^Cancelled; nothing was changed\.$/m);
     expect(new ProfileStore(configDir).get('work')).toBeDefined();
 
     const yes = await svcInTerminal(['profile', 'rm', 'work'], configDir);
@@ -203,7 +205,7 @@ describe.skipIf(!hasTmux())('transfer send with a live key, on a terminal', () =
     await fake?.close();
   });
 
-  it('asks for confirmation naming LIVE; No (the default) sends nothing and exits 130', async () => {
+  it('asks for confirmation naming LIVE; No (the default) sends nothing and exits 1', async () => {
     fake.requests.length = 0;
     const s = await svcInTerminal(['transfer', 'send', '@bob', '1'], configDir);
     const question = await s.waitFor(/LIVE.*\(y\/N\)/, 20_000);
@@ -211,9 +213,31 @@ describe.skipIf(!hasTmux())('transfer send with a live key, on a terminal', () =
     expect(question).not.toContain(LIVE_KEY);
     await s.sendText('n');
     await s.sendKeys('Enter');
-    expect(await s.waitForExit(20_000)).toBe(130);
+    expect(await s.waitForExit(20_000)).toBe(1);
+    const screen = await s.capture();
+    expect(screen).toMatch(/^Cancelled; nothing was sent\.$/m);
+    expect(screen).not.toMatch(/^error: /m); // answering No is not an error report
     expect(fake.requests.filter((r) => r.method !== 'GET')).toEqual([]);
     expect(fake.requests.filter((r) => r.url.startsWith('/v1/transfers'))).toEqual([]);
+  }, 60_000);
+
+  it('with --json, No is the cancelled error object (exit 1), and Ctrl-C at the prompt is interrupted (exit 130, both modes)', async () => {
+    fake.requests.length = 0;
+    const no = await svcInTerminal(['--json', 'transfer', 'send', '@bob', '1'], configDir);
+    await no.waitFor(/LIVE.*\(y\/N\)/, 20_000);
+    await no.sendText('n');
+    await no.sendKeys('Enter');
+    expect(await no.waitForExit(20_000)).toBe(1);
+    expect(await no.capture()).toMatch(/^\{"error":\{"code":"cancelled","message":"Cancelled; nothing was sent\."\}\}$/m);
+    for (const flags of [[], ['--json']]) {
+      const s = await svcInTerminal([...flags, 'transfer', 'send', '@bob', '1'], configDir);
+      await s.waitFor(/LIVE.*\(y\/N\)/, 20_000);
+      await s.sendKeys('C-c');
+      expect(await s.waitForExit(20_000)).toBe(130);
+      const screen = await s.capture();
+      expect(screen).toMatch(flags.length ? /^\{"error":\{"code":"interrupted","message":"interrupted"\}\}$/m : /^error: interrupted \(interrupted\)$/m);
+    }
+    expect(fake.requests.filter((r) => r.method !== 'GET')).toEqual([]);
   }, 60_000);
 
   it('Yes sends exactly one POST, with an idempotency key', async () => {

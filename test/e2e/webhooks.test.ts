@@ -121,15 +121,19 @@ describe('svc webhook create, ls, rm', () => {
     expect(plain.stdout).not.toContain('whsec_');
     expect(plain.stdout).toContain(created.webhook_id);
 
+    // Destructive: without a terminal it needs --yes, whatever the key (exit 2, nothing deleted).
     const refused = await t.svc(['webhook', 'rm', created.webhook_id]);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/--yes/);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(/^error: .*: confirmation required \(confirmation_required\)\nhint: .*--yes.*\n$/);
+    expect((await t.svcJson<Webhook[]>(['webhook', 'ls'])).map((w) => w.webhook_id)).toContain(created.webhook_id);
     const rm = await t.svc(['--yes', 'webhook', 'rm', created.webhook_id]);
     expect(rm.code).toBe(0);
     expect((await t.svcJson<Webhook[]>(['webhook', 'ls'])).map((w) => w.webhook_id)).not.toContain(created.webhook_id);
     const again = await t.svc(['--yes', 'webhook', 'rm', created.webhook_id]);
     expect(again.code).toBe(4);
-    expect(again.stderr).toMatch(/webhook_not_found|no webhook subscription/);
+    expect(again.stdout).toBe('');
+    expect(again.stderr).toMatch(/^error: .* \(webhook_not_found, request req_\w+\)\n/);
   });
 
   it('refuses bad input before sending anything (exit 2)', async () => {
@@ -137,8 +141,12 @@ describe('svc webhook create, ls, rm', () => {
       ['webhook', 'create', 'http://hooks.example.com/x', '--events', 'transfer.confirmed'],
       ['webhook', 'create', 'https://hooks.example.com/x', '--events', 'transfer.settled'],
     ]) {
+      const before = (await t.svcJson<Webhook[]>(['webhook', 'ls'])).length;
       const r = await t.svc(args);
       expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/^error: .* \(invalid_argument\)\n/);
+      expect(await t.svcJson<Webhook[]>(['webhook', 'ls'])).toHaveLength(before);
     }
   });
 });
@@ -207,9 +215,10 @@ describe('deliveries, retries, replay', () => {
 
     const missing = await t.svc(['webhook', 'replay', wh.webhook_id, 'evt_doesnotexist']);
     expect(missing.code).toBe(4);
-    expect(missing.stderr).toMatch(/event/);
+    expect(missing.stderr).toMatch(/^error: .*event.* \(event_not_found, request req_\w+\)\n/);
     const other = await t.svc(['webhook', 'deliveries', wh.webhook_id], { env: { SVC_API_KEY: t.keyOf('@acme') } });
     expect(other.code).toBe(4);
+    expect(other.stderr).toMatch(/^error: .* \(webhook_not_found, request req_\w+\)\n/);
   });
 });
 
@@ -243,9 +252,13 @@ describe('svc webhook verify', () => {
 
     const wrongSig = await t.svc(['webhook', 'verify', '--secret-env', 'S', '--signature', 'ab'.repeat(32), '--payload-file', file], { env: { S: wh.secret! } });
     expect(wrongSig.code).toBe(1);
-    expect(wrongSig.stderr).toMatch(/invalid: signature does not match/);
+    expect(wrongSig.stderr).toMatch(/^error: invalid: signature does not match.* \(invalid_signature\)\n/);
+    const wrongSigJson = await t.svc(['--json', 'webhook', 'verify', '--secret-env', 'S', '--signature', 'ab'.repeat(32), '--payload-file', file], { env: { S: wh.secret! } });
+    expect([wrongSigJson.code, wrongSigJson.stdout]).toEqual([1, '']);
+    expect(JSON.parse(wrongSigJson.stderr)).toMatchObject({ error: { code: 'invalid_signature' } });
     const wrongSecret = await t.svc(['webhook', 'verify', '--secret-env', 'S', '--signature', sig, '--payload-file', file], { env: { S: SECRET } });
     expect(wrongSecret.code).toBe(1);
+    expect(wrongSecret.stderr).not.toContain(SECRET);
     const changed = await t.svc(['webhook', 'verify', '--secret-env', 'S', '--signature', sig], { env: { S: wh.secret! }, input: hit.raw.toString('utf8').replace('@acme', '@bob') });
     expect(changed.code).toBe(1);
     const newline = await t.svc(['webhook', 'verify', '--secret-env', 'S', '--signature', sig], { env: { S: wh.secret! }, input: `${hit.raw.toString('utf8')}\n` });
@@ -260,7 +273,7 @@ describe('svc webhook verify', () => {
       t.svc(['webhook', 'verify', '--secret-env', 'WH_SECRET', '--signature', hmac(SECRET, body), ...extra], { env, input: body });
     const r = await run(stale);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/outside the 300 s tolerance/);
+    expect(r.stderr).toMatch(/^error: .*outside the 300 s tolerance.* \(stale_timestamp\)\n/);
     expect((await run(stale, ['--tolerance', '15m'])).code).toBe(0);
     expect((await run(stale, ['--tolerance', '0'])).code).toBe(0);
     expect((await run(fresh)).code).toBe(0);
@@ -269,8 +282,12 @@ describe('svc webhook verify', () => {
   });
 
   it('usage errors exit 2: unset secret variable, bad tolerance', async () => {
-    expect((await t.svc(['webhook', 'verify', '--secret-env', 'NOPE', '--signature', 'ab'.repeat(32)], { input: '{}' })).code).toBe(2);
-    expect((await t.svc(['webhook', 'verify', '--secret-env', 'WH_SECRET', '--signature', 'ab'.repeat(32), '--tolerance', 'soon'], { env, input: '{}' })).code).toBe(2);
+    const unset = await t.svc(['webhook', 'verify', '--secret-env', 'NOPE', '--signature', 'ab'.repeat(32)], { input: '{}' });
+    expect([unset.code, unset.stdout]).toEqual([2, '']);
+    expect(unset.stderr).toMatch(/^error: --secret-env NOPE: .* \(invalid_argument\)\n$/);
+    const tolerance = await t.svc(['webhook', 'verify', '--secret-env', 'WH_SECRET', '--signature', 'ab'.repeat(32), '--tolerance', 'soon'], { env, input: '{}' });
+    expect([tolerance.code, tolerance.stdout]).toEqual([2, '']);
+    expect(tolerance.stderr).toMatch(/^error: --tolerance .* \(invalid_argument\)\n$/);
   });
 });
 
@@ -329,6 +346,8 @@ describe('svc webhook listen', () => {
   it('forwards the exact body and headers to --forward-to', async () => {
     const target = await receiver(() => 204);
     const { run } = await startListen(['--forward-to', target.url, '--print-secret', '--events', 'transfer.initiated']);
+    // The secret is a separate line after "listening on": wait for it too.
+    await run.waitFor('stderr', /signing secret: whsec_\S+\n/);
     const secret = /signing secret: (whsec_\S+)/.exec(run.stderr())![1]!;
     expect((await t.svc(['transfer', 'send', '@acme', '3'])).code).toBe(0);
     await target.waitFor(1);
@@ -372,6 +391,8 @@ describe('svc sandbox trigger', () => {
     expect(acme.stderr).toMatch(/no subscription of @acme/);
     const bad = await t.svc(['sandbox', 'trigger', 'transfer.settled']);
     expect(bad.code).toBe(2);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr).toMatch(/^error: .*transfer\.settled.* \([a-z_]+(, request req_\w+)?\)\n/);
     await rx.waitFor(2);
   });
 });

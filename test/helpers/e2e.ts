@@ -1,12 +1,14 @@
 // End-to-end harness: an in-process sandbox on an ephemeral loopback port, a private config
-// directory, and svc() which spawns the built bin/svc.js as a user or script would.
+// directory, and svc() which runs main(argv) in this process with that environment (stdout,
+// stderr and the exit code as a script would see them). runSvc() spawns the real binary.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProfileStore } from '../../src/config/profiles.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import type { SandboxHandle, SandboxOptions } from '../../src/sandbox/types.js';
-import { runSvc, type RunOptions, type RunResult } from './run.js';
+import { runCli } from './cli.js';
+import type { RunOptions, RunResult } from './run.js';
 
 export { BIN, ROOT, runSvc, spawnSandbox, type RunOptions, type RunResult, type SpawnedSandbox } from './run.js';
 
@@ -41,7 +43,7 @@ export async function startTestSandbox(options: SandboxOptions = {}): Promise<Te
     ...(alice?.decryptionKey ? { decryptionKey: alice.decryptionKey } : {}),
   }, { makeCurrent: true });
   const env = { SVC_CONFIG_DIR: configDir, NO_COLOR: '1' };
-  const svc = (args: string[], opts?: RunOptions) => runSvc(args, env, opts);
+  const svc = (args: string[], opts: RunOptions = {}) => runCli(args, { env: { ...env, ...opts.env }, ...(opts.input !== undefined ? { input: opts.input } : {}) });
   return {
     sandbox,
     url: sandbox.url,

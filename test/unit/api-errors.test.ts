@@ -20,7 +20,7 @@ describe('apiErrorFromBody', () => {
   it('keeps extra fields such as the policy reason', () => {
     const e = apiErrorFromBody(403, '{"error":{"code":"policy_violation","message":"m","reason":"daily_limit"}}');
     expect(e.details).toEqual({ reason: 'daily_limit' });
-    expect(e.exitCode).toBe(ExitCode.insufficient);
+    expect(e.exitCode).toBe(ExitCode.refused);
   });
 });
 

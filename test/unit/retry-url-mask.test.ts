@@ -27,8 +27,9 @@ describe('retry policy', () => {
 
 describe('base URL checks', () => {
   it('knows loopback hosts', () => {
-    for (const h of ['127.0.0.1', '127.1.2.3', 'localhost', '[::1]', 'api.localhost']) expect(isLoopbackHost(h)).toBe(true);
-    for (const h of ['10.0.0.1', 'example.com', '128.0.0.1', 'localhost.example.com', '127.0.0.1.nip.io']) expect(isLoopbackHost(h)).toBe(false);
+    for (const h of ['127.0.0.1', '127.1.2.3', 'localhost', '[::1]']) expect(isLoopbackHost(h)).toBe(true);
+    // *.localhost resolves through ordinary DNS, so it is not trusted as loopback.
+    for (const h of ['10.0.0.1', 'example.com', '128.0.0.1', 'localhost.example.com', '127.0.0.1.nip.io', 'api.localhost']) expect(isLoopbackHost(h)).toBe(false);
   });
   it('refuses plain http off loopback and odd schemes', () => {
     expect(() => checkBaseUrl('http://api.example.com')).toThrow(/plain HTTP/);

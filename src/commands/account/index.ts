@@ -1,6 +1,6 @@
 // `svc account`: the authenticated account.
 import type { Command } from 'commander';
-import type { ProgramDeps } from '../../cli/program.js';
+import type { ProgramDeps } from '../../cli/deps.js';
 
 export function registerAccount(program: Command, deps: ProgramDeps): void {
   program

@@ -3,19 +3,19 @@ import { AgentSchema } from '../../api/schemas.js';
 import { compilePolicy, policyWarnings } from '../../domain/policy.js';
 import { outputMode, printJson, printRecord } from '../../io/render.js';
 import { UsageError } from '../../errors.js';
+import { AGENT_NAME_RE, AGENT_NAME_RULE } from '../../domain/agent-name.js';
+import { sanitize } from '../../io/sanitize.js';
 import { policyFieldsFrom, type PolicyFlags } from './policy-input.js';
 
-const NAME_RE = /^[a-z0-9][a-z0-9_-]{0,31}$/;
-
 export async function createAgent(app: App, name: string, flags: PolicyFlags): Promise<void> {
-  if (!NAME_RE.test(name)) throw new UsageError(`agent name "${name}" is invalid: 1-32 lowercase letters, digits, "-" or "_", starting with a letter or digit`);
+  if (!AGENT_NAME_RE.test(name)) throw new UsageError(`agent name "${sanitize(name)}" ${AGENT_NAME_RULE}`, undefined, 'invalid_agent_name');
   const fields = await policyFieldsFrom(app, flags, 'create');
-  for (const w of policyWarnings(compilePolicy(fields))) app.io.err(`warning: ${w}\n`);
-  await app.confirm(`Create agent "${name}" on a LIVE account?`, { onlyLive: true });
+  if (!app.json) for (const w of policyWarnings(compilePolicy(fields))) app.io.err(`warning: ${w}\n`);
+  await app.confirmLive(`Create agent "${name}" on a LIVE account?`);
   const client = await app.client();
   const { data } = await client.post('/v1/accounts/me/agents', { body: { name, spend_policy: fields }, schema: AgentSchema });
   if (app.json) return printJson(app.io, data);
-  app.io.err(`created agent ${data.handle}\n`);
+  app.io.err(`created agent ${sanitize(data.handle)}\n`);
   printRecord(app.io, outputMode(app.io, false), data, [
     { key: 'handle', header: 'Handle' },
     { key: 'account_id', header: 'Account ID' },
@@ -25,7 +25,7 @@ export async function createAgent(app: App, name: string, flags: PolicyFlags): P
   ]);
   const dk = (data as Record<string, unknown>).decryption_key;
   if (typeof dk === 'string') {
-    app.io.err(`\nThe agent's decryption key is shown ONCE; store it now (it reads the agent's amounts):\n  ${dk}\n`);
+    app.io.err(`\nThe agent's decryption key is shown ONCE; store it now (it reads the agent's amounts):\n  ${sanitize(dk)}\n`);
   }
-  app.io.err(`next: give it a key with the dashboard (sandbox: \`svc sandbox key create --account ${data.handle}\`)\n`);
+  app.io.err(`next: give it a key with the dashboard (sandbox: \`svc sandbox key create --account ${sanitize(data.handle)}\`)\n`);
 }

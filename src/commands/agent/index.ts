@@ -1,6 +1,7 @@
 // `svc agent ls|create|policy get|policy set|policy check`.
 import type { Command } from 'commander';
-import type { ProgramDeps } from '../../cli/program.js';
+import type { ProgramDeps } from '../../cli/deps.js';
+import { CLEARABLE } from './clear-flags.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -44,6 +45,19 @@ export function registerAgent(program: Command, deps: ProgramDeps): void {
     await createAgent(deps.app(cmd), name, opts);
   });
 
+  for (const action of ['suspend', 'resume'] as const) {
+    agent
+      .command(`${action} <agent>`)
+      .description(action === 'suspend'
+        ? 'Suspend an agent: its key can no longer move money; its held transactions stay for you to decide'
+        : 'Resume a suspended agent: its key may move money again, within its spend policy')
+      .addHelpText('after', `\nExamples:\n  $ svc agent ${action} payroll-bot\n  $ svc --json agent ${action} @acme/payroll-bot | jq -r .status`)
+      .action(async (ref: string, _o, cmd: Command) => {
+        const { setAgentStatus } = await import('./status.js');
+        await setAgentStatus(deps.app(cmd), ref, action);
+      });
+  }
+
   const policy = agent.command('policy').description("Read, change or simulate an agent's spend policy");
 
   policy
@@ -58,8 +72,20 @@ export function registerAgent(program: Command, deps: ProgramDeps): void {
     policy
       .command('set <agent>')
       .description('Change only the given fields; shows a before/after diff and asks to confirm')
-      .option('--clear <field>', 'remove a restriction (e.g. hitl_threshold_usdc); repeatable', collect)
-      .addHelpText('after', '\nExamples:\n  $ svc agent policy set payroll-bot --daily-limit 750\n  $ svc agent policy set @acme/ops --clear active_hours --yes'),
+      .option('--add-allow <pattern>', 'add a recipient to the allowed list (repeatable)', collect)
+      .option('--remove-allow <pattern>', 'remove a recipient from the allowed list (repeatable)', collect)
+      .option('--clear <flag>', `remove a restriction, named by its flag: ${Object.keys(CLEARABLE).join(', ')} (repeatable)`, collect)
+      .addHelpText('after', [
+        '',
+        'Only the fields given change (a JSON merge patch). --allow replaces the whole recipient list;',
+        '--add-allow and --remove-allow edit it. --clear removes a restriction: --clear per-tx-limit',
+        'lifts the per-transaction limit.',
+        '',
+        'Examples:',
+        '  $ svc agent policy set payroll-bot --daily-limit 750',
+        '  $ svc agent policy set payroll-bot --add-allow @acme --remove-allow @oldvendor',
+        '  $ svc agent policy set @acme/ops --clear active-hours --clear per-tx-limit',
+      ].join('\n')),
   ).action(async (ref: string, opts, cmd: Command) => {
     const { setPolicy } = await import('./policy-set.js');
     await setPolicy(deps.app(cmd), ref, opts);

@@ -35,7 +35,7 @@ export async function checkPolicy(app: App, ref: string, flags: CheckFlags): Pro
   // sandbox's can be advanced); the local clock when it sends none.
   const at = given ?? (serverTime && !Number.isNaN(serverTime.getTime()) ? serverTime : new Date());
   const fields = validatePolicyFields(pickPolicyFields(data), 'create');
-  if (!fields.ok) throw new CliError(`the service returned a policy this tool cannot evaluate: ${fields.message}`, ExitCode.apiError);
+  if (!fields.ok) throw new CliError('failure', 'invalid_response', `the service returned a policy this tool cannot evaluate: ${fields.message}`);
 
   let spentToday = 0n;
   let spentSource = 'assumed 0: the service does not tell today\'s spend (use --spent-today)';
@@ -56,9 +56,9 @@ export async function checkPolicy(app: App, ref: string, flags: CheckFlags): Pro
   const fmt = (u: bigint) => formatUnits(u, 'USDG');
   if (app.json) {
     return printJson(app.io, {
-      agent: agent.handle, decision: e.decision, reason: e.reason ?? null, message: e.message,
+      agent: agent.handle, decision: e.decision, ...(e.reason ? { reason: e.reason } : {}), message: e.message,
       checks: e.checks, at: at.toISOString(), spent_today: fmt(spentToday),
-      daily_remaining: e.dailyRemaining === undefined ? null : fmt(e.dailyRemaining),
+      ...(e.dailyRemaining === undefined ? {} : { daily_remaining: fmt(e.dailyRemaining) }),
       daily_resets_at: e.dailyResetsAt.toISOString(),
     });
   }

@@ -5,6 +5,8 @@ import { UsageError } from '../../errors.js';
 import { POLICY_FIELDS, validatePolicyFields, type PolicyFields } from '../../domain/policy.js';
 import { readStdin } from '../../io/secret-input.js';
 import { parseNonNegativeDecimal } from '../../domain/amount.js';
+import { sanitize } from '../../io/sanitize.js';
+import { CLEARABLE } from './clear-flags.js';
 
 export interface PolicyFlags {
   dailyLimit?: string;
@@ -15,6 +17,8 @@ export interface PolicyFlags {
   activeHours?: string;
   policyFile?: string;
   clear?: string[];
+  addAllow?: string[];
+  removeAllow?: string[];
 }
 
 /** Sandbox-only fields of a policy read; dropped so `policy get --json` output works as input. */
@@ -29,12 +33,21 @@ const FLAG_OF: Record<string, string> = {
   active_hours: '--active-hours',
 };
 
+function clearedField(name: string): string {
+  const bare = name.trim().replace(/^--/, '');
+  const field = CLEARABLE[bare] ?? ((POLICY_FIELDS as readonly string[]).includes(bare) ? bare : undefined);
+  if (!field) {
+    throw new UsageError(`--clear ${sanitize(name)}: not a policy flag (known: ${Object.keys(CLEARABLE).join(', ')})`, undefined, 'invalid_policy');
+  }
+  return field;
+}
+
 /** A limit as a JSON number, refusing values a JSON number cannot carry exactly. */
 function toJsonNumber(field: string, text: string): number {
   const n = Number(text);
   const exact = parseNonNegativeDecimal(text, 6);
   if (!Number.isFinite(n) || /e/i.test(String(n)) || parseNonNegativeDecimal(String(n), 6) !== exact) {
-    throw new UsageError(`${FLAG_OF[field] ?? field} ${text} cannot be sent exactly as a JSON number (too many digits)`);
+    throw new UsageError(`${FLAG_OF[field] ?? field} ${text} cannot be sent exactly as a JSON number (too many digits)`, undefined, 'invalid_policy');
   }
   return n;
 }
@@ -55,8 +68,11 @@ export async function policyFieldsFrom(app: App, flags: PolicyFlags, mode: 'crea
     // Fields a policy read carries that are not input (validatePolicyFields skips policy_id and updated_at).
     for (const readOnly of READ_ONLY_EXTENSIONS) delete raw[readOnly];
   }
+  const byFlag = new Set<string>();
   const set = (field: string, value: unknown) => {
-    if (value !== undefined) raw[field] = value;
+    if (value === undefined) return;
+    raw[field] = value;
+    byFlag.add(field);
   };
   set('daily_limit_usdc', flags.dailyLimit);
   set('per_transaction_limit_usdc', flags.perTxLimit);
@@ -64,16 +80,15 @@ export async function policyFieldsFrom(app: App, flags: PolicyFlags, mode: 'crea
   set('allowed_recipients', flags.allow);
   set('assets', flags.asset?.map((a) => a.toUpperCase()));
   set('active_hours', flags.activeHours);
-  for (const field of flags.clear ?? []) {
-    if (!(POLICY_FIELDS as readonly string[]).includes(field)) {
-      throw new UsageError(`--clear ${field}: not a spend policy field (known: ${POLICY_FIELDS.join(', ')})`);
-    }
+  for (const name of flags.clear ?? []) {
+    const field = clearedField(name);
+    if (byFlag.has(field)) throw new UsageError(`--clear ${sanitize(name)} contradicts ${FLAG_OF[field]}: give one of them`, undefined, 'usage');
     raw[field] = null;
   }
   const v = validatePolicyFields(raw, mode);
   if (!v.ok) {
     const flag = FLAG_OF[v.field.replace(/\[\d+\]$/, '')];
-    throw new UsageError(`invalid policy: ${v.message}${flag ? ` (${flag})` : ''}`);
+    throw new UsageError(`invalid policy: ${sanitize(v.message)}${flag ? ` (${flag})` : ''}`, undefined, 'invalid_policy');
   }
   // Limits travel as JSON numbers, as the API defines them.
   const fields: PolicyFields = { ...v.fields };

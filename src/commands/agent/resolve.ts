@@ -17,7 +17,7 @@ export async function resolveAgent(app: App, ref: string): Promise<Agent> {
     ?? agents.find((a) => a.handle.toLowerCase() === wanted)
     ?? agents.find((a) => a.handle.toLowerCase().split('/').pop() === wanted.replace(/^@/, ''));
   if (!match) {
-    throw new CliError(`no agent "${ref}" under this account`, ExitCode.notFound, 'run `svc agent ls` to see the agents');
+    throw new CliError('not_found', 'agent_not_found', `no agent "${ref}" under this account`, { hint: 'run `svc agent ls` to see the agents' });
   }
   return match;
 }

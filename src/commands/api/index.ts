@@ -1,6 +1,6 @@
 // `svc api <METHOD> <path>`: a raw, authenticated request. Registration only.
 import type { Command } from 'commander';
-import type { ProgramDeps } from '../../cli/program.js';
+import type { ProgramDeps } from '../../cli/deps.js';
 
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
@@ -15,8 +15,8 @@ export function registerApi(program: Command, deps: ProgramDeps): void {
       '',
       'The path is relative to the base URL and starts with /. The answer is printed as JSON on',
       'stdout (indented on a terminal). An error answer exits with the usual exit code and prints',
-      'one error line on stderr; with --json the error is also printed on stdout as',
-      '{"error": {"code", "message", "request_id"}}. GETs and keyed POSTs are retried on 429/5xx.',
+      'one error line on stderr (with --json: one {"error": {...}} object on stderr, nothing on',
+      'stdout). GETs and keyed POSTs are retried on 429/5xx.',
       'With a live key, any method but GET asks for confirmation (or needs --yes).',
       '',
       'Examples:',

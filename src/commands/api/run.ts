@@ -2,7 +2,8 @@
 import { readFile } from 'node:fs/promises';
 import type { App } from '../../app.js';
 import type { Method } from '../../api/client.js';
-import { ApiError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
+import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../../domain/idempotency.js';
 import { printJson } from '../../io/render.js';
 import { readStdin } from '../../io/secret-input.js';
 
@@ -13,7 +14,6 @@ export interface ApiOptions {
 }
 
 export const METHODS: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
-const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
 export function checkMethod(text: string): Method {
   const m = text.toUpperCase();
@@ -70,20 +70,11 @@ export async function runApi(app: App, methodText: string, pathText: string, opt
   const query = parseQuery(opts.query ?? []);
   if (opts.idempotencyKey !== undefined) {
     if (method !== 'POST') throw new UsageError('--idempotency-key applies to POST requests only');
-    if (!IDEMPOTENCY_KEY_RE.test(opts.idempotencyKey)) throw new UsageError('--idempotency-key must be 1 to 255 printable characters without spaces');
+    if (!isIdempotencyKey(opts.idempotencyKey)) throw new UsageError(`--idempotency-key ${IDEMPOTENCY_KEY_RULE}`, undefined, 'invalid_idempotency_key');
   }
   const body = opts.data !== undefined ? await readData(app, opts.data) : undefined;
-  if (method !== 'GET') await app.confirm(`Send ${method} ${path} with a LIVE key?`, { onlyLive: true });
+  if (method !== 'GET') await app.confirmLive(`Send ${method} ${path} with a LIVE key?`);
   const client = await app.client();
-  try {
-    const res = await client.request<unknown>(method, path, { query, body, idempotencyKey: opts.idempotencyKey });
-    printJson(app.io, res.data);
-  } catch (err) {
-    if (err instanceof ApiError && app.json) {
-      const error: Record<string, unknown> = { code: err.code, message: err.message, ...err.details };
-      if (err.requestId) error.request_id = err.requestId;
-      printJson(app.io, { error });
-    }
-    throw err;
-  }
+  const res = await client.request<unknown>(method, path, { query, body, idempotencyKey: opts.idempotencyKey });
+  printJson(app.io, res.data);
 }

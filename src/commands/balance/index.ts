@@ -1,6 +1,6 @@
 // `svc balance`: balances decrypted locally with the profile's decryption key.
 import type { Command } from 'commander';
-import type { ProgramDeps } from '../../cli/program.js';
+import type { ProgramDeps } from '../../cli/deps.js';
 
 export function registerBalance(program: Command, deps: ProgramDeps): void {
   program

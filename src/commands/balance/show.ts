@@ -1,10 +1,11 @@
 import type { App } from '../../app.js';
 import { BalanceEntrySchema } from '../../api/schemas.js';
 import { z } from 'zod';
-import { CliError, ExitCode } from '../../errors.js';
+import { CliError, UsageError } from '../../errors.js';
 import { outputMode, printList } from '../../io/render.js';
 import { parseNonNegativeDecimal } from '../../domain/amount.js';
 import { decimalsOf } from '../../domain/assets.js';
+import { parseAssetFlag } from '../../cli/flags.js';
 
 const BalancesSchema = z.looseObject({ balances: z.array(BalanceEntrySchema) });
 
@@ -17,38 +18,41 @@ interface Row {
 }
 
 export async function showBalance(app: App, opts: { asset?: string; verify?: boolean }): Promise<void> {
+  const asset = opts.asset === undefined ? undefined : parseAssetFlag(opts.asset);
   const client = await app.client();
   const { data } = await client.get('/v1/accounts/me/balances', { schema: BalancesSchema });
-  const entries = data.balances.filter((b) => !opts.asset || b.asset === opts.asset.toUpperCase());
-  if (opts.asset && entries.length === 0) {
-    throw new CliError(`no ${opts.asset.toUpperCase()} balance on this account`, ExitCode.notFound);
-  }
+  const entries = data.balances.filter((b) => !asset || b.asset === asset);
+  if (asset && entries.length === 0) throw new CliError('not_found', 'balance_not_found', `no ${asset} balance on this account`);
   const reader = await app.reader();
   const mode = outputMode(app.io, app.json);
 
+  if (!reader && opts.verify) {
+    throw new UsageError('--verify needs a decryption key', 'add it with `svc profile add <name> --decryption-key-stdin`, or set SVC_DECRYPTION_KEY', 'no_decryption_key');
+  }
   if (!reader) {
-    const rows = entries.map((b) => ({ asset: b.asset, nonzero: b.nonzero ?? (b.amount !== undefined && b.amount !== '0') }));
+    const rows = entries.map((b) => ({ ...b, nonzero: b.nonzero ?? (b.amount !== undefined && b.amount !== '0') }));
     printList(app.io, mode, rows, [
       { key: 'asset', header: 'ASSET' },
       { key: 'nonzero', header: 'BALANCE', format: (v) => (v ? 'non-zero (encrypted)' : 'zero') },
     ]);
     app.io.err('hint: amounts are encrypted to your viewing key; add it with `svc profile add <name> --decryption-key-stdin` or set SVC_DECRYPTION_KEY\n');
-    if (opts.verify) throw new CliError('--verify needs a decryption key', ExitCode.usage);
     return;
   }
 
+  // JSON: the service's entries, plus `amount` where it decrypts here (docs/json.md).
   const rows: Row[] = [];
   for (const b of entries) {
     if (b.ciphertext === undefined || typeof b.version !== 'number') {
-      rows.push({ asset: b.asset, nonzero: b.nonzero });
+      rows.push({ ...b });
       continue;
     }
     const amount = reader.balance(b.asset, b.version, b.ciphertext);
     if (amount === undefined) {
-      throw new CliError(`the ${b.asset} balance does not decrypt with this decryption key`, ExitCode.apiError,
-        'is the decryption key for this account? `svc profile show` shows which one is set');
+      throw new CliError('failure', 'decryption_failed', `the ${b.asset} balance does not decrypt with this decryption key`, {
+        hint: 'is the decryption key for this account? `svc profile show` shows which one is set',
+      });
     }
-    rows.push({ asset: b.asset, amount });
+    rows.push({ ...b, amount });
   }
 
   if (opts.verify) {
@@ -63,7 +67,7 @@ export async function showBalance(app: App, opts: { asset?: string; verify?: boo
       const remote = served.balances.find((s) => s.asset === row.asset)?.amount;
       const same = remote !== undefined && sameAmount(row.amount, remote, row.asset);
       if (!same) {
-        throw new CliError(`verification FAILED for ${row.asset}: the service's answer differs from the local decryption`, ExitCode.apiError);
+        throw new CliError('failure', 'verification_failed', `verification FAILED for ${row.asset}: the service's answer differs from the local decryption`);
       }
       row.verified = true;
     }

@@ -1,7 +1,7 @@
 // `svc completion bash|zsh|fish`: prints a completion script generated from this program's
 // own command tree. The hidden `svc __complete profiles` feeds the scripts profile names.
 import { Argument, type Command } from 'commander';
-import type { ProgramDeps } from '../../cli/program.js';
+import type { ProgramDeps } from '../../cli/deps.js';
 import { SHELLS } from './shells.js';
 
 export function registerCompletion(program: Command, deps: ProgramDeps): void {

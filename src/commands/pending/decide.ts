@@ -19,7 +19,7 @@ export async function sendDecision(app: App, id: string, decision: Decision): Pr
 }
 
 export async function decide(app: App, id: string, decision: Decision): Promise<void> {
-  if (decision === 'approve') await app.confirm(`Approve ${id} and send it from a LIVE account?`, { onlyLive: true });
+  await app.confirmLive(decision === 'approve' ? `Approve ${id} and send it from a LIVE account?` : `Reject ${id} on a LIVE account?`);
   const data = await sendDecision(app, id, decision);
   if (app.json) return printJson(app.io, data);
   app.io.err(decision === 'approve'

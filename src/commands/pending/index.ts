@@ -1,6 +1,6 @@
 // `svc pending ls|approve|reject|review`: the human approval queue for held agent transactions.
 import type { Command } from 'commander';
-import type { ProgramDeps } from '../../cli/program.js';
+import type { ProgramDeps } from '../../cli/deps.js';
 
 export function registerPending(program: Command, deps: ProgramDeps): void {
   const pending = program.command('pending').description('Agent transactions held for human approval');
@@ -9,9 +9,10 @@ export function registerPending(program: Command, deps: ProgramDeps): void {
     .command('ls')
     .alias('list')
     .description('List held transactions with the time left to act')
+    .option('--decrypt', 'with --json, add amount and memo, decrypted locally')
     .action(async (_o, cmd: Command) => {
       const { listPending } = await import('./ls.js');
-      await listPending(deps.app(cmd));
+      await listPending(deps.app(cmd), cmd.opts());
     });
 
   pending

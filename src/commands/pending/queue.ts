@@ -26,18 +26,35 @@ export function timeLeft(expiresAt: string, skewMs: number, now = Date.now()): s
   return h > 0 ? `${h}h${String(m).padStart(2, '0')}m` : `${m}m${String(s % 60).padStart(2, '0')}s`;
 }
 
-/** The memo decrypted locally; "encrypted" when it cannot be read; undefined when there is none. */
-export async function memoOf(app: App, tx: PendingTransaction): Promise<string | undefined> {
-  const ct = (tx as Record<string, unknown>).memo_ciphertext;
-  if (typeof ct !== 'string') return undefined;
-  const reader = await app.reader();
-  return reader?.heldMemo(tx.transaction_id, ct) ?? 'encrypted';
+/** What local decryption opens of a held transaction (absent: not readable here, or none). */
+export interface OpenedHeld {
+  amount?: string;
+  memo?: string;
+  /** The transaction carries a memo, whether or not it opened. */
+  hasMemo: boolean;
 }
 
-/** The amount decrypted locally, or "encrypted" when there is no key or no ciphertext. */
-export async function amountOf(app: App, tx: PendingTransaction): Promise<string> {
+export async function openHeld(app: App, tx: PendingTransaction): Promise<OpenedHeld> {
+  const memoCt = (tx as Record<string, unknown>).memo_ciphertext;
+  const hasMemo = typeof memoCt === 'string';
+  if (!tx.amount_ciphertext && !hasMemo) return { hasMemo };
   const reader = await app.reader();
-  const asset = typeof tx.asset === 'string' ? tx.asset : DEFAULT_ASSET;
-  const amount = reader?.heldAmount(tx.transaction_id, asset, tx.amount_ciphertext);
-  return amount === undefined ? 'encrypted' : `${amount} ${asset}`;
+  const amount = tx.amount_ciphertext ? reader?.heldAmount(tx.transaction_id, assetOf(tx), tx.amount_ciphertext) : undefined;
+  const memo = hasMemo ? reader?.heldMemo(tx.transaction_id, memoCt) : undefined;
+  return { hasMemo, ...(amount !== undefined ? { amount } : {}), ...(memo !== undefined ? { memo } : {}) };
+}
+
+export function assetOf(tx: PendingTransaction): string {
+  return typeof tx.asset === 'string' ? tx.asset : DEFAULT_ASSET;
+}
+
+/** The amount for a human: `12.50 USDG`, or `encrypted`. */
+export function shownAmount(tx: PendingTransaction, opened: OpenedHeld): string {
+  return opened.amount === undefined ? 'encrypted' : `${opened.amount} ${assetOf(tx)}`;
+}
+
+/** The memo for a human: the text, `encrypted`, or undefined when there is none. */
+export function shownMemo(opened: OpenedHeld): string | undefined {
+  if (!opened.hasMemo) return undefined;
+  return opened.memo ?? 'encrypted';
 }

@@ -2,7 +2,8 @@
 import type { App } from '../../app.js';
 import type { PendingTransaction } from '../../api/schemas.js';
 import { ApiError, UsageError } from '../../errors.js';
-import { amountOf, fetchQueue, memoOf } from './queue.js';
+import { sanitize } from '../../io/sanitize.js';
+import { fetchQueue, openHeld, shownAmount, shownMemo } from './queue.js';
 import { sendDecision } from './decide.js';
 import { reviewPrompt, type ReviewChoice } from './review-prompt.js';
 
@@ -67,14 +68,16 @@ export async function review(app: App, opts: { watch?: boolean; interval: string
 }
 
 async function describe(app: App, tx: PendingTransaction): Promise<string[]> {
-  const memo = await memoOf(app, tx);
+  const opened = await openHeld(app, tx);
+  const memo = shownMemo(opened);
+  // Every value comes from the agent or the service: sanitised, so it cannot redraw the screen.
   return [
-    `agent        ${tx.agent}`,
-    `to           ${tx.to}`,
-    `amount       ${await amountOf(app, tx)}`,
-    ...(memo === undefined ? [] : [`memo         ${memo}`]),
-    `requested    ${tx.requested_at}`,
-    `expires      ${tx.expires_at}`,
+    `agent        ${sanitize(tx.agent)}`,
+    `to           ${sanitize(tx.to)}`,
+    `amount       ${sanitize(shownAmount(tx, opened))}`,
+    ...(memo === undefined ? [] : [`memo         ${sanitize(memo)}`]),
+    `requested    ${sanitize(tx.requested_at)}`,
+    `expires      ${sanitize(tx.expires_at)}`,
   ];
 }
 

@@ -1,5 +1,8 @@
 import type { App } from '../../app.js';
-import { UsageError, CliError, ExitCode } from '../../errors.js';
+import type { Account } from '../../api/schemas.js';
+import type { DecryptionKey } from '../../crypto/viewing-key.js';
+import { ApiError, CliError, UsageError } from '../../errors.js';
+import { sanitize } from '../../io/sanitize.js';
 import { checkApiKey, environmentOfKey } from '../../config/keys.js';
 import { maskSecret } from '../../config/mask.js';
 import { DEFAULT_BASE_URL, PROFILE_NAME_RE, type Profile } from '../../config/profiles.js';
@@ -10,7 +13,7 @@ import { promptSecret, readStdin } from '../../io/secret-input.js';
 
 function checkName(name: string): void {
   if (!PROFILE_NAME_RE.test(name)) {
-    throw new UsageError(`profile name "${name}" is invalid: use 1-32 letters, digits, "-" or "_", starting with a letter or digit`);
+    throw new UsageError(`profile name "${name}" is invalid: use 1-32 letters, digits, "-" or "_", starting with a letter or digit`, undefined, 'invalid_profile_name');
   }
 }
 
@@ -18,6 +21,7 @@ interface AddOptions {
   keyStdin?: boolean;
   decryptionKeyStdin?: boolean;
   use?: boolean;
+  verify?: boolean; // false with --no-verify
 }
 
 /** Reads what add needs from stdin: line 1 the API key and/or the next line the decryption key. */
@@ -42,14 +46,22 @@ export async function addProfile(app: App, name: string, opts: AddOptions): Prom
   const apiKey = fromStdin.apiKey
     ?? (app.env.SVC_API_KEY && !app.io.canPrompt ? app.env.SVC_API_KEY : await promptSecret(app.io, 'API key:', '--key-stdin or SVC_API_KEY'));
   const rule = checkApiKey(apiKey);
-  if (rule) throw new UsageError(`API key ${rule}`, 'keys are shown once in the dashboard; sandbox keys come from `svc sandbox key create`');
+  if (rule) {
+    throw new CliError('auth', 'invalid_api_key', `API key ${rule}; nothing was saved`, {
+      hint: 'keys are shown once in the dashboard; sandbox keys come from `svc sandbox key create`',
+    });
+  }
   const env = environmentOfKey(apiKey)!;
 
   let decryptionKey = fromStdin.decryptionKey ?? (app.env.SVC_DECRYPTION_KEY || undefined);
   if (decryptionKey === undefined && !opts.keyStdin && app.io.canPrompt) {
     decryptionKey = (await promptSecret(app.io, 'Decryption key (optional, Enter to skip):', '--decryption-key-stdin')) || undefined;
   }
-  if (decryptionKey !== undefined) await checkDecryptionKey(app, decryptionKey, apiKey, baseUrl);
+  const parsedKey = decryptionKey === undefined ? undefined : await parseDecryptionKeyFor(decryptionKey, env);
+
+  // The key is checked against the service before anything is saved (--no-verify: offline set-up).
+  const account = opts.verify === false ? undefined : await fetchAccount(app, baseUrl, apiKey);
+  if (parsedKey && account) await matchDecryptionKey(app, parsedKey, account);
 
   const store = await app.store();
   const existing = store.get(name);
@@ -59,42 +71,59 @@ export async function addProfile(app: App, name: string, opts: AddOptions): Prom
   if (existing?.sandboxAdminToken && existing.baseUrl === baseUrl) profile.sandboxAdminToken = existing.sandboxAdminToken;
   store.set(name, profile, { makeCurrent: opts.use });
   if (app.json) {
-    printJson(app.io, { name, environment: env, base_url: baseUrl, api_key: maskSecret(apiKey),
-      decryption_key: profile.decryptionKey ? maskSecret(profile.decryptionKey) : null, current: store.current === name });
+    printJson(app.io, {
+      name, environment: env, base_url: baseUrl, api_key: maskSecret(apiKey),
+      ...(profile.decryptionKey ? { decryption_key: maskSecret(profile.decryptionKey) } : {}),
+      ...(account ? { account_id: account.account_id, handle: account.handle } : {}),
+      verified: account !== undefined, current: store.current === name,
+    });
     return;
   }
   const p = await palette(app.io);
-  app.io.err(`${p.badge(env)} profile "${name}" saved (${maskSecret(apiKey)}, ${baseUrl})${profile.decryptionKey ? ' with a decryption key' : ''}${store.current === name ? ', now current' : ''}\n`);
+  const who = account ? ` for ${sanitize(account.handle)}` : ' (key not checked: --no-verify)';
+  app.io.err(`${p.badge(env)} profile "${name}" saved${who} (${maskSecret(apiKey)}, ${sanitize(baseUrl)})${profile.decryptionKey ? ' with a decryption key' : ''}${store.current === name ? ', now current' : ''}\n`);
 }
 
-/**
- * Validates a decryption key and, where the service tells the account's viewing public key,
- * checks it matches. Nothing is sent but the API key: the comparison happens here.
- */
-async function checkDecryptionKey(app: App, text: string, apiKey: string, baseUrl: string): Promise<void> {
-  const { parseDecryptionKey, encodeViewingPublicKey } = await import('../../crypto/viewing-key.js');
-  const parsed = parseDecryptionKey(text);
-  if (!parsed.ok) throw new UsageError(`decryption key ${parsed.rule}; nothing was saved`);
-  const env = environmentOfKey(apiKey)!;
-  if (parsed.value.environment !== env) {
-    throw new UsageError(`decryption key is for ${parsed.value.environment} but the API key is ${env}; nothing was saved`);
-  }
-  const { ApiClient } = await import('../../api/client.js');
-  const { AccountSchema } = await import('../../api/schemas.js');
+/** GET /v1/accounts/me with the new key: a refused key is exit 3, an unreachable service exit 7; nothing is saved either way. */
+async function fetchAccount(app: App, baseUrl: string, apiKey: string): Promise<Account> {
+  const [{ ApiClient }, { AccountSchema }] = await Promise.all([import('../../api/client.js'), import('../../api/schemas.js')]);
+  const client = new ApiClient({ baseUrl, apiKey, timeoutMs: app.timeoutMs(), env: app.env });
   try {
-    const client = new ApiClient({ baseUrl, apiKey, timeoutMs: app.timeoutMs() });
-    const { data } = await client.get('/v1/accounts/me', { schema: AccountSchema });
-    if (data.viewing_public_key === undefined) {
-      app.io.err('note: the service does not publish viewing keys, so the decryption key could not be checked\n');
-    } else if (data.viewing_public_key !== encodeViewingPublicKey(parsed.value.publicKey)) {
-      throw new UsageError(`decryption key does not match the viewing key of ${data.handle}; nothing was saved`,
-        'each account has its own decryption key: use the one shown when this account was created');
-    } else {
-      app.io.err(`decryption key matches the viewing key of ${data.handle}\n`);
-    }
+    return (await client.get('/v1/accounts/me', { schema: AccountSchema })).data;
   } catch (err) {
-    if (err instanceof UsageError) throw err;
-    app.io.err(`warning: could not check the decryption key against the service (${(err as Error).message}); saved without checking\n`);
+    if (err instanceof ApiError && err.status === 401) {
+      throw new ApiError(err.status, err.code, `the service refused this API key: ${err.message}; nothing was saved`, err.requestId, err.details,
+        'check that the key is for this service (see --base-url), or that it was not revoked');
+    }
+    if (err instanceof CliError && err.kind === 'network') {
+      throw new CliError(err.kind, err.code, `could not check the API key: ${err.message}; nothing was saved`, {
+        hint: 'start the service (the sandbox: `svc sandbox start`), or save without checking with --no-verify',
+      });
+    }
+    throw err;
+  }
+}
+
+async function parseDecryptionKeyFor(text: string, env: 'live' | 'test'): Promise<DecryptionKey> {
+  const { parseDecryptionKey } = await import('../../crypto/viewing-key.js');
+  const parsed = parseDecryptionKey(text);
+  if (!parsed.ok) throw new UsageError(`decryption key ${parsed.rule}; nothing was saved`, undefined, 'invalid_decryption_key');
+  if (parsed.value.environment !== env) {
+    throw new UsageError(`decryption key is for ${parsed.value.environment} but the API key is ${env}; nothing was saved`, undefined, 'invalid_decryption_key');
+  }
+  return parsed.value;
+}
+
+/** Where the service publishes the account's viewing public key, the decryption key must match it (compared here; nothing is sent). */
+async function matchDecryptionKey(app: App, key: DecryptionKey, account: Account): Promise<void> {
+  const { encodeViewingPublicKey } = await import('../../crypto/viewing-key.js');
+  if (account.viewing_public_key === undefined) {
+    app.io.err('note: the service does not publish viewing keys, so the decryption key could not be checked\n');
+  } else if (account.viewing_public_key !== encodeViewingPublicKey(key.publicKey)) {
+    throw new UsageError(`decryption key does not match the viewing key of ${sanitize(account.handle)}; nothing was saved`,
+      'each account has its own decryption key: use the one shown when this account was created', 'invalid_decryption_key');
+  } else {
+    app.io.err(`decryption key matches the viewing key of ${sanitize(account.handle)}\n`);
   }
 }
 
@@ -105,7 +134,7 @@ function describe(name: string, profile: Profile, current: boolean) {
     environment: environmentOfKey(profile.apiKey) ?? 'unknown',
     api_key: maskSecret(profile.apiKey),
     base_url: profile.baseUrl,
-    decryption_key: profile.decryptionKey ? maskSecret(profile.decryptionKey) : null,
+    ...(profile.decryptionKey ? { decryption_key: maskSecret(profile.decryptionKey) } : {}),
   };
 }
 
@@ -125,15 +154,15 @@ export async function listProfiles(app: App): Promise<void> {
 
 export async function useProfile(app: App, name: string): Promise<void> {
   const store = await app.store();
-  if (!store.get(name)) throw new CliError(`profile "${name}" does not exist`, ExitCode.notFound, 'run `svc profile ls`');
+  if (!store.get(name)) throw new CliError('not_found', 'profile_not_found', `profile "${name}" does not exist`, { hint: 'run `svc profile ls`' });
   store.use(name);
   app.io.err(`now using profile "${name}"\n`);
 }
 
 export async function removeProfile(app: App, name: string): Promise<void> {
   const store = await app.store();
-  if (!store.get(name)) throw new CliError(`profile "${name}" does not exist`, ExitCode.notFound, 'run `svc profile ls`');
-  await app.confirm(`Remove profile "${name}" and its stored keys?`);
+  if (!store.get(name)) throw new CliError('not_found', 'profile_not_found', `profile "${name}" does not exist`, { hint: 'run `svc profile ls`' });
+  await app.confirmDestructive(`Remove profile "${name}" and its stored keys?`, 'Cancelled; nothing was changed.');
   store.remove(name);
   app.io.err(`removed profile "${name}"\n`);
 }
@@ -143,15 +172,17 @@ export async function showProfile(app: App, name?: string): Promise<void> {
   const target = name ?? app.globals.profile ?? app.env.SVC_PROFILE ?? store.current;
   const profile = target ? store.get(target) : undefined;
   if (!target || !profile) {
-    throw new CliError(target ? `profile "${target}" does not exist` : 'no current profile', ExitCode.notFound, 'run `svc profile ls`');
+    throw new CliError('not_found', 'profile_not_found', target ? `profile "${target}" does not exist` : 'no current profile', { hint: 'run `svc profile ls`' });
   }
   const mode = outputMode(app.io, app.json);
-  printRecord(app.io, mode, describe(target, profile, store.current === target), [
+  const record = describe(target, profile, store.current === target);
+  // A person reads "not set"; JSON leaves the field out.
+  printRecord(app.io, mode, mode === 'json' ? record : { decryption_key: 'not set', ...record }, [
     { key: 'name', header: 'Name' },
     { key: 'current', header: 'Current' },
     { key: 'environment', header: 'Environment' },
     { key: 'api_key', header: 'API key' },
     { key: 'base_url', header: 'Base URL' },
-    { key: 'decryption_key', header: 'Decryption key', format: (v) => (v ? String(v) : 'not set') },
+    { key: 'decryption_key', header: 'Decryption key' },
   ]);
 }

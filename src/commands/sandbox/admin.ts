@@ -9,7 +9,8 @@ import { isKnownAsset, KNOWN_ASSETS } from '../../domain/assets.js';
 import { DURATION_RULE, formatDuration, parseDuration } from '../../domain/duration.js';
 import { HANDLE_RE } from '../../domain/recipient.js';
 import { outputMode, printJson, printList, printRecord } from '../../io/render.js';
-import { printAccounts, type WorldAccount } from './print.js';
+import { ApiKeySchema, ClockSchema, FundSchema, KeyCreatedSchema, KeyListSchema, ResetSchema, type Clock as SandboxClock } from '../../api/control-schemas.js';
+import { printAccounts } from './print.js';
 import { SANDBOX_PROFILE } from './shared.js';
 
 export interface AdminTarget {
@@ -24,8 +25,8 @@ export async function adminTarget(app: App): Promise<AdminTarget> {
   const profileName = app.globals.profile ?? SANDBOX_PROFILE;
   const profile = store.get(profileName);
   const hint = 'start it with `svc sandbox start` (it writes the "sandbox" profile), or name a sandbox profile with --profile';
-  if (!profile) throw new CliError(`no profile "${profileName}": cannot find the sandbox`, ExitCode.usage, hint);
-  if (!profile.sandboxAdminToken) throw new CliError(`profile "${profileName}" is not a sandbox profile (it has no admin token)`, ExitCode.usage, hint);
+  if (!profile) throw new CliError('usage', 'no_sandbox_profile', `no profile "${profileName}": cannot find the sandbox`, { hint });
+  if (!profile.sandboxAdminToken) throw new CliError('usage', 'no_sandbox_profile', `profile "${profileName}" is not a sandbox profile (it has no admin token)`, { hint });
   const { ApiClient } = await import('../../api/client.js');
   const client = new ApiClient({
     baseUrl: app.globals.baseUrl ?? profile.baseUrl,
@@ -33,6 +34,7 @@ export async function adminTarget(app: App): Promise<AdminTarget> {
     timeoutMs: app.timeoutMs(),
     userAgent: 'svc-cli/0.1',
     headers: { 'x-sandbox-admin-token': profile.sandboxAdminToken },
+    env: app.env,
     trace: app.globals.verbose ? (line) => app.io.err(`${line}\n`) : undefined,
   });
   return { client, store, profileName, profile };
@@ -44,11 +46,9 @@ export async function call<T>(fn: () => Promise<{ data: T }>): Promise<T> {
     return (await fn()).data;
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) {
-      throw new CliError(
-        'the sandbox refused the admin token',
-        ExitCode.unauthorized,
-        'the token changes at every start and `svc sandbox start` stores it in the profile: is this profile pointing at the running sandbox?',
-      );
+      throw new CliError('auth', 'unauthorized', 'the sandbox refused the admin token', {
+        hint: 'the token changes at every start and `svc sandbox start` stores it in the profile: is this profile pointing at the running sandbox?',
+      });
     }
     throw err;
   }
@@ -60,16 +60,10 @@ export function normalizeHandle(text: string): string {
   return h.toLowerCase();
 }
 
-interface SeededRow extends WorldAccount {
-  account_id: string;
-  key_id: string;
-  api_key: string;
-}
-
 export async function resetSandbox(app: App): Promise<void> {
   const target = await adminTarget(app);
-  await app.confirm('Reset the sandbox? Every account, transfer and key is replaced by a fresh seed');
-  const data = await call(() => target.client.post<{ seeded: SeededRow[] }>('/_sandbox/reset'));
+  await app.confirmDestructive('Reset the sandbox? Every account, transfer and key is replaced by a fresh seed');
+  const data = await call(() => target.client.post('/_sandbox/reset', { schema: ResetSchema }));
   const alice = data.seeded.find((a) => a.handle === '@alice');
   if (alice) {
     const next = { ...target.profile, apiKey: alice.api_key };
@@ -79,7 +73,7 @@ export async function resetSandbox(app: App): Promise<void> {
   }
   const mode = outputMode(app.io, app.json);
   if (mode === 'json') {
-    printJson(app.io, { profile: target.profileName, accounts: data.seeded });
+    printJson(app.io, { ...data, profile: target.profileName });
   } else {
     printAccounts(app, mode, data.seeded);
   }
@@ -93,29 +87,17 @@ export async function fundAccount(app: App, handleText: string, amount: string, 
   const parsed = parseAmount(amount, asset);
   if (!parsed.ok) throw new UsageError(`amount ${parsed.rule}`);
   const target = await adminTarget(app);
-  const data = await call(() => target.client.post<{ ok: boolean; handle: string; asset: string }>('/_sandbox/fund', { body: { handle, amount, asset } }));
+  const data = await call(() => target.client.post('/_sandbox/fund', { body: { handle, amount, asset }, schema: FundSchema }));
   if (app.json) printJson(app.io, data);
   // The amount is not repeated: nothing the sandbox says or prints carries one.
   else app.io.err(`funded ${data.handle} with ${data.asset}\n`);
-}
-
-interface KeyRecord {
-  key_id: string;
-  name: string;
-  account: string | null;
-  key_hint: string;
-  created_at: string;
-  last_used_at: string | null;
-  request_count: number;
-  revoked_at: string | null;
-  key?: string;
 }
 
 export async function createKey(app: App, opts: { account: string; name?: string }): Promise<void> {
   const account = normalizeHandle(opts.account);
   const target = await adminTarget(app);
   const data = await call(() =>
-    target.client.post<KeyRecord>('/_sandbox/keys', { body: { account, ...(opts.name !== undefined ? { name: opts.name } : {}) } }),
+    target.client.post('/_sandbox/keys', { body: { account, ...(opts.name !== undefined ? { name: opts.name } : {}) }, schema: KeyCreatedSchema }),
   );
   if (app.json) {
     printJson(app.io, data);
@@ -129,10 +111,10 @@ export async function createKey(app: App, opts: { account: string; name?: string
 export async function listKeys(app: App, opts: { account?: string }): Promise<void> {
   const target = await adminTarget(app);
   const query = opts.account ? { account: normalizeHandle(opts.account) } : undefined;
-  const data = await call(() => target.client.get<{ keys: KeyRecord[] }>('/_sandbox/keys', query ? { query } : {}));
+  const data = await call(() => target.client.get('/_sandbox/keys', { ...(query ? { query } : {}), schema: KeyListSchema }));
   const mode = outputMode(app.io, app.json);
   const when = (v: unknown) => (v ? String(v) : mode === 'table' ? 'never' : '');
-  printList(app.io, mode, data.keys as unknown as Record<string, unknown>[], [
+  printList(app.io, mode, data.keys, [
     { key: 'key_id', header: 'KEY ID' },
     { key: 'name', header: 'NAME' },
     { key: 'account', header: 'ACCOUNT' },
@@ -146,20 +128,15 @@ export async function listKeys(app: App, opts: { account?: string }): Promise<vo
 
 export async function revokeKey(app: App, keyId: string): Promise<void> {
   const target = await adminTarget(app);
-  await app.confirm(`Revoke API key ${keyId}? Requests with it fail from now on`);
-  const data = await call(() => target.client.post<KeyRecord>(`/_sandbox/keys/${encodeURIComponent(keyId)}/revoke`));
+  await app.confirmDestructive(`Revoke API key ${keyId}? Requests with it fail from now on`);
+  const data = await call(() => target.client.post(`/_sandbox/keys/${encodeURIComponent(keyId)}/revoke`, { schema: ApiKeySchema }));
   if (app.json) printJson(app.io, data);
   else app.io.err(`revoked ${data.key_id} (${data.key_hint}, ${data.account})\n`);
 }
 
-interface ClockState {
-  now: string;
-  offset_ms: number;
-}
-
-function printClock(app: App, clock: ClockState): void {
+function printClock(app: App, clock: SandboxClock): void {
   const mode = outputMode(app.io, app.json);
-  printRecord(app.io, mode, clock as unknown as Record<string, unknown>, [
+  printRecord(app.io, mode, clock, [
     { key: 'now', header: 'Now' },
     { key: 'offset_ms', header: 'Offset', format: (v) => `${formatDuration(Number(v))} ahead of real time` },
   ]);
@@ -167,14 +144,14 @@ function printClock(app: App, clock: ClockState): void {
 
 export async function showClock(app: App): Promise<void> {
   const target = await adminTarget(app);
-  printClock(app, await call(() => target.client.get<ClockState>('/_sandbox/clock')));
+  printClock(app, await call(() => target.client.get('/_sandbox/clock', { schema: ClockSchema })));
 }
 
 export async function advanceClock(app: App, duration: string): Promise<void> {
   const ms = parseDuration(duration);
   if (ms === undefined) throw new UsageError(`duration "${duration}" ${DURATION_RULE}`);
   const target = await adminTarget(app);
-  const clock = await call(() => target.client.post<ClockState>('/_sandbox/clock/advance', { body: { ms } }));
+  const clock = await call(() => target.client.post('/_sandbox/clock/advance', { body: { ms }, schema: ClockSchema }));
   printClock(app, clock);
   if (!app.json) app.io.err(`clock moved forward ${formatDuration(ms)}; everything that became due has run\n`);
 }

@@ -2,7 +2,7 @@
 // Admin commands reach the sandbox through the `sandbox` profile (or --profile), which
 // `svc sandbox start` writes with the URL and the control token.
 import { Argument, type Command } from 'commander';
-import type { ProgramDeps } from '../../cli/program.js';
+import type { ProgramDeps } from '../../cli/deps.js';
 import { EVENT_TYPES } from '../../domain/events.js';
 
 export function registerSandbox(program: Command, deps: ProgramDeps): void {

@@ -66,8 +66,8 @@ export async function startSandbox(app: App, opts: StartOptions): Promise<void> 
     handle = await createSandbox({ port, host, blockTimeMs, approvalWindowMs, ephemeral: Boolean(opts.ephemeral), log, ...(statePath ? { statePath } : {}) });
   } catch (err) {
     if (err instanceof SandboxStartError) {
-      if (err.code === 'invalid_option') throw new UsageError(err.message, err.hint);
-      throw new CliError(err.message, ExitCode.apiError, err.hint);
+      if (err.code === 'invalid_option') throw new UsageError(err.message, err.hint, 'invalid_option');
+      throw new CliError('failure', err.code, err.message, { hint: err.hint });
     }
     throw err;
   }
@@ -137,15 +137,7 @@ export async function startSandbox(app: App, opts: StartOptions): Promise<void> 
   }
 
   app.io.err(`svc sandbox listening on ${handle.url}\n`);
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    const stop = (sig: NodeJS.Signals) => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve(sig);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  const signal = await app.waitForInterrupt();
   app.io.err(`${signal === 'SIGINT' ? '\n' : ''}stopping: ${statePath ? `saving state to ${statePath}` : 'ephemeral state discarded'}\n`);
   await handle.close();
   app.io.err('sandbox stopped\n');
@@ -170,6 +162,6 @@ async function profileKey(app: App, handle: SandboxHandle, profileName: string):
     body: JSON.stringify({ account: '@alice', name: `profile ${profileName}` }),
   });
   const body = (await res.json()) as { key?: string };
-  if (!res.ok || !body.key) throw new CliError('could not create an API key for the sandbox profile', ExitCode.apiError);
+  if (!res.ok || !body.key) throw new CliError('failure', 'invalid_response', 'the sandbox did not create an API key for the profile');
   return { apiKey: body.key, createdKeyFor: '@alice' };
 }

@@ -3,15 +3,8 @@
 import type { App } from '../../app.js';
 import { ApiError } from '../../errors.js';
 import { printJson } from '../../io/render.js';
+import { TriggerSchema } from '../../api/control-schemas.js';
 import { adminTarget, call, normalizeHandle } from './admin.js';
-
-interface TriggerAnswer {
-  event: string;
-  event_id: string;
-  account: string;
-  sample: boolean;
-  deliveries: Array<{ delivery_id: string; webhook_id: string }>;
-}
 
 export async function triggerEvent(app: App, event: string, opts: { account?: string }): Promise<void> {
   const target = await adminTarget(app);
@@ -25,7 +18,7 @@ export async function triggerEvent(app: App, event: string, opts: { account?: st
       if (!(err instanceof ApiError)) throw err; // unreachable sandbox: report it; a refused key: let the sandbox default
     }
   }
-  const data = await call(() => target.client.post<TriggerAnswer>('/_sandbox/trigger', { body: { event, ...(account ? { account } : {}) } }));
+  const data = await call(() => target.client.post('/_sandbox/trigger', { body: { event, ...(account ? { account } : {}) }, schema: TriggerSchema }));
   if (app.json) return printJson(app.io, data);
   app.io.out(`${data.event_id}\n`);
   const n = data.deliveries.length;

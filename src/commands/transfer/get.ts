@@ -27,7 +27,7 @@ export async function getTransfer(app: App, idText: string, opts: GetOptions): P
       : (await client.get(transferPath(id), { schema: TransferSchema })).data;
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) {
-      throw err.withHint("check the id (another account's transfer is not found either); `svc transfer ls` lists yours");
+      throw err.with({ hint: "check the id (another account's transfer is not found either); `svc transfer ls` lists yours" });
     }
     throw err;
   }

@@ -1,6 +1,6 @@
 // `svc transfer send|get|ls`: registration only; the logic is imported when a verb runs.
 import type { Command } from 'commander';
-import type { ProgramDeps } from '../../cli/program.js';
+import type { ProgramDeps } from '../../cli/deps.js';
 
 export function registerTransfer(program: Command, deps: ProgramDeps): void {
   const transfer = program.command('transfer').description('Send transfers and follow their status');
@@ -38,7 +38,7 @@ export function registerTransfer(program: Command, deps: ProgramDeps): void {
     .description('Show one transfer; its amount and memo are decrypted locally when a decryption key is set')
     .option('--wait', 'wait until the transfer is confirmed or failed')
     .option('--timeout-wait <duration>', 'how long --wait waits, e.g. 90s, 2m (default 120s)')
-    .option('--decrypt', 'with --json, add amount_decrypted and memo_decrypted (decrypted locally)')
+    .option('--decrypt', 'with --json, add amount and memo, decrypted locally')
     .addHelpText('after', [
       '',
       'The amount and memo are decrypted locally when a decryption key is configured',
@@ -63,7 +63,7 @@ export function registerTransfer(program: Command, deps: ProgramDeps): void {
     .option('--limit <n>', 'page size, 1 to 100 (default 20; 100 with --all)')
     .option('--offset <n>', 'skip this many transfers')
     .option('--all', 'follow every page (streams; --json still prints one array)')
-    .option('--decrypt', 'with --json, add amount_decrypted and memo_decrypted (decrypted locally)')
+    .option('--decrypt', 'with --json, add amount and memo, decrypted locally')
     .addHelpText('after', [
       '',
       'Output: a table on a terminal, tab-separated values with a header when piped, one JSON array with --json.',

@@ -114,7 +114,7 @@ export async function listTransfers(app: App, opts: LsOptions): Promise<void> {
     const first = data.items[0]?.transfer_id;
     if (plan.all && offset > (plan.offset ?? 0) && first !== undefined && first === previousFirst) {
       writer.end();
-      throw new CliError('the service ignored the page offset (it answered the same page twice); stopped to avoid looping', ExitCode.apiError);
+      throw new CliError('failure', 'invalid_response', 'the service ignored the page offset (it answered the same page twice); stopped to avoid looping');
     }
     previousFirst = first;
     const open = await openerFor(app, data.items);

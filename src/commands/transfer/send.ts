@@ -6,9 +6,13 @@ import { z } from 'zod';
 import type { App } from '../../app.js';
 import type { ApiClient } from '../../api/client.js';
 import { HeldTransactionSchema, TransferSchema, type HeldTransaction, type Transfer } from '../../api/schemas.js';
-import { ApiError, ExitCode, UsageError } from '../../errors.js';
+import { ApiError, CliError, ExitCode, UsageError } from '../../errors.js';
+import { DEFAULT_ASSET } from '../../domain/assets.js';
 import { formatUnits, parseAmount } from '../../domain/amount.js';
-import { DEFAULT_ASSET, KNOWN_ASSETS } from '../../domain/assets.js';
+import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../../domain/idempotency.js';
+import { memoFits, MEMO_RULE } from '../../domain/memo.js';
+import { parseAssetFlag } from '../../cli/flags.js';
+import { sanitize } from '../../io/sanitize.js';
 import { parseRecipient, RECIPIENT_RULE } from '../../domain/recipient.js';
 import { palette, type Palette } from '../../io/colors.js';
 import { outputMode, printRecord, type OutputMode } from '../../io/render.js';
@@ -31,31 +35,23 @@ export interface TransferRequest {
   memo?: string;
 }
 
-const ASSET_RE = /^[A-Za-z0-9]{2,16}$/;
-// Printable ASCII without spaces: it travels in an HTTP header.
-const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/;
-const MEMO_MAX = 1024;
 
 const CreateResponseSchema = z.union([TransferSchema, HeldTransactionSchema]);
 
 /** Validates everything locally; throws a UsageError (exit 2) naming the field and rule. */
 export function buildTransferRequest(to: string, amount: string, opts: SendOptions): TransferRequest {
   const recipient = parseRecipient(to);
-  if (!recipient) throw new UsageError(`recipient "${to}" ${RECIPIENT_RULE}`);
-  const assetText = opts.asset ?? DEFAULT_ASSET;
-  if (!ASSET_RE.test(assetText)) {
-    throw new UsageError(`--asset "${assetText}" must be an asset code of 2 to 16 letters or digits, such as ${KNOWN_ASSETS.join(' or ')}`);
-  }
-  const asset = assetText.toUpperCase();
+  if (!recipient) throw new UsageError(`recipient "${sanitize(to)}" ${RECIPIENT_RULE}`, undefined, 'invalid_recipient');
+  const asset = parseAssetFlag(opts.asset);
   // The amount itself is never echoed in an error: it may be a real, confidential amount.
   const parsed = parseAmount(amount, asset);
-  if (!parsed.ok) throw new UsageError(`amount ${parsed.rule}`);
+  if (!parsed.ok) throw new UsageError(`amount ${parsed.rule}`, undefined, 'invalid_amount');
   if (opts.memo !== undefined) {
-    if (opts.memo.length === 0) throw new UsageError('--memo must not be empty (leave it out instead)');
-    if (opts.memo.length > MEMO_MAX) throw new UsageError(`--memo must be at most ${MEMO_MAX} characters`);
+    if (opts.memo.length === 0) throw new UsageError('--memo must not be empty (leave it out instead)', undefined, 'invalid_memo');
+    if (!memoFits(opts.memo)) throw new UsageError(`--memo ${MEMO_RULE}`, undefined, 'invalid_memo');
   }
-  if (opts.idempotencyKey !== undefined && !IDEMPOTENCY_KEY_RE.test(opts.idempotencyKey)) {
-    throw new UsageError('--idempotency-key must be 1 to 255 printable characters without spaces');
+  if (opts.idempotencyKey !== undefined && !isIdempotencyKey(opts.idempotencyKey)) {
+    throw new UsageError(`--idempotency-key ${IDEMPOTENCY_KEY_RULE}`, undefined, 'invalid_idempotency_key');
   }
   const req: TransferRequest = {
     // Handles are case-insensitive and sent lower-case; addresses go as given (checksum case kept).
@@ -74,19 +70,19 @@ export async function sendTransfer(app: App, to: string, amount: string, opts: S
   const waitMs = opts.wait ? parseWaitDuration(opts.timeoutWait) : undefined;
   if (!opts.wait && opts.timeoutWait !== undefined) throw new UsageError('--timeout-wait needs --wait');
 
-  await app.confirm(`Send ${req.amount} ${req.asset} to ${req.to} from LIVE account?`, { onlyLive: true });
+  await app.confirmLive(`Send ${req.amount} ${req.asset} to ${req.to} from a LIVE account?`);
   const client = await app.client();
   const auth = await app.auth();
   const p = await palette(app.io);
   const mode = outputMode(app.io, app.json);
 
-  let result: { status: number; data: Transfer | HeldTransaction };
+  let result: Posted;
   try {
-    result = await post(app, client, req, opts.idempotencyKey);
+    result = await post(app, client, req, opts.idempotencyKey ?? randomUUID());
   } catch (err) {
     if (!(err instanceof ApiError) || err.code !== 'recipient_not_confidential_ready' || !req.confidential) throw err;
     const hint = `the recipient's wallet cannot receive confidential tokens; to send a standard transfer instead (the amount becomes public on chain), run the command again with --no-confidential`;
-    if (!app.io.canPrompt) throw err.withHint(hint);
+    if (!app.io.canPrompt) throw err.with({ hint });
     const { confirm } = await import('@inquirer/prompts');
     app.io.err(`${p.yellow('!')} ${req.to} cannot receive confidential transfers.\n`);
     const ok = await confirm(
@@ -96,38 +92,75 @@ export async function sendTransfer(app: App, to: string, amount: string, opts: S
       },
       { input: app.io.stdin, output: app.io.stderr },
     );
-    if (!ok) throw err.withHint('nothing was sent; add --no-confidential to send a standard transfer');
+    if (!ok) throw err.with({ hint: 'nothing was sent; add --no-confidential to send a standard transfer' });
     // A new body needs a new key: reusing the first one would be refused as a reused key.
-    result = await post(app, client, { ...req, confidential: false }, undefined);
+    result = await post(app, client, { ...req, confidential: false }, randomUUID());
   }
 
-  if (isHeld(result)) {
-    printHeld(app, mode, p, auth.environment, result.data);
+  if (isHeld(result.data)) {
+    printHeld(app, mode, p, auth.environment, { ...result.data, idempotency_key: result.key });
     return;
   }
-  let transfer = result.data as Transfer;
+  let transfer = result.data;
   if (waitMs !== undefined && transfer.status !== 'confirmed' && transfer.status !== 'failed') {
     // Show the id before waiting, so an interrupted wait still leaves it on screen.
     if (!app.json) app.io.err(`submitted transfer ${transfer.transfer_id} (${transfer.status})\n`);
     transfer = await waitForTransfer(app, client, transfer.transfer_id, waitMs);
   }
-  printTransfer(app, mode, p, auth.environment, transfer);
-  if (transfer.status === 'failed') throw failedTransferError(transfer);
+  if (transfer.status === 'failed') {
+    // stdout carries results only: a failed transfer is an error report (its id is in it).
+    if (mode === 'table') printTransfer(app, mode, p, auth.environment, transfer);
+    throw failedTransferError(transfer);
+  }
+  printTransfer(app, mode, p, auth.environment, { ...transfer, idempotency_key: result.key });
   if (mode === 'table' && transfer.status === 'pending') {
     app.io.err(`${p.dim(`it settles after the next block; follow it with \`svc transfer get ${transfer.transfer_id} --wait\``)}\n`);
   }
 }
 
-async function post(app: App, client: ApiClient, body: TransferRequest, givenKey: string | undefined) {
-  const key = givenKey ?? randomUUID();
-  if (!givenKey && !app.json) {
-    app.io.err(`idempotency key ${key} (to retry this exact transfer safely, pass --idempotency-key ${key})\n`);
-  }
-  return client.post('/v1/transfers', { body, idempotencyKey: key, schema: CreateResponseSchema });
+interface Posted {
+  status: number;
+  data: Transfer | HeldTransaction;
+  /** The Idempotency-Key the transfer was created with (part of --json output). */
+  key: string;
 }
 
-function isHeld(r: { status: number; data: Transfer | HeldTransaction }): r is { status: number; data: HeldTransaction } {
-  return typeof (r.data as HeldTransaction).transaction_id === 'string' && typeof (r.data as Transfer).transfer_id !== 'string';
+/**
+ * POSTs the transfer. When the outcome is unknown (no answer, a timeout, a 5xx after retries,
+ * an unreadable answer) the error carries the key and the command that retries safely.
+ */
+async function post(app: App, client: ApiClient, body: TransferRequest, key: string): Promise<Posted> {
+  try {
+    const res = await client.post('/v1/transfers', { body, idempotencyKey: key, schema: CreateResponseSchema });
+    return { status: res.status, data: res.data, key };
+  } catch (err) {
+    if (!(err instanceof CliError) || !outcomeUnknown(err)) throw err;
+    throw err.with({
+      hint: `the transfer may or may not have been made. Retry safely (it cannot pay twice) with the same amount: ${retryCommand(app, body, key)}`,
+      details: { idempotency_key: key },
+    });
+  }
+}
+
+function outcomeUnknown(err: CliError): boolean {
+  if (err.kind === 'network' || err.code === 'invalid_response') return true;
+  return err instanceof ApiError && err.status >= 500;
+}
+
+/** The command line that repeats this request with its key; the amount and memo stay placeholders (never printed). */
+function retryCommand(app: App, body: TransferRequest, key: string): string {
+  const words = ['svc'];
+  if (app.globals.profile) words.push('--profile', app.globals.profile);
+  words.push('transfer', 'send', body.to, '<amount>');
+  if (body.asset !== DEFAULT_ASSET) words.push('--asset', body.asset);
+  if (body.memo !== undefined) words.push('--memo', '<memo>');
+  if (!body.confidential) words.push('--no-confidential');
+  words.push('--idempotency-key', key);
+  return words.join(' ');
+}
+
+function isHeld(data: Transfer | HeldTransaction): data is HeldTransaction {
+  return typeof (data as HeldTransaction).transaction_id === 'string' && typeof (data as Transfer).transfer_id !== 'string';
 }
 
 function printTransfer(app: App, mode: OutputMode, p: Palette, env: 'live' | 'test', t: Transfer): void {

@@ -2,7 +2,7 @@
 import type { App } from '../../app.js';
 import type { ApiClient } from '../../api/client.js';
 import { TransferSchema, type Transfer } from '../../api/schemas.js';
-import { ApiError, CliError, ExitCode, UsageError } from '../../errors.js';
+import { CliError, UsageError } from '../../errors.js';
 import { DEFAULT_ASSET } from '../../domain/assets.js';
 import { DURATION_RULE, formatDuration, parseDuration } from '../../domain/duration.js';
 import type { Palette } from '../../io/colors.js';
@@ -53,8 +53,8 @@ export function transferFields(p: Palette): Column[] {
     { key: 'from', header: 'From' },
     { key: 'to', header: 'To' },
     { key: 'asset', header: 'Asset' },
-    { key: 'amount_decrypted', header: 'Amount' },
-    { key: 'memo_decrypted', header: 'Memo' },
+    { key: 'amount', header: 'Amount' },
+    { key: 'memo', header: 'Memo' },
     { key: 'confidential', header: 'Confidential', format: yesNo },
     { key: 'tx_hash', header: 'TX hash', format: orDash },
     { key: 'created_at', header: 'Created', format: orDash },
@@ -86,22 +86,19 @@ export async function openerFor(app: App, items: readonly Transfer[]): Promise<O
 }
 
 /**
- * The row a renderer gets. Table and TSV always carry `amount_decrypted` (the amount when it
- * opens here, `encrypted` otherwise, `-` for a standard transfer) and `memo_decrypted` when there is a memo; JSON stays the
- * server's object unless `--decrypt` asks for the two fields (null when they do not open).
+ * The row a renderer gets. Table and TSV always carry `amount` (the amount when it opens here,
+ * `encrypted` otherwise, `-` for a standard transfer) and `memo` when there is one. JSON stays
+ * the service's object; `--decrypt` adds `amount` and `memo` where they open here (docs/json.md).
  */
 export function withOpened(t: Transfer, opened: Opened, mode: 'json' | 'table' | 'tsv', decrypt: boolean): Transfer {
-  if (mode === 'json') return decrypt ? { ...t, amount_decrypted: opened.amount, memo_decrypted: opened.memo } : t;
+  if (mode === 'json') {
+    if (!decrypt) return t;
+    return { ...t, ...(opened.amount !== null ? { amount: opened.amount } : {}), ...(opened.memo !== null ? { memo: opened.memo } : {}) };
+  }
   // A standard transfer's amount is public on chain but still not returned by the service.
-  const row: Transfer = { ...t, amount_decrypted: opened.amount ?? (t.confidential === false ? '-' : ENCRYPTED) };
-  if (opened.memo !== null || t.memo_ciphertext) row.memo_decrypted = opened.memo !== null ? printable(opened.memo) : ENCRYPTED;
+  const row: Transfer = { ...t, amount: opened.amount ?? (t.confidential === false ? '-' : ENCRYPTED) };
+  if (opened.memo !== null || t.memo_ciphertext) row.memo = opened.memo ?? ENCRYPTED;
   return row;
-}
-
-/** A memo is written by the other party: never let its control characters reach the terminal. */
-export function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '\uFFFD');
 }
 
 /** `0x12345678…9abc` on a terminal; TSV and JSON keep the full hash. */
@@ -126,7 +123,7 @@ export function transferColumns(p: Palette): Column[] {
     { key: 'to', header: 'TO' },
     { key: 'from', header: 'FROM', format: orDash },
     { key: 'asset', header: 'ASSET', format: orDash },
-    { key: 'amount_decrypted', header: 'AMOUNT' },
+    { key: 'amount', header: 'AMOUNT' },
     { key: 'confidential', header: 'CONFIDENTIAL', format: yesNo },
     { key: 'created_at', header: 'CREATED', format: shortTime },
     { key: 'tx_hash', header: 'TX HASH', format: shortHash },
@@ -143,31 +140,29 @@ export function parseWaitDuration(text: string | undefined, flag = '--timeout-wa
   return ms;
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
 /**
  * Polls GET /v1/transfers/{id} until the transfer is confirmed or failed, with a spinner on
  * stderr (animated only on a terminal). Throws a timeout error (exit 7) when `timeoutMs` passes.
  */
 export async function waitForTransfer(app: App, client: ApiClient, id: string, timeoutMs: number): Promise<Transfer> {
-  const started = Date.now();
+  const { clock } = app;
+  const started = clock.now();
   const deadline = started + timeoutMs;
   const spinner = startSpinner(app.io, `waiting for transfer ${id} to settle (up to ${formatDuration(timeoutMs)})…`, { quiet: app.json, env: app.env });
   try {
     for (;;) {
       const { data } = await client.get(transferPath(id), { schema: TransferSchema });
       if (FINAL_STATUSES.includes(data.status)) return data;
-      const elapsed = Math.round((Date.now() - started) / 1000);
+      const elapsed = Math.round((clock.now() - started) / 1000);
       spinner.update(`waiting for transfer ${id} to settle: ${data.status}, ${elapsed} s`);
-      const left = deadline - Date.now();
+      const left = deadline - clock.now();
       if (left <= 0) {
-        throw new CliError(
-          `gave up waiting for transfer ${id} after ${formatDuration(timeoutMs)}: it is still ${data.status}`,
-          ExitCode.network,
-          `it may still settle; check it with \`svc transfer get ${id} --wait\``,
-        );
+        throw new CliError('network', 'wait_timeout', `gave up waiting for transfer ${id} after ${formatDuration(timeoutMs)}: it is still ${data.status}`, {
+          hint: `it may still settle; check it with \`svc transfer get ${id} --wait\``,
+          details: { transfer_id: id },
+        });
       }
-      await sleep(Math.min(POLL_INTERVAL_MS, left));
+      await clock.sleep(Math.min(POLL_INTERVAL_MS, left));
     }
   } finally {
     spinner.stop();
@@ -176,11 +171,8 @@ export async function waitForTransfer(app: App, client: ApiClient, id: string, t
 
 /** The error for a transfer that ended `failed` (exit 1). */
 export function failedTransferError(t: Transfer): CliError {
-  return new CliError(
-    `transfer ${t.transfer_id} failed: it did not settle on chain and no funds moved`,
-    ExitCode.apiError,
-    t.tx_hash ? `transaction ${t.tx_hash}` : undefined,
-  );
+  return new CliError('failure', 'transfer_failed', `transfer ${t.transfer_id} failed: it did not settle on chain and no funds moved`, {
+    ...(t.tx_hash ? { hint: `transaction ${t.tx_hash}` } : {}),
+    details: { transfer_id: t.transfer_id },
+  });
 }
-
-/** The same API error with a hint (an ApiError carries none of its own). */

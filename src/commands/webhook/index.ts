@@ -1,6 +1,6 @@
 // `svc webhook create|ls|rm|deliveries|replay|verify|listen`.
 import type { Command } from 'commander';
-import type { ProgramDeps } from '../../cli/program.js';
+import type { ProgramDeps } from '../../cli/deps.js';
 import { EVENT_TYPES } from '../../domain/events.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];

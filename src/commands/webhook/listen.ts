@@ -143,7 +143,7 @@ export async function listen(app: App, opts: ListenOptions): Promise<void> {
   }
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (err) => reject(new CliError(`cannot listen on 127.0.0.1:${port}: ${(err as Error).message}`, ExitCode.usage)));
+    server.once('error', (err) => reject(new CliError('failure', (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? 'address_in_use' : 'listen_failed', `cannot listen on 127.0.0.1:${port}: ${(err as Error).message}`)));
     server.listen(port, '127.0.0.1', () => resolve());
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
@@ -166,7 +166,7 @@ export async function listen(app: App, opts: ListenOptions): Promise<void> {
       webhookId = res.data.webhook_id;
       if (res.serverTime && !Number.isNaN(res.serverTime.getTime())) skewMs = res.serverTime.getTime() - Date.now();
       if (!opts.secretEnv) secret = res.data.secret ?? '';
-      if (!secret) throw new CliError('the service did not return a signing secret', ExitCode.apiError);
+      if (!secret) throw new CliError('failure', 'invalid_response', 'the service did not return a signing secret');
     }
   } catch (err) {
     await cleanup();
@@ -177,15 +177,7 @@ export async function listen(app: App, opts: ListenOptions): Promise<void> {
   if (opts.printSecret && webhookId) app.io.err(`signing secret: ${secret}\n`);
   else if (webhookId) app.io.err(`signing secret: ${maskSecret(secret)} (--print-secret shows it)\n`);
 
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await app.waitForInterrupt();
   app.io.err('\nstopping…\n');
   await cleanup();
   app.exitCode = ExitCode.interrupted;

@@ -59,7 +59,7 @@ export async function listWebhooks(app: App): Promise<void> {
 }
 
 export async function removeWebhook(app: App, id: string): Promise<void> {
-  await app.confirm(`Delete webhook ${id}? Deliveries stop at once, pending retries included.`);
+  await app.confirmDestructive(`Delete webhook ${id}? Deliveries stop at once, pending retries included.`);
   const client = await app.client();
   const { data } = await client.delete(`/v1/webhooks/${encodeURIComponent(id)}`, { schema: z.unknown() });
   if (app.json) return printJson(app.io, data ?? { webhook_id: id, deleted: true });

@@ -1,7 +1,7 @@
 // `svc webhook verify`: for scripts. Exit 0 when the signature is valid (and the body fresh), 1 when not.
 import { readFileSync } from 'node:fs';
 import type { App } from '../../app.js';
-import { CliError, ExitCode, UsageError } from '../../errors.js';
+import { CliError, UsageError } from '../../errors.js';
 import { verifySignature } from '../../crypto/webhook-signature.js';
 import { parseDuration, DURATION_RULE } from '../../domain/duration.js';
 
@@ -96,7 +96,7 @@ export async function verifyCommand(app: App, opts: VerifyOptions): Promise<void
     } else if (check.stale) {
       hint = 'a legitimate delivery is signed when it is sent; widen the window with --tolerance, or 0 to skip the check';
     }
-    throw new CliError(`invalid: ${check.problem}`, ExitCode.apiError, hint);
+    throw new CliError('failure', check.stale ? 'stale_timestamp' : 'invalid_signature', `invalid: ${check.problem}`, { hint });
   }
   if (app.json) app.io.out('{"valid":true}\n');
   else app.io.err('valid signature\n');

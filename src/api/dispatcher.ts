@@ -1,0 +1,57 @@
+// Which connection a request takes. A key may cross a proxy only inside a TLS tunnel: an
+// https base URL goes through HTTPS_PROXY (or HTTP_PROXY) unless NO_PROXY exempts its host;
+// plain http (allowed only to loopback) and loopback hosts are always direct, whatever the
+// environment says.
+import { Agent, ProxyAgent, type Dispatcher } from 'undici';
+import { onShutdown } from '../lifecycle.js';
+import { isLoopbackHost } from './url.js';
+
+const KEEP_ALIVE_MS = 4_000;
+const pool = new Map<string, Dispatcher>();
+
+function env(vars: NodeJS.ProcessEnv, name: string): string | undefined {
+  const v = vars[name] ?? vars[name.toLowerCase()];
+  return v && v.trim() ? v.trim() : undefined;
+}
+
+/** Whether NO_PROXY (comma or space separated: hosts, .suffixes, *.suffixes, host:port, *) exempts a host. */
+export function exemptFromProxy(url: URL, noProxy: string | undefined): boolean {
+  if (!noProxy) return false;
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  for (const raw of noProxy.split(/[\s,]+/)) {
+    let entry = raw.trim().toLowerCase();
+    if (!entry) continue;
+    if (entry === '*') return true;
+    const m = /^(.*?)(?::(\d+))?$/.exec(entry)!;
+    entry = m[1]!.replace(/^\[|\]$/g, '');
+    if (m[2] && m[2] !== port) continue;
+    if (entry.startsWith('*.')) entry = entry.slice(1);
+    if (entry.startsWith('.') ? host.endsWith(entry) || host === entry.slice(1) : host === entry) return true;
+  }
+  return false;
+}
+
+/** The proxy URL a request to `target` must use, or undefined for a direct connection. */
+export function proxyFor(target: URL, vars: NodeJS.ProcessEnv): string | undefined {
+  if (target.protocol !== 'https:' || isLoopbackHost(target.hostname)) return undefined;
+  if (exemptFromProxy(target, env(vars, 'NO_PROXY'))) return undefined;
+  return env(vars, 'HTTPS_PROXY') ?? env(vars, 'HTTP_PROXY');
+}
+
+/** A shared dispatcher (keep-alive pool) for requests to `target`, closed at shutdown. */
+export function dispatcherFor(target: URL, vars: NodeJS.ProcessEnv): Dispatcher {
+  const proxy = proxyFor(target, vars);
+  const key = proxy ?? 'direct';
+  let d = pool.get(key);
+  if (!d) {
+    d = proxy ? new ProxyAgent({ uri: proxy, keepAliveTimeout: KEEP_ALIVE_MS }) : new Agent({ keepAliveTimeout: KEEP_ALIVE_MS });
+    pool.set(key, d);
+    const created = d;
+    onShutdown(async () => {
+      if (pool.get(key) === created) pool.delete(key);
+      await created.close();
+    });
+  }
+  return d;
+}

@@ -1,0 +1,70 @@
+// Runs the CLI in this process, as gh's tests do with IOStreams: main(argv, deps) with buffers
+// for stdout and stderr, a private environment, and optionally a clock and a Ctrl-C. What a
+// script would see: the exit code and the bytes on each stream.
+import { Readable, Writable } from 'node:stream';
+import type { Clock, Interrupt } from '../../src/app.js';
+import { main } from '../../src/main.js';
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  /** Environment of the run (nothing is inherited from the test process). */
+  env?: Record<string, string | undefined>;
+  /** Bytes on stdin (default: empty, not a terminal). */
+  input?: string | Buffer;
+  /** Pretend these streams are terminals. */
+  tty?: { stdin?: boolean; stdout?: boolean; stderr?: boolean };
+  clock?: Clock;
+  /** Aborting it is Ctrl-C for commands that wait for one. */
+  interrupt?: AbortSignal;
+  /** Called with each chunk written to stderr as it is written (to wait for a line). */
+  onStderr?: (text: string) => void;
+  onStdout?: (text: string) => void;
+}
+
+class Collector extends Writable {
+  text = '';
+  constructor(private readonly tap?: (text: string) => void) {
+    super({ decodeStrings: false });
+  }
+  override _write(chunk: string | Buffer, _enc: BufferEncoding, done: () => void): void {
+    const s = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    this.text += s;
+    this.tap?.(s);
+    done();
+  }
+}
+
+function cleanEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+/** main(argv) in-process; resolves when the command returns. */
+export async function runCli(argv: readonly string[], opts: CliOptions = {}): Promise<CliResult> {
+  const stdout = new Collector(opts.onStdout);
+  const stderr = new Collector(opts.onStderr);
+  const stdin = opts.input === undefined ? Readable.from([]) : Readable.from([Buffer.from(opts.input)]);
+  const interrupt: Interrupt | undefined = opts.interrupt ? { signal: opts.interrupt, handle: () => {} } : undefined;
+  const code = await main(argv, {
+    stdin,
+    stdout,
+    stderr,
+    env: cleanEnv(opts.env ?? {}),
+    tty: { stdin: false, stdout: false, stderr: false, ...opts.tty },
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(interrupt ? { interrupt } : {}),
+  });
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+
+/** runSvc's signature, in-process: the same environment rules, no child process. */
+export function svcIn(args: readonly string[], env: Record<string, string | undefined>, opts: { input?: string; env?: Record<string, string | undefined> } = {}): Promise<CliResult> {
+  return runCli(args, { env: { ...env, ...opts.env }, ...(opts.input !== undefined ? { input: opts.input } : {}) });
+}
