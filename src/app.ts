@@ -6,6 +6,7 @@ import type { ResolvedAuth } from './config/resolve.js';
 import type { DecryptionKey } from './crypto/viewing-key.js';
 import type { LocalReader } from './crypto/reader.js';
 import { CancelledError, ConfirmationRequiredError, UsageError } from './errors.js';
+import { sanitize } from './io/sanitize.js';
 
 /** Options every command inherits from the root program. */
 export interface GlobalOptions {
@@ -107,7 +108,8 @@ export class App {
       userAgent: 'svc-cli/0.1',
       env: this.env,
       sleep: (ms) => this.clock.sleep(ms),
-      trace: this.globals.verbose ? (line) => this.io.err(`${line}\n`) : undefined,
+      // Header values come from the server: sanitised like every other server string.
+      trace: this.globals.verbose ? (line) => this.io.err(`${sanitize(line)}\n`) : undefined,
     });
   }
 

@@ -63,6 +63,6 @@ export function reportError(io: IOStreams, err: unknown, opts: ReportOptions): n
     io.err(`error: ${sanitize(clip(e.message))} (${sanitize(e.code + reason + request)})\n`);
     if (e.hint) io.err(`hint: ${sanitize(e.hint)}\n`);
   }
-  if (e.kind === 'internal' && opts.verbose && err instanceof Error && err.stack) io.err(`${err.stack}\n`);
+  if (e.kind === 'internal' && opts.verbose && err instanceof Error && err.stack) io.err(`${err.stack.split('\n').map(sanitize).join('\n')}\n`);
   return e.exitCode ?? ExitCode.failure;
 }

@@ -1,6 +1,9 @@
 // A small stderr spinner with no dependency. It animates only when stderr is a terminal;
 // otherwise it prints its text once as a plain line (or nothing with `quiet`), so logs of
-// scripts and CI jobs stay readable.
+// scripts and CI jobs stay readable. Every text it shows is sanitised here (it often carries an id
+// or a status from the service), so a caller cannot forget it: texts are plain, a colour code in
+// one would be shown escaped.
+import { sanitize } from './sanitize.js';
 import type { IOStreams } from './streams.js';
 
 export interface Spinner {
@@ -25,13 +28,14 @@ export interface SpinnerOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export function startSpinner(io: IOStreams, text: string, opts: SpinnerOptions = {}): Spinner {
+export function startSpinner(io: IOStreams, rawText: string, opts: SpinnerOptions = {}): Spinner {
+  const text = sanitize(rawText);
   if (!io.stderrIsTTY) {
     if (!opts.quiet) io.err(`${text}\n`);
     return {
       update: () => {},
       stop: (finalLine) => {
-        if (finalLine) io.err(`${finalLine}\n`);
+        if (finalLine) io.err(`${sanitize(finalLine)}\n`);
       },
     };
   }
@@ -55,14 +59,14 @@ export function startSpinner(io: IOStreams, text: string, opts: SpinnerOptions =
   timer.unref();
   return {
     update(next) {
-      current = next;
+      current = sanitize(next);
     },
     stop(finalLine) {
       if (stopped) return;
       stopped = true;
       clearInterval(timer);
       process.off('exit', restore);
-      io.err(`${CLEAR_LINE}${SHOW_CURSOR}${finalLine ? `${finalLine}\n` : ''}`);
+      io.err(`${CLEAR_LINE}${SHOW_CURSOR}${finalLine ? `${sanitize(finalLine)}\n` : ''}`);
     },
   };
 }

@@ -2,6 +2,7 @@ import type { App } from '../../app.js';
 import { AccountSchema } from '../../api/schemas.js';
 import { outputMode, printRecord } from '../../io/render.js';
 import { palette } from '../../io/colors.js';
+import { sanitize } from '../../io/sanitize.js';
 
 export async function showAccount(app: App): Promise<void> {
   const client = await app.client();
@@ -10,7 +11,7 @@ export async function showAccount(app: App): Promise<void> {
   if (mode === 'table') {
     const auth = await app.auth();
     const p = await palette(app.io);
-    app.io.out(`${p.badge(auth.environment)} ${p.bold(data.handle)}\n`);
+    app.io.out(`${p.badge(auth.environment)} ${p.bold(sanitize(data.handle))}\n`);
   }
   printRecord(app.io, mode, data, [
     { key: 'account_id', header: 'Account ID' },

@@ -10,7 +10,7 @@ import { policyFieldsFrom, type PolicyFlags } from './policy-input.js';
 export async function createAgent(app: App, name: string, flags: PolicyFlags): Promise<void> {
   if (!AGENT_NAME_RE.test(name)) throw new UsageError(`agent name "${sanitize(name)}" ${AGENT_NAME_RULE}`, undefined, 'invalid_agent_name');
   const fields = await policyFieldsFrom(app, flags, 'create');
-  if (!app.json) for (const w of policyWarnings(compilePolicy(fields))) app.io.err(`warning: ${w}\n`);
+  if (!app.json) for (const w of policyWarnings(compilePolicy(fields))) app.io.err(`warning: ${sanitize(w)}\n`);
   await app.confirmLive(`Create agent "${name}" on a LIVE account?`);
   const client = await app.client();
   const { data } = await client.post('/v1/accounts/me/agents', { body: { name, spend_policy: fields }, schema: AgentSchema });

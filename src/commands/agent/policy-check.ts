@@ -8,6 +8,7 @@ import { parseRecipient, RECIPIENT_RULE } from '../../domain/recipient.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { palette } from '../../io/colors.js';
 import { printJson } from '../../io/render.js';
+import { sanitize } from '../../io/sanitize.js';
 import { pickPolicyFields } from './policy-view.js';
 import { resolveAgent } from './resolve.js';
 
@@ -64,9 +65,10 @@ export async function checkPolicy(app: App, ref: string, flags: CheckFlags): Pro
   }
   const p = await palette(app.io);
   const verdict = { allow: p.green('ALLOW'), hold: p.yellow('HOLD'), deny: p.red('DENY') }[e.decision];
-  app.io.out(`${verdict}  ${e.message}\n`);
+  // Messages and details quote the service's policy (recipient patterns, hours) and --to.
+  app.io.out(`${verdict}  ${sanitize(e.message)}\n`);
   const mark = { passed: p.green('✓'), failed: p.red('✗'), held: p.yellow('⏸'), unrestricted: p.dim('·'), not_checked: p.dim('-') };
-  for (const c of e.checks) app.io.out(`  ${mark[c.outcome]} ${c.rule.padEnd(22)} ${c.detail}\n`);
+  for (const c of e.checks) app.io.out(`  ${mark[c.outcome]} ${sanitize(c.rule).padEnd(22)} ${sanitize(c.detail)}\n`);
   if (e.dailyRemaining !== undefined) {
     app.io.out(`today: ${fmt(spentToday)} spent (${spentSource}), ${fmt(e.dailyRemaining)} left, resets ${e.dailyResetsAt.toISOString()}\n`);
   }

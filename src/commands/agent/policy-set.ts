@@ -32,11 +32,12 @@ export async function setPolicy(app: App, ref: string, flags: PolicyFlags): Prom
   }
   // For a person (with --json, stderr carries only an error object if one comes).
   if (!app.json) {
-    app.io.err(`Spend policy of ${handle}:\n${diff.join('\n')}\n`);
+    // Diff lines quote the service's policy and the policy file: each line sanitised.
+    app.io.err(`Spend policy of ${handle}:\n${diff.map(sanitize).join('\n')}\n`);
     if (flags.allow && before.allowed_recipients?.length) {
       app.io.err('note: --allow replaces the whole recipient list; --add-allow and --remove-allow edit it\n');
     }
-    for (const w of policyWarnings(compilePolicy(after as PolicyFields))) app.io.err(`warning: ${w}\n`);
+    for (const w of policyWarnings(compilePolicy(after as PolicyFields))) app.io.err(`warning: ${sanitize(w)}\n`);
   }
   await app.confirmLive(`Apply this change to ${handle} on a LIVE account?`);
   const { data } = await client.patch(path, { body: patch, schema: SpendPolicySchema });

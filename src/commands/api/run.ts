@@ -5,6 +5,7 @@ import type { Method } from '../../api/client.js';
 import { UsageError } from '../../errors.js';
 import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../../domain/idempotency.js';
 import { printJson } from '../../io/render.js';
+import { sanitize } from '../../io/sanitize.js';
 import { readStdin } from '../../io/secret-input.js';
 
 export interface ApiOptions {
@@ -73,7 +74,7 @@ export async function runApi(app: App, methodText: string, pathText: string, opt
     if (!isIdempotencyKey(opts.idempotencyKey)) throw new UsageError(`--idempotency-key ${IDEMPOTENCY_KEY_RULE}`, undefined, 'invalid_idempotency_key');
   }
   const body = opts.data !== undefined ? await readData(app, opts.data) : undefined;
-  if (method !== 'GET') await app.confirmLive(`Send ${method} ${path} with a LIVE key?`);
+  if (method !== 'GET') await app.confirmLive(`Send ${method} ${sanitize(path)} with a LIVE key?`);
   const client = await app.client();
   const res = await client.request<unknown>(method, path, { query, body, idempotencyKey: opts.idempotencyKey });
   printJson(app.io, res.data);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { IOStreams } from '../../io/streams.js';
 import { UsageError } from '../../errors.js';
+import { sanitize } from '../../io/sanitize.js';
 import { generateCompletion, isShell, SHELLS } from './generate.js';
 
 export function printCompletion(io: IOStreams, program: Command, shell: string): void {
@@ -23,7 +24,8 @@ export async function printCandidates(io: IOStreams, env: NodeJS.ProcessEnv, wha
     if (!existsSync(join(dir, 'config.json'))) return;
     const { readProfiles } = await import('../../config/profile-file.js');
     const names = readProfiles(dir).names();
-    if (names.length) io.out(`${names.join('\n')}\n`);
+    // Names come from the config file: one sanitised name per line (a newline cannot split one).
+    if (names.length) io.out(`${names.map(sanitize).join('\n')}\n`);
   } catch {
     // nothing to suggest
   }

@@ -1,6 +1,7 @@
 import type { App } from '../../app.js';
 import { z } from 'zod';
 import { printJson, printRecord, outputMode } from '../../io/render.js';
+import { sanitize } from '../../io/sanitize.js';
 
 export const DecisionSchema = z.looseObject({
   transaction_id: z.string(),
@@ -19,12 +20,13 @@ export async function sendDecision(app: App, id: string, decision: Decision): Pr
 }
 
 export async function decide(app: App, id: string, decision: Decision): Promise<void> {
-  await app.confirmLive(decision === 'approve' ? `Approve ${id} and send it from a LIVE account?` : `Reject ${id} on a LIVE account?`);
+  const shownId = sanitize(id);
+  await app.confirmLive(decision === 'approve' ? `Approve ${shownId} and send it from a LIVE account?` : `Reject ${shownId} on a LIVE account?`);
   const data = await sendDecision(app, id, decision);
   if (app.json) return printJson(app.io, data);
   app.io.err(decision === 'approve'
-    ? `approved ${id}: submitted as transfer ${data.transfer_id ?? '(id not given)'}\n`
-    : `rejected ${id}: discarded, no funds moved\n`);
+    ? `approved ${shownId}: submitted as transfer ${sanitize(data.transfer_id ?? '(id not given)')}\n`
+    : `rejected ${shownId}: discarded, no funds moved\n`);
   printRecord(app.io, outputMode(app.io, false), data, [
     { key: 'transaction_id', header: 'Transaction' },
     { key: 'status', header: 'Status' },

@@ -1,5 +1,8 @@
 // A one-key prompt for a held transaction with a time-left line that ticks every second.
+// What it draws comes from the agent and the service: the message and every detail line are
+// sanitised here, so a caller cannot forget it (sanitising twice changes nothing).
 import { createPrompt, useEffect, useKeypress, usePrefix, useState } from '@inquirer/core';
+import { sanitize } from '../../io/sanitize.js';
 import { timeLeft } from './queue.js';
 
 export type ReviewChoice = 'approve' | 'reject' | 'skip' | 'quit';
@@ -31,11 +34,12 @@ export const reviewPrompt = createPrompt<ReviewChoice, ReviewConfig>((config, do
     }
   });
 
-  if (answer) return `${prefix} ${config.message} ${answer}`;
+  const message = sanitize(config.message);
+  if (answer) return `${prefix} ${message} ${answer}`;
   const left = timeLeft(config.expiresAt, config.skewMs, now);
   return [
-    `${prefix} ${config.message}`,
-    ...config.details.map((d) => `  ${d}`),
+    `${prefix} ${message}`,
+    ...config.details.map((d) => `  ${sanitize(d)}`),
     `  time left    ${left}`,
     '  [a] approve  [r] reject  [s] skip  [q] quit',
   ].join('\n');

@@ -41,8 +41,11 @@ export async function review(app: App, opts: { watch?: boolean; interval: string
     waitingShown = false;
     for (const [i, tx] of fresh.entries()) {
       seen.add(tx.transaction_id);
+      // Every string of a held transaction comes from the agent or the service: sanitised before
+      // it reaches the approver's screen (the prompt sanitises what it draws as well).
+      const id = sanitize(tx.transaction_id);
       const choice = await reviewPrompt({
-        message: `Held transaction ${i + 1} of ${fresh.length}: ${tx.transaction_id}`,
+        message: `Held transaction ${i + 1} of ${fresh.length}: ${id}`,
         details: await describe(app, tx),
         expiresAt: tx.expires_at,
         skewMs: queue.skewMs,
@@ -53,7 +56,7 @@ export async function review(app: App, opts: { watch?: boolean; interval: string
         continue;
       }
       if (choice === 'approve') {
-        const ok = await confirm({ message: `Approve ${tx.transaction_id} from ${tx.agent} to ${tx.to}? It is sent at once.`, default: false }, ctx);
+        const ok = await confirm({ message: `Approve ${id} from ${sanitize(tx.agent)} to ${sanitize(tx.to)}? It is sent at once.`, default: false }, ctx);
         if (!ok) {
           tally.skipped++;
           app.io.err('not approved; skipped\n');
@@ -82,28 +85,29 @@ async function describe(app: App, tx: PendingTransaction): Promise<string[]> {
 }
 
 async function act(app: App, tx: PendingTransaction, choice: Exclude<ReviewChoice, 'skip' | 'quit'>, tally: Tally): Promise<void> {
+  const id = sanitize(tx.transaction_id);
   try {
     const result = await sendDecision(app, tx.transaction_id, choice);
     if (choice === 'approve') {
       tally.approved++;
-      app.io.err(`✓ approved ${tx.transaction_id}: transfer ${result.transfer_id ?? '(id not given)'} submitted\n`);
+      app.io.err(`✓ approved ${id}: transfer ${sanitize(result.transfer_id ?? '(id not given)')} submitted\n`);
     } else {
       tally.rejected++;
-      app.io.err(`✓ rejected ${tx.transaction_id}: no funds moved\n`);
+      app.io.err(`✓ rejected ${id}: no funds moved\n`);
     }
   } catch (err) {
     if (err instanceof ApiError && err.code === 'transaction_expired') {
       tally.expired++;
-      app.io.err(`✗ ${tx.transaction_id} expired meanwhile: its approval window has passed, nothing was sent\n`);
+      app.io.err(`✗ ${id} expired meanwhile: its approval window has passed, nothing was sent\n`);
       return;
     }
     if (err instanceof ApiError && (err.status === 404 || err.code === 'transaction_already_decided')) {
-      app.io.err(`✗ ${tx.transaction_id} is no longer pending (decided elsewhere)\n`);
+      app.io.err(`✗ ${id} is no longer pending (decided elsewhere)\n`);
       return;
     }
     if (err instanceof ApiError && (err.code === 'insufficient_balance' || err.status === 402)) {
       tally.skipped++;
-      app.io.err(`✗ ${tx.transaction_id} not sent: ${err.message}; it stays pending\n`);
+      app.io.err(`✗ ${id} not sent: ${sanitize(err.message)}; it stays pending\n`);
       return;
     }
     throw err;

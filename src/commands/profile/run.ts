@@ -156,15 +156,15 @@ export async function useProfile(app: App, name: string): Promise<void> {
   const store = await app.store();
   if (!store.get(name)) throw new CliError('not_found', 'profile_not_found', `profile "${name}" does not exist`, { hint: 'run `svc profile ls`' });
   store.use(name);
-  app.io.err(`now using profile "${name}"\n`);
+  app.io.err(`now using profile "${sanitize(name)}"\n`);
 }
 
 export async function removeProfile(app: App, name: string): Promise<void> {
   const store = await app.store();
   if (!store.get(name)) throw new CliError('not_found', 'profile_not_found', `profile "${name}" does not exist`, { hint: 'run `svc profile ls`' });
-  await app.confirmDestructive(`Remove profile "${name}" and its stored keys?`, 'Cancelled; nothing was changed.');
+  await app.confirmDestructive(`Remove profile "${sanitize(name)}" and its stored keys?`, 'Cancelled; nothing was changed.');
   store.remove(name);
-  app.io.err(`removed profile "${name}"\n`);
+  app.io.err(`removed profile "${sanitize(name)}"\n`);
 }
 
 export async function showProfile(app: App, name?: string): Promise<void> {

@@ -3,6 +3,7 @@
 import type { App } from '../../app.js';
 import { ApiError } from '../../errors.js';
 import { printJson } from '../../io/render.js';
+import { sanitize } from '../../io/sanitize.js';
 import { TriggerSchema } from '../../api/control-schemas.js';
 import { adminTarget, call, normalizeHandle } from './admin.js';
 
@@ -20,11 +21,13 @@ export async function triggerEvent(app: App, event: string, opts: { account?: st
   }
   const data = await call(() => target.client.post('/_sandbox/trigger', { body: { event, ...(account ? { account } : {}) }, schema: TriggerSchema }));
   if (app.json) return printJson(app.io, data);
-  app.io.out(`${data.event_id}\n`);
+  app.io.out(`${sanitize(data.event_id)}\n`);
   const n = data.deliveries.length;
+  const shownEvent = sanitize(data.event);
+  const shownAccount = sanitize(data.account);
   app.io.err(
     n
-      ? `triggered sample ${data.event} for ${data.account}: queued for ${n} subscription${n === 1 ? '' : 's'} (${[...new Set(data.deliveries.map((d) => d.webhook_id))].join(', ')})\n`
-      : `triggered sample ${data.event} for ${data.account}: no subscription of ${data.account} asked for it (create one with \`svc webhook create <url> --events ${data.event}\`)\n`,
+      ? `triggered sample ${shownEvent} for ${shownAccount}: queued for ${n} subscription${n === 1 ? '' : 's'} (${[...new Set(data.deliveries.map((d) => sanitize(d.webhook_id)))].join(', ')})\n`
+      : `triggered sample ${shownEvent} for ${shownAccount}: no subscription of ${shownAccount} asked for it (create one with \`svc webhook create <url> --events ${shownEvent}\`)\n`,
   );
 }

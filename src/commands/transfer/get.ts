@@ -4,6 +4,7 @@ import { TransferSchema, type Transfer } from '../../api/schemas.js';
 import { ApiError, UsageError } from '../../errors.js';
 import { palette } from '../../io/colors.js';
 import { outputMode, printRecord } from '../../io/render.js';
+import { sanitize } from '../../io/sanitize.js';
 import {
   checkTransferId, failedTransferError, openerFor, parseWaitDuration, withOpened, transferFields, transferPath,
   waitForTransfer,
@@ -35,7 +36,7 @@ export async function getTransfer(app: App, idText: string, opts: GetOptions): P
   const p = await palette(app.io);
   if (mode === 'table') {
     const auth = await app.auth();
-    app.io.out(`${p.badge(auth.environment)} ${p.bold(`transfer ${transfer.transfer_id}`)}\n`);
+    app.io.out(`${p.badge(auth.environment)} ${p.bold(`transfer ${sanitize(transfer.transfer_id)}`)}\n`);
   }
   const open = await openerFor(app, [transfer]);
   printRecord(app.io, mode, withOpened(transfer, open(transfer), mode, Boolean(opts.decrypt)), transferFields(p));

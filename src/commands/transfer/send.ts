@@ -70,7 +70,7 @@ export async function sendTransfer(app: App, to: string, amount: string, opts: S
   const waitMs = opts.wait ? parseWaitDuration(opts.timeoutWait) : undefined;
   if (!opts.wait && opts.timeoutWait !== undefined) throw new UsageError('--timeout-wait needs --wait');
 
-  await app.confirmLive(`Send ${req.amount} ${req.asset} to ${req.to} from a LIVE account?`);
+  await app.confirmLive(`Send ${req.amount} ${req.asset} to ${sanitize(req.to)} from a LIVE account?`);
   const client = await app.client();
   const auth = await app.auth();
   const p = await palette(app.io);
@@ -84,7 +84,7 @@ export async function sendTransfer(app: App, to: string, amount: string, opts: S
     const hint = `the recipient's wallet cannot receive confidential tokens; to send a standard transfer instead (the amount becomes public on chain), run the command again with --no-confidential`;
     if (!app.io.canPrompt) throw err.with({ hint });
     const { confirm } = await import('@inquirer/prompts');
-    app.io.err(`${p.yellow('!')} ${req.to} cannot receive confidential transfers.\n`);
+    app.io.err(`${p.yellow('!')} ${sanitize(req.to)} cannot receive confidential transfers.\n`);
     const ok = await confirm(
       {
         message: 'Send it as a standard transfer instead? Its amount will be PUBLIC on chain',
@@ -104,7 +104,7 @@ export async function sendTransfer(app: App, to: string, amount: string, opts: S
   let transfer = result.data;
   if (waitMs !== undefined && transfer.status !== 'confirmed' && transfer.status !== 'failed') {
     // Show the id before waiting, so an interrupted wait still leaves it on screen.
-    if (!app.json) app.io.err(`submitted transfer ${transfer.transfer_id} (${transfer.status})\n`);
+    if (!app.json) app.io.err(`submitted transfer ${sanitize(transfer.transfer_id)} (${sanitize(transfer.status)})\n`);
     transfer = await waitForTransfer(app, client, transfer.transfer_id, waitMs);
   }
   if (transfer.status === 'failed') {
@@ -114,7 +114,7 @@ export async function sendTransfer(app: App, to: string, amount: string, opts: S
   }
   printTransfer(app, mode, p, auth.environment, { ...transfer, idempotency_key: result.key });
   if (mode === 'table' && transfer.status === 'pending') {
-    app.io.err(`${p.dim(`it settles after the next block; follow it with \`svc transfer get ${transfer.transfer_id} --wait\``)}\n`);
+    app.io.err(`${p.dim(`it settles after the next block; follow it with \`svc transfer get ${sanitize(transfer.transfer_id)} --wait\``)}\n`);
   }
 }
 
@@ -164,7 +164,7 @@ function isHeld(data: Transfer | HeldTransaction): data is HeldTransaction {
 }
 
 function printTransfer(app: App, mode: OutputMode, p: Palette, env: 'live' | 'test', t: Transfer): void {
-  if (mode === 'table') app.io.out(`${p.badge(env)} ${p.bold(`transfer ${t.transfer_id}`)}\n`);
+  if (mode === 'table') app.io.out(`${p.badge(env)} ${p.bold(`transfer ${sanitize(t.transfer_id)}`)}\n`);
   printRecord(app.io, mode, t, transferFields(p));
 }
 
@@ -178,7 +178,7 @@ function printHeld(app: App, mode: OutputMode, p: Palette, env: 'live' | 'test',
   if (!app.json) {
     app.io.err(
       `not sent yet: this transfer is above the agent's approval threshold and waits for a human` +
-        `${h.expires_at ? ` until ${h.expires_at}` : ''}; the account owner can run \`svc pending approve ${h.transaction_id}\`\n`,
+        `${h.expires_at ? ` until ${sanitize(h.expires_at)}` : ''}; the account owner can run \`svc pending approve ${sanitize(h.transaction_id)}\`\n`,
     );
   }
   app.exitCode = ExitCode.held;

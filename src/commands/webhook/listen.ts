@@ -10,6 +10,7 @@ import { EVENT_TYPES } from '../../domain/events.js';
 import { UsageError, CliError, ExitCode } from '../../errors.js';
 import { maskSecret } from '../../config/mask.js';
 import { palette } from '../../io/colors.js';
+import { safeJson, sanitize } from '../../io/sanitize.js';
 import { inspectDelivery, parseTolerance, secretFromEnv, type DeliveryCheck } from './verify.js';
 import { eventsFrom } from './manage.js';
 
@@ -97,12 +98,14 @@ export async function listen(app: App, opts: ListenOptions): Promise<void> {
       check = inspectDelivery(secret, body, signature, tolerance, Date.now() + skewMs);
     }
     const problem = check.problem;
-    let payload: Record<string, unknown> = {};
+    let payload: unknown = {};
     try {
-      payload = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+      payload = JSON.parse(body.toString('utf8')) as unknown;
     } catch {
       /* printed as not JSON below */
     }
+    // A body such as `null` is JSON without fields (reading them must not crash the listener).
+    const fields = (payload !== null && typeof payload === 'object' ? payload : {}) as Record<string, unknown>;
     res.writeHead(problem ? 401 : 200, { 'content-type': 'application/json' });
     res.end(problem ? '{"ok":false}' : '{"ok":true}');
 
@@ -118,12 +121,13 @@ export async function listen(app: App, opts: ListenOptions): Promise<void> {
         forwarded = `error: ${(err as Error).message}`;
       }
     }
-    const event = typeof payload.event === 'string' ? payload.event : '(not JSON)';
-    const eventId = String(payload.event_id ?? req.headers['x-service-event-id'] ?? '');
+    const event = typeof fields.event === 'string' ? fields.event : '(not JSON)';
+    const eventId = String(fields.event_id ?? req.headers['x-service-event-id'] ?? '');
     const attempt = Number(req.headers['x-service-delivery-attempt'] ?? '') || null;
     if (app.json) {
+      // safeJson: the payload and headers are whatever the sender posted (C1, bidi escaped too).
       app.io.out(
-        `${JSON.stringify({
+        `${safeJson({
           received_at: new Date().toISOString(),
           event,
           event_id: eventId,
@@ -137,9 +141,10 @@ export async function listen(app: App, opts: ListenOptions): Promise<void> {
       );
       return;
     }
-    const mark = problem ? p.red(`✗ ${problem}`) : p.green('✓ signed');
-    const who = payload.account ? ` ${payload.account}${payload.counterparty ? ` ${payload.direction === 'received' ? '←' : '→'} ${payload.counterparty}` : ''}` : payload.agent ? ` ${payload.agent}` : '';
-    app.io.out(`${new Date().toISOString().slice(11, 19)}  ${event.padEnd(34)} ${eventId}${who}${attempt && attempt > 1 ? ` (attempt ${attempt})` : ''}  ${mark}${forwarded !== undefined ? `  → ${forwarded}` : ''}\n`);
+    // Everything below came from the sender (body, headers) or the forward target: sanitised.
+    const mark = problem ? p.red(`✗ ${sanitize(problem)}`) : p.green('✓ signed');
+    const who = fields.account ? ` ${fields.account}${fields.counterparty ? ` ${fields.direction === 'received' ? '←' : '→'} ${fields.counterparty}` : ''}` : fields.agent ? ` ${fields.agent}` : '';
+    app.io.out(`${new Date().toISOString().slice(11, 19)}  ${sanitize(event).padEnd(34)} ${sanitize(eventId)}${sanitize(who)}${attempt && attempt > 1 ? ` (attempt ${attempt})` : ''}  ${mark}${forwarded !== undefined ? `  → ${sanitize(String(forwarded))}` : ''}\n`);
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -154,9 +159,10 @@ export async function listen(app: App, opts: ListenOptions): Promise<void> {
     if (client && webhookId) {
       try {
         await client.delete(`/v1/webhooks/${encodeURIComponent(webhookId)}`);
-        app.io.err(`deleted subscription ${webhookId}\n`);
+        app.io.err(`deleted subscription ${sanitize(webhookId)}\n`);
       } catch (err) {
-        app.io.err(`warning: could not delete subscription ${webhookId}: ${(err as Error).message} (delete it with \`svc webhook rm ${webhookId} --yes\`)\n`);
+        const id = sanitize(webhookId);
+        app.io.err(`warning: could not delete subscription ${id}: ${sanitize((err as Error).message)} (delete it with \`svc webhook rm ${id} --yes\`)\n`);
       }
     }
   };
@@ -173,9 +179,10 @@ export async function listen(app: App, opts: ListenOptions): Promise<void> {
     throw err;
   }
 
-  app.io.err(`listening on ${url}${webhookId ? ` (subscription ${webhookId}: ${events.length === EVENT_TYPES.length ? 'all events' : events.join(',')})` : ''}${forward ? `, forwarding to ${forward.href}` : ''}; Ctrl-C to stop\n`);
-  if (opts.printSecret && webhookId) app.io.err(`signing secret: ${secret}\n`);
-  else if (webhookId) app.io.err(`signing secret: ${maskSecret(secret)} (--print-secret shows it)\n`);
+  app.io.err(`listening on ${url}${webhookId ? ` (subscription ${sanitize(webhookId)}: ${events.length === EVENT_TYPES.length ? 'all events' : events.join(',')})` : ''}${forward ? `, forwarding to ${sanitize(forward.href)}` : ''}; Ctrl-C to stop\n`);
+  // The secret comes from the service's answer (or the environment): sanitised like any other text.
+  if (opts.printSecret && webhookId) app.io.err(`signing secret: ${sanitize(secret)}\n`);
+  else if (webhookId) app.io.err(`signing secret: ${sanitize(maskSecret(secret))} (--print-secret shows it)\n`);
 
   await app.waitForInterrupt();
   app.io.err('\nstopping…\n');

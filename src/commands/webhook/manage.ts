@@ -5,6 +5,7 @@ import { parseEventList } from '../../domain/events.js';
 import { isLoopbackHost } from '../../api/url.js';
 import { UsageError } from '../../errors.js';
 import { outputMode, printJson, printList, printRecord } from '../../io/render.js';
+import { sanitize } from '../../io/sanitize.js';
 import { z } from 'zod';
 
 export function checkWebhookUrl(text: string): void {
@@ -40,7 +41,7 @@ export async function createWebhook(app: App, url: string, events: string[]): Pr
   ]);
   if (data.secret) {
     app.io.err('\nSigning secret: shown ONCE. Store it now (e.g. in your secrets manager); it cannot be shown again.\n');
-    app.io.out(`${data.secret}\n`);
+    app.io.out(`${sanitize(data.secret)}\n`);
   } else {
     app.io.err('\nwarning: the answer carried no signing secret (it is shown only in the first answer to a create);\nif you do not have it, delete this subscription and create a new one.\n');
   }
@@ -59,11 +60,11 @@ export async function listWebhooks(app: App): Promise<void> {
 }
 
 export async function removeWebhook(app: App, id: string): Promise<void> {
-  await app.confirmDestructive(`Delete webhook ${id}? Deliveries stop at once, pending retries included.`);
+  await app.confirmDestructive(`Delete webhook ${sanitize(id)}? Deliveries stop at once, pending retries included.`);
   const client = await app.client();
   const { data } = await client.delete(`/v1/webhooks/${encodeURIComponent(id)}`, { schema: z.unknown() });
   if (app.json) return printJson(app.io, data ?? { webhook_id: id, deleted: true });
-  app.io.err(`deleted webhook ${id}\n`);
+  app.io.err(`deleted webhook ${sanitize(id)}\n`);
 }
 
 export async function listDeliveries(app: App, id: string): Promise<void> {
@@ -86,5 +87,6 @@ export async function replayEvent(app: App, id: string, eventId: string): Promis
   const { data } = await client.post(`/v1/webhooks/${encodeURIComponent(id)}/replay/${encodeURIComponent(eventId)}`, { body: {}, schema: z.unknown() });
   if (app.json) return printJson(app.io, data);
   const deliveryId = (data as { delivery_id?: unknown } | null)?.delivery_id;
-  app.io.err(`replaying ${eventId} to webhook ${id}${typeof deliveryId === 'string' ? ` as delivery ${deliveryId}` : ''}; follow it with \`svc webhook deliveries ${id}\`\n`);
+  const webhook = sanitize(id);
+  app.io.err(`replaying ${sanitize(eventId)} to webhook ${webhook}${typeof deliveryId === 'string' ? ` as delivery ${sanitize(deliveryId)}` : ''}; follow it with \`svc webhook deliveries ${webhook}\`\n`);
 }
