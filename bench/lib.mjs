@@ -8,11 +8,14 @@ export const ROOT = resolve(import.meta.dirname, '..');
 export const BIN = join(ROOT, 'bin/svc.js');
 const RSS_REPORTER = join(ROOT, 'bench/rss-reporter.mjs');
 
-/** Starts `svc sandbox start --port 0 --ephemeral` in a child process with a private config. */
-export async function startSandbox(extraArgs = []) {
+/**
+ * Starts `svc sandbox start --port 0` in a child process with a private config: in memory
+ * (--ephemeral), or with `durable` a state file in that config dir. `bin` runs another build.
+ */
+export async function startSandbox(extraArgs = [], { durable = false, bin = BIN } = {}) {
   const configDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const env = { ...process.env, SVC_CONFIG_DIR: configDir, NO_COLOR: '1' };
-  const child = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', '--ephemeral', ...extraArgs], {
+  const child = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', ...(durable ? [] : ['--ephemeral']), ...extraArgs], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -76,3 +79,44 @@ export function medianMs(args, env, n = 20) {
 }
 
 export const fmt = (n, digits = 1) => n.toFixed(digits);
+
+/**
+ * Funds @alice, then sends `count` POST /v1/transfers of 0.01 USDG to @acme over `connections`
+ * keep-alive connections, each with an Idempotency-Key. Returns requests per second and failures.
+ */
+export async function postTransfers(sandbox, count, connections = 64) {
+  const { Pool } = await import('undici');
+  const pool = new Pool(sandbox.url, { connections, pipelining: 1 });
+  try {
+    const fund = await pool.request({
+      method: 'POST',
+      path: '/_sandbox/fund',
+      headers: { 'content-type': 'application/json', 'x-sandbox-admin-token': sandbox.adminToken },
+      body: JSON.stringify({ handle: '@alice', amount: String(count), asset: 'USDG' }),
+    });
+    if (fund.statusCode !== 200) throw new Error(`fund failed: ${fund.statusCode} ${await fund.body.text()}`);
+    await fund.body.dump();
+    let next = 0;
+    let failures = 0;
+    const started = performance.now();
+    const worker = async () => {
+      while (next < count) {
+        const i = next++;
+        const res = await pool.request({
+          method: 'POST',
+          path: '/v1/transfers',
+          headers: { authorization: `Bearer ${sandbox.apiKey}`, 'content-type': 'application/json', 'idempotency-key': `bench-${i}` },
+          body: JSON.stringify({ to: '@acme', amount: '0.01' }),
+        });
+        if (res.statusCode !== 201) failures++;
+        if (i % 10000 === 0 && i > 0) console.error(`  ${i} sent (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+        await res.body.dump();
+      }
+    };
+    await Promise.all(Array.from({ length: connections }, worker));
+    const seconds = (performance.now() - started) / 1000;
+    return { seconds, perSecond: count / seconds, failures };
+  } finally {
+    await pool.close();
+  }
+}

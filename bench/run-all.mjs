@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 
-for (const script of ['startup.mjs', 'crypto.mjs', 'list-all.mjs', 'webhooks.mjs']) {
+for (const script of ['startup.mjs', 'crypto.mjs', 'sandbox-post.mjs', 'list-all.mjs', 'webhooks.mjs']) {
   console.log(`\n# ${script}`);
   const r = spawnSync(process.execPath, [join(import.meta.dirname, script)], { stdio: 'inherit' });
   if (r.status !== 0) process.exitCode = 1;

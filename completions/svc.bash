@@ -95,6 +95,7 @@ _svc_subcommand() {
     'sandbox|start') path='sandbox start' ;;
     'sandbox|reset') path='sandbox reset' ;;
     'sandbox|fund') path='sandbox fund' ;;
+    'sandbox|export') path='sandbox export' ;;
     'sandbox|key') path='sandbox key' ;;
     'sandbox|trigger') path='sandbox trigger' ;;
     'sandbox|clock') path='sandbox clock' ;;
@@ -157,7 +158,7 @@ _svc_words() {
       esac
       ;;
     'sandbox')
-      [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'start reset fund key trigger clock' -- "$cur"))
+      [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'start reset fund export key trigger clock' -- "$cur"))
       ;;
     'sandbox key')
       [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'create ls revoke' -- "$cur"))
@@ -222,6 +223,7 @@ _svc_options() {
     'sandbox start') echo '--port --host --block-time --approval-window --state --ephemeral --quiet --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'sandbox reset') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'sandbox fund') echo '--asset --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'sandbox export') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'sandbox key') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'sandbox key create') echo '--account --name --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'sandbox key ls') echo '--account --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;

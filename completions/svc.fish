@@ -118,6 +118,8 @@ function __svc_subcommand
             echo 'sandbox reset'
         case 'sandbox|fund'
             echo 'sandbox fund'
+        case 'sandbox|export'
+            echo 'sandbox export'
         case 'sandbox|key'
             echo 'sandbox key'
         case 'sandbox|trigger'
@@ -387,6 +389,7 @@ complete -c svc -n '__svc_under "api"' -l idempotency-key -x -d 'Idempotency-Key
 complete -c svc -n '__svc_at "sandbox" 0' -a 'start' -d 'Start the sandbox on loopback and keep it running until Ctrl-C'
 complete -c svc -n '__svc_at "sandbox" 0' -a 'reset' -d 'Wipe the sandbox and seed it again with new API keys (asks first; --yes without a terminal)'
 complete -c svc -n '__svc_at "sandbox" 0' -a 'fund' -d 'Credit a sandbox account from the testnet faucet'
+complete -c svc -n '__svc_at "sandbox" 0' -a 'export' -d 'Print the whole sandbox state as one JSON document (no amounts, keys or secrets): to diff, or attach to a bug report'
 complete -c svc -n '__svc_at "sandbox" 0' -a 'key' -d 'Create, list and revoke sandbox API keys'
 complete -c svc -n '__svc_at "sandbox" 0' -a 'trigger' -d 'Fire a sample event through the webhook engine (signed, delivered and retried like a real one)'
 complete -c svc -n '__svc_at "sandbox" 0' -a 'clock' -d 'Show the sandbox clock, or move it forward (settles what becomes due)'
@@ -396,7 +399,7 @@ complete -c svc -n '__svc_under "sandbox start"' -l port -x -d 'port to listen o
 complete -c svc -n '__svc_under "sandbox start"' -l host -x -d 'loopback address to listen on (127.0.0.1, ::1 or localhost)'
 complete -c svc -n '__svc_under "sandbox start"' -l block-time -x -d 'time from submission to settlement, in ms or a duration like 2s'
 complete -c svc -n '__svc_under "sandbox start"' -l approval-window -x -d 'how long a held agent transaction waits for approval, e.g. 15m, 90s'
-complete -c svc -n '__svc_under "sandbox start"' -l state -r -F -d 'state file (default <config dir>/sandbox/state.json)'
+complete -c svc -n '__svc_under "sandbox start"' -l state -r -F -d 'database file (default <config dir>/sandbox/state.db; an earlier JSON state file is imported)'
 complete -c svc -n '__svc_under "sandbox start"' -l ephemeral -d 'keep state in memory only; nothing is written'
 complete -c svc -n '__svc_under "sandbox start"' -s q -l quiet -d 'do not log requests (they are logged on stderr when it is a terminal, or with --verbose)'
 
@@ -404,6 +407,8 @@ complete -c svc -n '__svc_under "sandbox start"' -s q -l quiet -d 'do not log re
 
 # svc sandbox fund
 complete -c svc -n '__svc_under "sandbox fund"' -l asset -x -a 'USDG USDC' -d 'USDG or USDC'
+
+# svc sandbox export
 
 # svc sandbox key
 complete -c svc -n '__svc_at "sandbox key" 0' -a 'create' -d 'Create an API key for a sandbox account; the key is printed once on stdout'

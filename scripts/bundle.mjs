@@ -15,6 +15,8 @@ await build({
   target: 'node20.19',
   minifySyntax: true,
   chunkNames: 'chunks/[name]-[hash]',
+  // libsql is a native module: loaded from node_modules, never bundled.
+  external: ['libsql'],
   // CommonJS dependencies (undici) call require(); give the ESM bundle one.
   banner: { js: "import { createRequire as __svcRequire } from 'node:module'; const require = __svcRequire(import.meta.url);" },
   logLevel: 'warning',

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { request } from 'undici';
 import type { z } from 'zod';
-import { CliError, NetworkError } from '../errors.js';
+import { ApiError, CliError, NetworkError } from '../errors.js';
 import { maskSecret } from '../config/mask.js';
 import { dispatcherFor } from './dispatcher.js';
 import { apiErrorFromBody } from './errors.js';
@@ -45,6 +45,26 @@ export interface ApiResponse<T> {
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** The largest answer the tool reads (a page of 100 transfers is about 60 KB). Never retried. */
+export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+class TooLarge extends Error {}
+
+/** Reads a body as UTF-8 text, giving up (and closing it) past `limit` bytes. */
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > limit) {
+      body.destroy();
+      throw new TooLarge();
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 export class ApiClient {
   private readonly base: URL;
@@ -111,8 +131,14 @@ export class ApiClient {
         });
         status = res.statusCode;
         resHeaders = res.headers;
-        text = await res.body.text();
+        text = await readCapped(res.body, MAX_RESPONSE_BYTES);
       } catch (err) {
+        if (err instanceof TooLarge) {
+          this.trace(`< answer over ${MAX_RESPONSE_BYTES} bytes: not read`);
+          throw new CliError('failure', 'response_too_large', `the answer to ${method} ${path} is larger than ${MAX_RESPONSE_BYTES / (1024 * 1024)} MB; it was not read`, {
+            hint: 'a service answers this tool in kilobytes: is the base URL the service?',
+          });
+        }
         const ms = Math.round(performance.now() - started);
         const netErr = toNetworkError(err, url, this.timeoutMs);
         this.trace(`< network error after ${ms} ms: ${netErr.message}`);
@@ -133,6 +159,12 @@ export class ApiClient {
       if (retryable && isRetryableStatus(status) && attempt < MAX_TRIES) {
         await sleep(backoffDelay(attempt + 1, timing, header(resHeaders, 'retry-after')));
         continue;
+      }
+      if (status >= 300 && status < 400) {
+        // Never followed: the key would go to wherever the Location points.
+        const location = header(resHeaders, 'location');
+        throw new ApiError(status, 'redirect_not_followed', `the service answered ${status}${location ? `, a redirect to ${location}` : ''}; redirects are not followed, so nothing was sent there`, requestId, {},
+          'set the base URL (--base-url or the profile) to the address the service really answers on');
       }
       throw apiErrorFromBody(status, text, requestId);
     }

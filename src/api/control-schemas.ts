@@ -80,3 +80,58 @@ export const TriggerSchema = z.looseObject({
   deliveries: z.array(QueuedDeliverySchema),
 });
 export type Trigger = z.infer<typeof TriggerSchema>;
+
+/** GET /_sandbox/export: the whole state, without sealed values, ciphertexts, key hashes or secrets. Times are epoch ms. */
+const ms = z.number().int();
+const eventType = z.string();
+export const ExportSchema = z.looseObject({
+  format: z.literal('svc-sandbox-export'),
+  version: z.literal(1),
+  schema_version: z.number().int().positive(),
+  chain_id: z.number().int(),
+  clock: z.looseObject({ now: ts, offset_ms: z.number().int().nonnegative() }),
+  accounts: z.array(z.looseObject({
+    account_id: z.string(), handle: z.string(), type: z.string(), public_key: z.string(), kyc_status: z.string(),
+    confidential_ready: z.boolean(), created_at: ms, viewing_public_key: z.string().optional(),
+    parent_account_id: z.string().optional(), status: z.string().optional(),
+  })),
+  api_keys: z.array(z.looseObject({
+    key_id: z.string(), name: z.string(), account_id: z.string(), hint: z.string(), created_at: ms,
+    last_used_at: ms.optional(), request_count: z.number().int(), revoked_at: ms.optional(),
+  })),
+  /** A balance's version goes up at every change; its amount stays out. */
+  balances: z.array(z.looseObject({ account_id: z.string(), asset: z.string(), version: z.number().int() })),
+  transfers: z.array(z.looseObject({
+    transfer_id: z.string(), from_account_id: z.string(), from: z.string(), to: z.string(), to_account_id: z.string().optional(),
+    to_address: z.string(), asset: z.string(), confidential: z.boolean(), status: z.string(), tx_hash: z.string(),
+    created_at: ms, settles_at: ms, confirmed_at: ms.optional(), failed_at: ms.optional(), has_memo: z.boolean(),
+  })),
+  policies: z.array(z.looseObject({
+    policy_id: z.string(), agent_account_id: z.string(), created_at: ms, updated_at: ms,
+    fields: z.looseObject({
+      daily_limit_usdc: z.union([z.number(), z.string()]).optional(), per_transaction_limit_usdc: z.union([z.number(), z.string()]).optional(),
+      hitl_threshold_usdc: z.union([z.number(), z.string()]).optional(), allowed_recipients: z.array(z.string()).optional(),
+      assets: z.array(z.string()).optional(), active_hours: z.string().optional(),
+    }),
+  })),
+  held: z.array(z.looseObject({
+    transaction_id: z.string(), agent_account_id: z.string(), owner_account_id: z.string(), agent: z.string(), to: z.string(),
+    asset: z.string(), confidential: z.boolean(), requested_at: ms, expires_at: ms, status: z.string(),
+    decided_at: ms.optional(), transfer_id: z.string().optional(), has_memo: z.boolean(),
+  })),
+  idempotency: z.array(z.looseObject({ scope: z.string(), key: z.string(), status: z.number().int(), created_at: ms })),
+  webhooks: z.looseObject({
+    subscriptions: z.array(z.looseObject({ webhook_id: z.string(), account_id: z.string(), url: z.string(), events: z.array(eventType), created_at: ms })),
+    events: z.array(z.looseObject({ event_id: z.string(), type: eventType, account_id: z.string(), audience: z.array(z.string()), occurred_at: ms, body: z.string() })),
+    deliveries: z.array(z.looseObject({
+      delivery_id: z.string(), webhook_id: z.string(), event_id: z.string(), event: eventType, body: z.string(), attempts: z.number().int(),
+      first_attempt_at: ms.optional(), due_at: ms, final: z.boolean(), replay: z.boolean(),
+    })),
+    attempts: z.array(z.looseObject({
+      delivery_id: z.string(), webhook_id: z.string(), event_id: z.string(), event: eventType, attempt: z.number().int(),
+      status_code: z.number().int().optional(), error: z.string().optional(), duration_ms: z.number(), attempted_at: ms,
+      next_retry_at: ms.optional(), retry_count: z.number().int(), state: z.string(), replay: z.boolean(),
+    })),
+  }),
+});
+export type SandboxExport = z.infer<typeof ExportSchema>;

@@ -5,7 +5,7 @@
 // (e.g. "balance|acct_1|USDG|7"), so a ciphertext cannot be passed off as another one.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import { generateRawKeyPair, privateKeyObject, sharedSecret } from './x25519.js';
+import { generateRawKeyPair, privateKeyObject, sharedSecret, type RawKeyPair } from './x25519.js';
 
 const VERSION = 1;
 const HEADER_LEN = 1 + 32 + 12;
@@ -44,9 +44,17 @@ function contentKeyFrom(shared: Buffer, ephemeral: Buffer, recipient: Uint8Array
   return Buffer.from(hkdfSync('sha256', shared, Buffer.concat([ephemeral, recipient]), INFO, 32));
 }
 
-/** Encrypts a plaintext so that only the holder of the viewing key's secret can read it. */
-export function encryptTo(recipientPublicKey: Uint8Array, plaintext: string, context: string): string {
-  const eph = generateRawKeyPair();
+/** An ephemeral key pair for encryptTo: generating one is most of an encryption's cost. */
+export type Ephemeral = RawKeyPair;
+export const newEphemeral = (): Ephemeral => generateRawKeyPair();
+
+/**
+ * Encrypts a plaintext so that only the holder of the viewing key's secret can read it. One
+ * ephemeral key may serve several DIFFERENT recipients (their shared secrets, hence content keys,
+ * differ: as CMS does for ephemeral-static ECDH); never two ciphertexts to the same recipient,
+ * whose content keys must stay one per ciphertext (a decryption proof reveals one).
+ */
+export function encryptTo(recipientPublicKey: Uint8Array, plaintext: string, context: string, eph: Ephemeral = generateRawKeyPair()): string {
   const key = contentKeyFrom(sharedSecret(eph.privateKeyObject, recipientPublicKey), eph.publicKey, recipientPublicKey);
   const nonce = randomBytes(12);
   const header = Buffer.concat([Buffer.from([VERSION]), eph.publicKey, nonce]);

@@ -6,8 +6,22 @@ import { createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, 
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b656e04220420', 'hex');
 const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64url');
 
+// Recipients' public keys are few and used again and again (every transfer to an account):
+// their KeyObjects are kept, most recently used last, up to a bound.
+const publicKeyObjects = new Map<string, KeyObject>();
+const PUBLIC_KEY_CACHE = 1024;
+
 export function publicKeyObject(publicKey: Uint8Array): KeyObject {
-  return createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: b64(publicKey) }, format: 'jwk' });
+  const x = b64(publicKey);
+  let key = publicKeyObjects.get(x);
+  if (key) {
+    publicKeyObjects.delete(x);
+  } else {
+    key = createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x }, format: 'jwk' });
+    if (publicKeyObjects.size >= PUBLIC_KEY_CACHE) publicKeyObjects.delete(publicKeyObjects.keys().next().value as string);
+  }
+  publicKeyObjects.set(x, key);
+  return key;
 }
 
 /** A private KeyObject from the raw secret and its public half (JWK needs both). */

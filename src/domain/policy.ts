@@ -55,11 +55,18 @@ function limitText(value: unknown): string | { rule: string } {
   } else {
     return { rule: 'must be a number' };
   }
-  if (parseNonNegativeDecimal(text, LIMIT_DECIMALS) === undefined) {
-    return { rule: `must be a non-negative decimal with at most ${LIMIT_DECIMALS} decimal places` };
-  }
+  const units = parseNonNegativeDecimal(text, LIMIT_DECIMALS);
+  if (units === undefined) return { rule: `must be a non-negative decimal with at most ${LIMIT_DECIMALS} decimal places` };
+  if (units > MAX_LIMIT_UNITS) return { rule: `must be at most ${MAX_LIMIT} (one billion)` };
   return text;
 }
+
+/**
+ * The largest limit. Limits travel as JSON numbers: one billion with six decimals is at most 15
+ * significant digits, so every accepted limit reads back exactly as it was given.
+ */
+export const MAX_LIMIT = 1_000_000_000;
+const MAX_LIMIT_UNITS = BigInt(MAX_LIMIT) * 10n ** BigInt(LIMIT_DECIMALS);
 
 /**
  * Validates policy fields (a whole policy on create, any subset on patch). `null` clears a field

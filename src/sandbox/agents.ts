@@ -2,39 +2,24 @@
 // (src/domain/policy.ts), today's spend, and the human approval queue of held transactions.
 // Every function is synchronous: a check and the change it guards happen in one turn of the
 // event loop, so two requests (approve and reject of one transaction) can never interleave.
-import { contexts, encryptTo } from '../crypto/ciphertext.js';
-import { parseViewingPublicKey } from '../crypto/viewing-key.js';
+import { contexts } from '../crypto/ciphertext.js';
+import { parseNonNegativeDecimal } from '../domain/amount.js';
 import { decimalsOf } from '../domain/assets.js';
 import { compilePolicy, evaluatePolicy, mergePolicyFields, type Evaluation, type PolicyFields } from '../domain/policy.js';
 import { parseRecipient } from '../domain/recipient.js';
 import { utcDay } from '../domain/time-range.js';
 import { ApiFault } from './http/respond.js';
 import { newPolicyId, newTransactionId } from './ids.js';
-import { aad } from './ledger.js';
+import type { Account, AgentStatus, HeldTransaction, SpendPolicyRecord, Transfer } from './records.js';
+import { aad } from './seal-contexts.js';
 import { createAccount } from './seed.js';
-import type { Account, AgentStatus, HeldTransaction, SpendPolicyRecord, Transfer } from './state.js';
+import { encryptFor } from './viewing.js';
 import type { World } from './world.js';
 
-/** Agent names: 1-32 of [a-z0-9_-], starting with a letter or digit. */
-export const AGENT_NAME_RE = /^[a-z0-9][a-z0-9_-]{0,31}$/;
-export const AGENT_NAME_RULE = 'must be 1 to 32 characters of a-z, 0-9, "-" or "_", starting with a letter or digit';
-
+export { AGENT_NAME_RE, AGENT_NAME_RULE } from '../domain/agent-name.js';
 export { newPolicyId, newTransactionId };
 
-/** Associated data of a held transaction's sealed amount and memo (bound to its id). */
-const heldAad = {
-  amount: (transactionId: string) => `svc-sandbox/held-amount/v1|${transactionId}`,
-  memo: (transactionId: string) => `svc-sandbox/held-memo/v1|${transactionId}`,
-};
-
 const POLICY_DECIMALS = 6;
-
-/** Encrypts to an account's viewing key; undefined when it has none. */
-function encryptToAccount(account: Account | undefined, plaintext: string, context: string): string | undefined {
-  if (!account?.viewing_public_key) return undefined;
-  const key = parseViewingPublicKey(account.viewing_public_key);
-  return key.ok ? encryptTo(key.value, plaintext, context) : undefined;
-}
 
 /** An asset amount in the policy's 6-decimal USD units (USDG and USDC count 1:1). */
 function toPolicyUnits(units: bigint, asset: string): bigint {
@@ -58,20 +43,22 @@ export function assertNotAgent(account: Account, action: string): void {
 }
 
 export function createAgent(world: World, owner: Account, name: string, fields: PolicyFields): { agent: Account; policy: SpendPolicyRecord; decryptionKey?: string } {
-  const { state } = world;
+  const { store } = world;
   const handle = `${owner.handle}/${name}`;
-  if (state.accountByHandle(handle)) {
+  if (store.accountByHandle(handle)) {
     throw new ApiFault(409, 'agent_name_taken', `${owner.handle} already has an agent named "${name}" (${handle}); pick another name`);
   }
   const now = world.now();
-  const { account, decryptionKey } = createAccount(
-    state,
-    // The agent inherits its owner's identity verification; its wallet is confidential-ready.
-    { handle, type: 'agent', kyc_status: owner.kyc_status, confidential_ready: true, parent_account_id: owner.account_id, status: 'active' },
-    now,
-  );
-  const policy = state.setPolicy({ policy_id: newPolicyId(), agent_account_id: account.account_id, fields, created_at: now, updated_at: now });
-  return decryptionKey ? { agent: account, policy, decryptionKey } : { agent: account, policy };
+  return store.tx(() => {
+    const { account, decryptionKey } = createAccount(
+      store,
+      // The agent inherits its owner's identity verification; its wallet is confidential-ready.
+      { handle, type: 'agent', kyc_status: owner.kyc_status, confidential_ready: true, parent_account_id: owner.account_id, status: 'active' },
+      now,
+    );
+    const policy = store.setPolicy({ policy_id: newPolicyId(), agent_account_id: account.account_id, fields, created_at: now, updated_at: now });
+    return decryptionKey ? { agent: account, policy, decryptionKey } : { agent: account, policy };
+  });
 }
 
 /**
@@ -79,22 +66,25 @@ export function createAgent(world: World, owner: Account, name: string, fields: 
  * nothing leaves `updated_at` alone and fires no event.
  */
 export function patchPolicy(world: World, agent: Account, patch: PolicyFields): SpendPolicyRecord {
-  const { state } = world;
+  const { store } = world;
   const current = policyOf(world, agent);
   const merged = mergePolicyFields(current.fields, patch);
   if (sameFields(current.fields, merged)) return current;
   const now = world.now();
-  const next = state.setPolicy({ ...current, fields: merged, updated_at: Math.max(now, current.updated_at) });
-  state.emit({ type: 'agent.policy.updated', agent, policy_id: next.policy_id, at: now });
-  return next;
+  return store.tx(() => {
+    const next = store.setPolicy({ ...current, fields: merged, updated_at: Math.max(now, current.updated_at) });
+    store.emit({ type: 'agent.policy.updated', agent, policy_id: next.policy_id, at: now });
+    return next;
+  });
 }
 
+/** Whether two policies say the same: limits compared as exact decimals (1.5 is "1.50"). */
 function sameFields(a: PolicyFields, b: PolicyFields): boolean {
   const norm = (f: PolicyFields) => {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(f)) {
       if (v === null || v === undefined) continue;
-      out[k] = typeof v === 'string' && k.endsWith('_usdc') ? Number(v) : v;
+      out[k] = k.endsWith('_usdc') ? String(parseNonNegativeDecimal(String(v).trim(), 6)) : v;
     }
     return JSON.stringify(Object.keys(out).sort().map((k) => [k, out[k]]));
   };
@@ -103,7 +93,7 @@ function sameFields(a: PolicyFields, b: PolicyFields): boolean {
 
 /** The agent's policy (every agent has one; an empty one means no restriction). */
 export function policyOf(world: World, agent: Account): SpendPolicyRecord {
-  const p = world.state.policies.get(agent.account_id);
+  const p = world.store.policy(agent.account_id);
   if (p) return p;
   // Not reachable through the API (an agent is created with its policy): fail closed anyway.
   throw new Error(`agent ${agent.account_id} has no spend policy`);
@@ -116,7 +106,7 @@ export function policyOf(world: World, agent: Account): SpendPolicyRecord {
  */
 export function spentOn(world: World, agent: Account, at: number): bigint {
   const { start, end } = utcDay(new Date(at));
-  const { items } = world.state.listTransfers(agent.account_id, {
+  const { items } = world.store.listTransfers(agent.account_id, {
     limit: Number.MAX_SAFE_INTEGER,
     offset: 0,
     after: start.getTime() - 1,
@@ -138,7 +128,7 @@ const dailySpentCache = new WeakMap<Account, { day: string; spent: bigint; owner
 
 /** Today's spend encrypted to the owner's viewing key (sandbox-only fields of the policy read). */
 export function dailySpentFor(world: World, agent: Account): { daily_spent_ciphertext: string; daily_spent_day: string } | undefined {
-  const owner = agent.parent_account_id ? world.state.accounts.get(agent.parent_account_id) : undefined;
+  const owner = agent.parent_account_id ? world.store.account(agent.parent_account_id) : undefined;
   if (!owner?.viewing_public_key) return undefined;
   const now = world.now();
   const day = utcDayKey(now);
@@ -147,7 +137,7 @@ export function dailySpentFor(world: World, agent: Account): { daily_spent_ciphe
   if (cached && cached.day === day && cached.spent === spent && cached.ownerKey === owner.viewing_public_key) {
     return { daily_spent_ciphertext: cached.ciphertext, daily_spent_day: day };
   }
-  const ct = encryptToAccount(owner, spent.toString(), contexts.dailySpent(agent.account_id, day, owner.account_id));
+  const ct = encryptFor(owner, spent.toString(), contexts.dailySpent(agent.account_id, day, owner.account_id));
   if (!ct) return undefined;
   dailySpentCache.set(agent, { day, spent, ownerKey: owner.viewing_public_key, ciphertext: ct });
   return { daily_spent_ciphertext: ct, daily_spent_day: day };
@@ -166,10 +156,7 @@ export function agentSuspended(agent: Account): ApiFault {
 
 /** Sets an agent's status; setting the status it already has changes nothing. No event. */
 export function setAgentStatus(world: World, agent: Account, status: AgentStatus): Account {
-  if ((agent.status ?? 'active') === status) return agent;
-  agent.status = status;
-  world.state.touch();
-  return agent;
+  return world.store.setAgentStatus(agent, status);
 }
 
 // ---- an agent's transfer attempt ----------------------------------------------------------------
@@ -208,8 +195,8 @@ export function gateAgentTransfer(world: World, agent: Account, attempt: AgentAt
 }
 
 function holdTransaction(world: World, agent: Account, attempt: AgentAttempt): HeldTransaction {
-  const { state, sealer } = world;
-  const owner = state.accounts.get(agent.parent_account_id ?? '');
+  const { store, sealer } = world;
+  const owner = store.account(agent.parent_account_id ?? '');
   if (!owner) throw new Error(`agent ${agent.account_id} has no owner`);
   const now = world.now();
   const id = newTransactionId();
@@ -226,19 +213,17 @@ function holdTransaction(world: World, agent: Account, attempt: AgentAttempt): H
     status: 'pending_approval',
     decided_at: null,
     transfer_id: null,
-    amount_sealed: sealer.sealAmount(attempt.units, heldAad.amount(id)),
-    memo_sealed: attempt.memo === undefined ? null : sealer.sealText(attempt.memo, heldAad.memo(id)),
+    amount_sealed: sealer.sealAmount(attempt.units, aad.heldAmount(id)),
+    memo_sealed: attempt.memo === undefined ? null : sealer.sealText(attempt.memo, aad.heldMemo(id)),
   };
   // For the owner's tool: what it shows after local decryption (computed once, here).
-  const amountCt = encryptToAccount(owner, attempt.units.toString(), contexts.heldAmount(id, owner.account_id));
+  const amountCt = encryptFor(owner, attempt.units.toString(), contexts.heldAmount(id, owner.account_id));
   if (amountCt) held.amount_ciphertext = amountCt;
   if (attempt.memo !== undefined) {
-    const memoCt = encryptToAccount(owner, attempt.memo, contexts.heldMemo(id, owner.account_id));
+    const memoCt = encryptFor(owner, attempt.memo, contexts.heldMemo(id, owner.account_id));
     if (memoCt) held.memo_ciphertext = memoCt;
   }
-  state.addHeld(held);
-  state.emit({ type: 'agent.transaction.pending_approval', held, at: now });
-  return held;
+  return store.hold(held);
 }
 
 // ---- the approval queue -------------------------------------------------------------------------
@@ -247,7 +232,7 @@ function holdTransaction(world: World, agent: Account, attempt: AgentAttempt): H
 export function pendingFor(world: World, owner: Account): HeldTransaction[] {
   const now = world.now();
   const out: HeldTransaction[] = [];
-  for (const h of world.state.held.values()) {
+  for (const h of world.store.heldTransactions()) {
     if (h.owner_account_id === owner.account_id && h.status === 'pending_approval' && now < h.expires_at) out.push(h);
   }
   return out;
@@ -261,8 +246,8 @@ export function pendingFor(world: World, owner: Account): HeldTransaction[] {
  */
 export function decide(world: World, owner: Account, transactionId: string, decision: 'approve' | 'reject'): { held: HeldTransaction; transfer?: Transfer } {
   assertNotAgent(owner, `${decision} held transactions`);
-  const { state } = world;
-  const held = state.held.get(transactionId);
+  const { store } = world;
+  const held = store.heldTransaction(transactionId);
   if (!held || held.owner_account_id !== owner.account_id) {
     throw new ApiFault(404, 'transaction_not_found', `no held transaction ${transactionId} for ${owner.handle}`);
   }
@@ -273,29 +258,21 @@ export function decide(world: World, owner: Account, transactionId: string, deci
   if (now >= held.expires_at) {
     throw new ApiFault(409, 'transaction_expired', `the approval window of ${transactionId} closed at ${new Date(held.expires_at).toISOString()}; nothing was sent`);
   }
-  if (decision === 'reject') {
-    held.status = 'rejected';
-    held.decided_at = now;
-    state.touch();
-    state.emit({ type: 'agent.transaction.rejected', held, at: now });
-    return { held };
-  }
-  const agent = state.accounts.get(held.agent_account_id);
+  if (decision === 'reject') return { held: store.decideHeld(held, { status: 'rejected' }, now) };
+  const agent = store.account(held.agent_account_id);
   if (!agent) throw new Error(`held transaction ${transactionId} has no agent`);
   const recipient = parseRecipient(held.to);
-  const toAccount = recipient?.kind === 'handle' ? state.accountByHandle(recipient.handle) : recipient ? state.accountByAddress(recipient.address) : undefined;
+  const toAccount = recipient?.kind === 'handle' ? store.accountByHandle(recipient.handle) : recipient ? store.accountByAddress(recipient.address) : undefined;
   const toAddress = recipient?.kind === 'address' ? recipient.address : toAccount?.public_key;
   if (!toAddress) throw new ApiFault(404, 'recipient_not_found', `no account has the handle ${held.to}`);
-  const units = world.sealer.openAmount(held.amount_sealed, heldAad.amount(held.transaction_id));
-  const memo = held.memo_sealed === null ? undefined : world.sealer.openText(held.memo_sealed, heldAad.memo(held.transaction_id));
-  const transfer = world.chain.submit({ from: agent, to: held.to, toAccount, toAddress, asset: held.asset, units, confidential: held.confidential, memo, now });
-  if (!transfer) {
-    throw new ApiFault(402, 'insufficient_balance', `${agent.handle} does not have enough ${held.asset} for ${transactionId}; it stays pending until ${new Date(held.expires_at).toISOString()} (fund the agent and approve again)`);
-  }
-  held.status = 'approved';
-  held.decided_at = now;
-  held.transfer_id = transfer.transfer_id;
-  state.touch();
-  state.emit({ type: 'agent.transaction.approved', held, at: now });
-  return { held, transfer };
+  const units = world.sealer.openAmount(held.amount_sealed, aad.heldAmount(held.transaction_id));
+  const memo = held.memo_sealed === null ? undefined : world.sealer.openText(held.memo_sealed, aad.heldMemo(held.transaction_id));
+  // The transfer and the approval commit together.
+  return store.tx(() => {
+    const transfer = world.chain.submit({ from: agent, to: held.to, toAccount, toAddress, asset: held.asset, units, confidential: held.confidential, memo, now });
+    if (!transfer) {
+      throw new ApiFault(402, 'insufficient_balance', `${agent.handle} does not have enough ${held.asset} for ${transactionId}; it stays pending until ${new Date(held.expires_at).toISOString()} (fund the agent and approve again)`);
+    }
+    return { held: store.decideHeld(held, { status: 'approved', transferId: transfer.transfer_id }, now), transfer };
+  });
 }

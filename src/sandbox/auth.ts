@@ -2,7 +2,8 @@
 // 4-character hint. Bearer lookup answers who is calling, or why not. Live keys never work here.
 import { timingSafeEqual } from 'node:crypto';
 import { newApiKey, newKeyId, sha256Hex } from './ids.js';
-import type { Account, ApiKeyRecord, State } from './state.js';
+import type { Account, ApiKeyRecord } from './records.js';
+import type { Store } from './store.js';
 
 export const CHAIN_ID = 46630;
 
@@ -19,9 +20,9 @@ export const AUTH_MESSAGES: Record<Exclude<AuthResult, { ok: true }>['reason'], 
   revoked: 'this API key has been revoked',
 };
 
-export function issueKey(state: State, account: Account, name: string, now: number): { record: ApiKeyRecord; key: string } {
+export function issueKey(store: Store, account: Account, name: string, now: number): { record: ApiKeyRecord; key: string } {
   const key = newApiKey();
-  const record = state.addKey({
+  const record = store.addKey({
     key_id: newKeyId(),
     name,
     account_id: account.account_id,
@@ -40,20 +41,20 @@ export function keyHint(record: ApiKeyRecord): string {
   return `svc_test_****${record.hint}`;
 }
 
-/** Looks up the Bearer key of a request and records its use. */
-export function authenticate(state: State, authorization: string | undefined, now: number): AuthResult {
+/** Looks up the Bearer key of a request and counts its use (in memory: see Store.recordKeyUse). */
+export function authenticate(store: Store, authorization: string | undefined, now: number): AuthResult {
   if (!authorization) return { ok: false, reason: 'missing' };
   const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization);
   if (!m) return { ok: false, reason: 'malformed' };
   const key = m[1]!;
   if (key.startsWith('svc_live_')) return { ok: false, reason: 'live' };
   if (!key.startsWith('svc_test_') || key.length > 200) return { ok: false, reason: 'invalid' };
-  const record = state.keyByHash(sha256Hex(key));
+  const record = store.keyByHash(sha256Hex(key));
   if (!record) return { ok: false, reason: 'invalid' };
   if (record.revoked_at !== null) return { ok: false, reason: 'revoked' };
-  const account = state.accounts.get(record.account_id);
+  const account = store.account(record.account_id);
   if (!account) return { ok: false, reason: 'invalid' };
-  state.recordKeyUse(record, now);
+  store.recordKeyUse(record, now);
   return { ok: true, key: record, account };
 }
 

@@ -1,8 +1,11 @@
 // createSandbox(): the local emulator on node's own http server, loopback only.
 // `svc sandbox start` and the tests both call it.
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
+import { ZodError } from 'zod';
+import { SealError, Sealer } from '../crypto/sealer.js';
 import { SandboxClock } from './clock.js';
 import { SandboxStartError } from './errors.js';
 import { registerAccountRoutes } from './handlers/accounts.js';
@@ -11,9 +14,14 @@ import { registerControlRoutes } from './handlers/control.js';
 import { registerTransferRoutes } from './handlers/transfers.js';
 import { registerWebhookRoutes } from './handlers/webhooks.js';
 import { Routes } from './http/context.js';
+import { answerClientError, errorBody, sendJson } from './http/respond.js';
 import { createRequestListener } from './http/server.js';
-import { SealError, Sealer } from './ledger.js';
-import { loadOrCreateKey, Persister, readSnapshot, restoreState, serializeState } from './persist.js';
+import { newRequestId } from './ids.js';
+import type { SeedResult } from './seed.js';
+import { closeDatabase, openDatabase, openMemoryDatabase, type Db } from './store/db.js';
+import { exportWorld } from './store/export.js';
+import { keyPathFor, loadOrCreateKey, readKeyFile } from './store/key-file.js';
+import { importLegacyState, isLegacyStateFile } from './store/legacy-json.js';
 import type { SandboxHandle, SandboxOptions, SeededAccount } from './types.js';
 import { World } from './world.js';
 import type { WebhookEngineOptions } from './webhooks/engine.js';
@@ -25,6 +33,9 @@ export const DEFAULT_PORT = 46630;
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_BLOCK_TIME_MS = 1500;
 export const DEFAULT_APPROVAL_WINDOW_MS = 15 * 60 * 1000;
+/** Time a client has to send its request headers, and its whole request. */
+export const SLOW_CLIENT_HEADERS_MS = 10_000;
+export const SLOW_CLIENT_REQUEST_MS = 30_000;
 
 /** 127.0.0.0/8, ::1 and localhost. */
 export function isLoopback(host: string): boolean {
@@ -63,6 +74,21 @@ export interface SandboxInternals {
   realNow?: () => number;
   /** Webhook engine settings: a shorter attempt time limit, a fixed jitter source, a fake sender. */
   webhooks?: Partial<WebhookEngineOptions>;
+  /** How often reads' leftovers (key-use counts, ciphertexts) are written. Default 1 s. */
+  flushEveryMs?: number;
+}
+
+/** createSandbox() plus the World behind it (tests inspect balances through it). */
+/** The database and the sealing key of a sandbox: in memory, or a file (importing an earlier JSON state once). */
+function openState(statePath: string | undefined, legacyPath: string | undefined): { db: Db; key: Buffer } {
+  if (statePath === undefined) return { db: openMemoryDatabase(), key: randomBytes(32) };
+  const legacy = legacyPath ?? statePath;
+  if ((statePath === legacy || !existsSync(statePath)) && isLegacyStateFile(legacy)) {
+    const db = importLegacyState(legacy, statePath);
+    return { db, key: readKeyFile(keyPathFor(statePath)) };
+  }
+  const key = loadOrCreateKey(statePath);
+  return { db: openDatabase(statePath), key };
 }
 
 /** createSandbox() plus the World behind it (tests inspect balances through it). */
@@ -72,39 +98,30 @@ export async function openSandbox(opts: SandboxOptions = {}, internals: SandboxI
   const statePath = opts.ephemeral ? undefined : opts.statePath;
   const onError = (err: unknown) => log?.(`error: ${(err as Error)?.message ?? String(err)}`);
 
-  // The sealing key: from `<state>.key`, or a fresh one for an ephemeral sandbox.
-  const sealer = new Sealer(statePath ? loadOrCreateKey(statePath) : randomBytes(32));
-  const snapshot = statePath ? readSnapshot(statePath) : undefined;
-
-  let persister: Persister | undefined;
+  const { db, key } = openState(statePath, opts.ephemeral ? undefined : opts.legacyStatePath);
   const world = new World({
+    db,
     blockTimeMs,
     approvalWindowMs,
     adminToken: `sbx_admin_${randomBytes(24).toString('base64url')}`,
-    sealer,
-    onChange: () => persister?.markDirty(),
+    sealer: new Sealer(key),
     onError,
     clock: new SandboxClock(internals.realNow),
     webhooks: { ...(log ? { log } : {}), ...internals.webhooks },
   });
 
-  let seeded: SeededAccount[] = [];
-  if (snapshot && statePath) {
-    restoreState(snapshot, world.state, world.clock, sealer, statePath);
-    world.chain.resume();
-    try {
-      world.webhooks.restore(snapshot.webhooks);
-    } catch (err) {
-      if (err instanceof SealError) {
-        throw new SandboxStartError('state_unreadable', `state file ${statePath}: a webhook signing secret does not open with its key file (${err.message})`, 'the key file must be the one created with this state file');
-      }
-      throw err;
+  let seeded: SeedResult[];
+  try {
+    seeded = world.load();
+  } catch (err) {
+    closeDatabase(db);
+    if (err instanceof SealError) {
+      throw new SandboxStartError('state_unreadable', `${statePath}: a sealed value does not open with its key file ${keyPathFor(statePath ?? '')} (${err.message})`, 'the key file must be the one created with this state');
     }
-  } else {
-    seeded = world.reset();
-  }
-  if (statePath) {
-    persister = new Persister(statePath, () => serializeState(world.state, world.clock, sealer, world.chainId, world.webhooks.snapshot()), { onError });
+    if (err instanceof ZodError) {
+      throw new SandboxStartError('state_unreadable', `${statePath}: a stored record is not what this svc expects (${err.issues[0]?.path.join('.')}: ${err.issues[0]?.message})`, 'move the file away to start a fresh sandbox, or use --ephemeral');
+    }
+    throw err;
   }
 
   const routes = new Routes();
@@ -114,21 +131,36 @@ export async function openSandbox(opts: SandboxOptions = {}, internals: SandboxI
   registerWebhookRoutes(routes);
   registerControlRoutes(routes);
 
-  const server = createServer({ keepAliveTimeout: 5_000 }, createRequestListener(world, routes, log ? { log } : {}));
-  await listen(server, port, host);
+  const server = createServer(
+    {
+      keepAliveTimeout: 5_000,
+      // The pipeline checks Host itself (a loopback name, or the JSON error envelope).
+      requireHostHeader: false,
+      // A client that sends its headers or its request slowly is cut off (one byte a second never finishes).
+      headersTimeout: SLOW_CLIENT_HEADERS_MS,
+      requestTimeout: SLOW_CLIENT_REQUEST_MS,
+    },
+    createRequestListener(world, routes, log ? { log } : {}),
+  );
+  // What node's parser refuses still gets the JSON error envelope (docs/sandbox.md).
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => answerClientError(err, socket, newRequestId()));
+  server.on('checkExpectation', (_req, res) => {
+    const requestId = newRequestId();
+    sendJson(res, 417, JSON.stringify(errorBody('expectation_failed', 'only "Expect: 100-continue" is supported', requestId)), requestId);
+  });
+  try {
+    await listen(server, port, host);
+  } catch (err) {
+    world.close();
+    throw err;
+  }
   const address = server.address() as AddressInfo;
   const urlHost = address.family === 'IPv6' || isIP(host) === 6 ? `[${address.address}]` : host === 'localhost' ? 'localhost' : address.address;
   const url = `http://${urlHost}:${address.port}`;
 
-  // A first seed is on disk before anyone can use its keys (not before: a failed listen
-  // must not leave a world whose keys were never shown).
-  if (persister && !snapshot) {
-    persister.markDirty();
-    await persister.flush();
-  }
-
-  // Transfers of a restored state that became due while the sandbox was down settle now.
+  // Work of a restored state that became due while the sandbox was down runs now.
   await world.scheduler.runDue();
+  world.startFlushing(internals.flushEveryMs);
 
   let closing: Promise<void> | undefined;
   const handle: SandboxHandle = {
@@ -144,14 +176,15 @@ export async function openSandbox(opts: SandboxOptions = {}, internals: SandboxI
       ...(apiKey ? { apiKey } : {}),
       ...(decryptionKey ? { decryptionKey } : {}),
     })),
-    restored: Boolean(snapshot),
+    restored: seeded.length === 0,
     async advance(ms: number) {
       if (!Number.isSafeInteger(ms) || ms < 0) throw new RangeError('advance(ms) takes a whole number of milliseconds, 0 or more');
       await world.scheduler.advance(ms);
-      world.state.touch();
+      world.saveClock();
     },
     now: () => new Date(world.now()),
     webhooksIdle: () => world.webhooks.idle(),
+    export: () => exportWorld(world),
     close() {
       closing ??= (async () => {
         world.scheduler.stop();
@@ -162,7 +195,7 @@ export async function openSandbox(opts: SandboxOptions = {}, internals: SandboxI
           // Give in-flight requests a moment, then cut what is left.
           setTimeout(() => server.closeAllConnections(), 1_000).unref();
         });
-        await persister?.flush();
+        world.close();
       })();
       return closing;
     },

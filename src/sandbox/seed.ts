@@ -4,7 +4,8 @@ import { generateViewingKey } from '../crypto/viewing-key.js';
 import { decimalsOf } from '../domain/assets.js';
 import { issueKey } from './auth.js';
 import { newAccountId, newAddress } from './ids.js';
-import type { Account, AccountType, AgentStatus, KycStatus, State } from './state.js';
+import type { Account, AccountType, AgentStatus, KycStatus } from './records.js';
+import type { Store } from './store.js';
 import type { SeededAccount } from './types.js';
 
 /** Transfers to this address are accepted but never settle: they end `failed`, sender refunded. */
@@ -56,14 +57,14 @@ export function provisionAccountKeys(): { viewing_public_key?: string; decryptio
 }
 
 export function createAccount(
-  state: State,
+  store: Store,
   spec: { handle: string; type: AccountType; kyc_status: KycStatus; confidential_ready: boolean; parent_account_id?: string; status?: AgentStatus },
   now: number,
 ): { account: Account; decryptionKey?: string } {
   const { viewing_public_key, decryptionKey } = provisionAccountKeys();
   let public_key = newAddress();
-  while (state.accountByAddress(public_key)) public_key = newAddress();
-  const account = state.addAccount({
+  while (store.accountByAddress(public_key)) public_key = newAddress();
+  const account = store.addAccount({
     account_id: newAccountId(),
     handle: spec.handle,
     type: spec.type,
@@ -85,11 +86,11 @@ export interface SeedResult extends SeededAccount {
 }
 
 /** Creates the seeded accounts, one API key each, and their starting balances. */
-export function seedWorld(state: State, now: number): SeedResult[] {
+export function seedWorld(store: Store, now: number): SeedResult[] {
   return SEED_ACCOUNTS.map((spec) => {
-    const { account, decryptionKey } = createAccount(state, spec, now);
-    for (const [asset, whole] of spec.balances) state.ledger.credit(account.account_id, asset, whole * 10n ** BigInt(decimalsOf(asset)));
-    const { record, key } = issueKey(state, account, 'seed', now);
+    const { account, decryptionKey } = createAccount(store, spec, now);
+    for (const [asset, whole] of spec.balances) store.credit(account.account_id, asset, whole * 10n ** BigInt(decimalsOf(asset)));
+    const { record, key } = issueKey(store, account, 'seed', now);
     return {
       account_id: account.account_id,
       key_id: record.key_id,

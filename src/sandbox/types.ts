@@ -7,8 +7,13 @@ export interface SandboxOptions {
   host?: string;
   /** Time from submission to settlement, on the sandbox clock. Default 1500 ms. */
   blockTimeMs?: number;
-  /** State file; ignored with ephemeral. */
+  /** The database file (SQLite, with its key in `<statePath>.key`); ignored with ephemeral. */
   statePath?: string;
+  /**
+   * Where an earlier sandbox kept its JSON state: imported once into statePath when that does
+   * not exist yet (default: statePath itself, when it is such a JSON file).
+   */
+  legacyStatePath?: string;
   /** Keep state in memory only. */
   ephemeral?: boolean;
   /** Approval window of held agent transactions. Default 15 minutes. */
@@ -46,6 +51,8 @@ export interface SandboxHandle {
    * (retries scheduled for later do not count). Tests await it after advance() instead of sleeping.
    */
   webhooksIdle(): Promise<void>;
-  /** Stops the server and writes the state file (unless ephemeral). */
+  /** The whole state as one JSON document: no sealed value, ciphertext, key hash or secret. */
+  export(): Record<string, unknown>;
+  /** Stops the server and closes the database (every change was already committed). */
   close(): Promise<void>;
 }

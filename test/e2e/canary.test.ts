@@ -5,6 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dbBytes } from '../sandbox/helpers.js';
 import { runSvc, spawnSandbox, type RunResult, type SpawnedSandbox } from '../helpers/run.js';
 
 const CANARY_AMOUNT = '7341.902817';
@@ -48,7 +49,7 @@ async function svc(args: string[], extra: Record<string, string> = {}, input?: s
 beforeAll(async () => {
   configDir = mkdtempSync(join(tmpdir(), 'svc-canary-'));
   env = { SVC_CONFIG_DIR: configDir, NO_COLOR: '1' };
-  const statePath = join(configDir, 'sandbox', 'state.json');
+  const statePath = join(configDir, 'sandbox', 'state.db');
   sandbox = await spawnSandbox(['--verbose', '--json', 'sandbox', 'start', '--port', '0', '--block-time', '50', '--state', statePath], env);
   const started = JSON.parse(sandbox.stdout()) as { accounts: Array<{ handle: string; api_key: string; decryption_key: string }> };
   const acme = started.accounts.find((a) => a.handle === '@acme')!;
@@ -118,16 +119,15 @@ describe('no plaintext amount or memo outside balance and local decryption', () 
     expect(leaks(sandbox.stderr())).toEqual([]);
   });
 
-  it('leaves no plaintext in the state file or anywhere in the config directory', async () => {
-    // The state file is written at shutdown at the latest; stop the sandbox to be sure.
+  it('leaves no plaintext in the database or anywhere in the config directory, while it runs and after', async () => {
+    const check = () => {
+      const files = filesUnder(configDir);
+      expect(files.some((f) => f.endsWith('state.db'))).toBe(true);
+      expect(dbBytes(join(configDir, 'sandbox', 'state.db'))).toContain('"transfer_id":"tr_'); // the transfers are there
+      for (const f of files) expect(leaks(readFileSync(f).toString('latin1')), f).toEqual([]);
+    };
+    check(); // every change is committed as it happens (the WAL file included)
     expect(await stopSandbox()).toBe(0);
-    const files = filesUnder(configDir);
-    expect(files.some((f) => f.endsWith('state.json'))).toBe(true);
-    const state = readFileSync(join(configDir, 'sandbox', 'state.json'), 'utf8');
-    expect(state).toContain('"transfers"');
-    for (const f of files) {
-      const text = readFileSync(f).toString('latin1');
-      expect(leaks(text), f).toEqual([]);
-    }
+    check();
   });
 });

@@ -10,7 +10,7 @@ import {
   AccountSchema, AgentSchema, BalanceEntrySchema, DeliverySchema, HeldTransactionSchema, PendingTransactionSchema,
   QueuedDeliverySchema, SpendPolicySchema, TransactionStateSchema, TransferSchema, WebhookDeletedSchema, WebhookSchema,
 } from '../../src/api/schemas.js';
-import { ApiKeySchema, ClockSchema, FundSchema, KeyCreatedSchema, ResetSchema, TriggerSchema } from '../../src/api/control-schemas.js';
+import { ApiKeySchema, ClockSchema, ExportSchema, FundSchema, KeyCreatedSchema, ResetSchema, TriggerSchema } from '../../src/api/control-schemas.js';
 import { signPayload } from '../../src/crypto/webhook-signature.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/e2e.js';
@@ -129,6 +129,8 @@ describe('--json documents, command by command', () => {
     await shape(ClockSchema, ['sandbox', 'clock']);
     await shape(ClockSchema, ['sandbox', 'clock', 'advance', '1s']);
     await shape(TriggerSchema, ['sandbox', 'trigger', 'transfer.confirmed']);
+    const exported = await shape(ExportSchema, ['sandbox', 'export']);
+    expect(exported.transfers.length).toBeGreaterThan(0);
     await shape(ResetSchema.extend({ profile: z.literal('sandbox') }), ['sandbox', 'reset', '--yes']);
   });
 });

@@ -1,10 +1,10 @@
 // Suspending and resuming an agent (sandbox extension, docs/agents.md "Suspending an agent"):
 // POST /v1/agents/{id}/suspend|resume, and what a suspended agent can and cannot do.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeAgent, startSandbox, units, type Res, type TestAgent, type TestSandbox } from './helpers.js';
+import { dbExec, dbRecords, makeAgent, startSandbox, units, type Res, type TestAgent, type TestSandbox } from './helpers.js';
 
 let t: TestSandbox;
 let bot: TestAgent;
@@ -104,7 +104,7 @@ describe('a suspended agent', () => {
     expect(res.body.error.message).toContain(bot.handle);
     expect(res.body.error.message).toContain(`svc agent resume ${bot.handle}`);
     expect(t.balance(bot.handle)).toBe(units('500'));
-    expect(t.world.state.countTransfers(bot.account_id)).toBe(0);
+    expect(t.world.store.countTransfers(bot.account_id)).toBe(0);
   });
 
   it('is checked after body validation and before the policy gate (no hold, no policy verdict)', async () => {
@@ -152,7 +152,7 @@ describe('a suspended agent', () => {
   });
 });
 
-describe('the status in the state file', () => {
+describe('the status in the database', () => {
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'svc-agent-status-'));
@@ -162,7 +162,7 @@ describe('the status in the state file', () => {
   });
 
   it('a suspension survives a restart; an agent saved before statuses existed loads as active', async () => {
-    const statePath = join(dir, 'state.json');
+    const statePath = join(dir, 'state.db');
     await t.close();
     t = await startSandbox({ ephemeral: false, statePath });
     const one = await makeAgent(t, {}, { name: 'one', fund: '5' });
@@ -172,18 +172,15 @@ describe('the status in the state file', () => {
     await t.close();
 
     // As an older sandbox wrote it: agents without a status.
-    const snapshot = JSON.parse(readFileSync(statePath, 'utf8'));
-    const saved = snapshot.accounts.filter((a: { type: string }) => a.type === 'agent');
+    const saved = dbRecords(statePath, 'accounts').filter((a: { type: string }) => a.type === 'agent');
     expect(saved.map((a: { status?: string }) => a.status)).toEqual(['suspended', 'active']);
-    const older = JSON.parse(JSON.stringify(snapshot));
-    for (const a of older.accounts) if (a.handle === '@alice/two') delete a.status;
-    writeFileSync(statePath, JSON.stringify(older));
+    dbExec(statePath, `UPDATE accounts SET record = json_remove(record, '$.status') WHERE account_id = '${two.account_id}'`);
 
     t = await startSandbox({ ephemeral: false, statePath });
     const agents = (await t.call('GET', '/v1/accounts/me/agents', { key: aliceKey })).body.agents;
     expect(agents.map((a: { handle: string; status: string }) => [a.handle, a.status])).toEqual([['@alice/one', 'suspended'], ['@alice/two', 'active']]);
-    expect(t.world.state.accounts.get(two.account_id)!.status).toBe('active');
-    expect(t.world.state.accounts.get(t.accountId('@alice'))!.status).toBeUndefined(); // not an agent
+    expect(t.world.store.account(two.account_id)!.status).toBe('active');
+    expect(t.world.store.account(t.accountId('@alice'))!.status).toBeUndefined(); // not an agent
     const k = await t.admin('POST', '/_sandbox/keys', { account: '@alice/one' });
     expectError(await t.call('POST', '/v1/transfers', { key: k.body.key, body: { to: '@acme', amount: '1' } }), 403, 'agent_suspended');
     await t.close();

@@ -1,13 +1,13 @@
 // Agents, spend policies and the approval queue over HTTP against an in-process sandbox whose
 // clock is frozen (time moves only through advance()): every endpoint, rule and error code.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { contexts, decrypt } from '../../src/crypto/ciphertext.js';
 import { parseDecryptionKey } from '../../src/crypto/viewing-key.js';
-import type { SandboxEvent } from '../../src/sandbox/state.js';
-import { checkAnswer, startSandbox, units, type ReqOptions, type Res, type TestSandbox } from './helpers.js';
+import type { SandboxEvent } from '../../src/sandbox/store.js';
+import { checkAnswer, dbBytes, dbRecords, startSandbox, units, type ReqOptions, type Res, type TestSandbox } from './helpers.js';
 
 const DEAD = '0x000000000000000000000000000000000000dEaD';
 const WINDOW = 15 * 60_000;
@@ -60,7 +60,7 @@ function aliceKey(t: TestSandbox) {
 function recordEvents(t: TestSandbox) {
   const events: SandboxEvent[] = [];
   for (const type of ['agent.transaction.pending_approval', 'agent.transaction.approved', 'agent.transaction.rejected', 'agent.policy.updated'] as const) {
-    t.world.state.on(type, (e) => events.push(e));
+    t.world.store.on(type, (e) => events.push(e));
   }
   return events;
 }
@@ -82,7 +82,7 @@ describe('POST /v1/accounts/me/agents', () => {
     expect(res.body.account_id).toMatch(/^acct_[A-Za-z0-9]{20}$/);
     expect(res.body.public_key).toMatch(/^0x[0-9a-f]{40}$/);
     expect(res.body.spend_policy_id).toMatch(/^pol_[A-Za-z0-9]{20}$/);
-    const account = t.world.state.accounts.get(res.body.account_id)!;
+    const account = t.world.store.account(res.body.account_id)!;
     expect(account).toMatchObject({ type: 'agent', parent_account_id: t.accountId('@alice'), kyc_status: 'verified', confidential_ready: true });
     // The agent's decryption key is shown once, when the sandbox gives accounts viewing keys.
     if (account.viewing_public_key) expect(res.body.decryption_key).toMatch(/^svc_dk_test_/);
@@ -134,7 +134,7 @@ describe('POST /v1/accounts/me/agents', () => {
     expect(res.body.error.field).toBe(fieldName);
     expect(res.body.error.message).toContain(fieldName);
     expect(res.body.error.message).toContain(rule);
-    expect(t.world.state.accountByHandle('@alice/bot')).toBeUndefined();
+    expect(t.world.store.accountByHandle('@alice/bot')).toBeUndefined();
   });
 
   it('spend_policy that is not an object is 400 invalid_policy', async () => {
@@ -157,7 +157,7 @@ describe('POST /v1/accounts/me/agents', () => {
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.account_id).toBe(first.body.account_id);
-    expect(t.world.state.agentsOf(t.accountId('@alice'))).toHaveLength(1);
+    expect(t.world.store.agentsOf(t.accountId('@alice'))).toHaveLength(1);
   });
 });
 
@@ -182,7 +182,7 @@ describe('GET and PATCH /v1/agents/{account_id}/spend-policy', () => {
     const res = await t.as('@alice').get(policyPath(a.account_id));
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
-      policy_id: t.world.state.policies.get(a.account_id)!.policy_id,
+      policy_id: t.world.store.policy(a.account_id)!.policy_id,
       daily_limit_usdc: 500.25,
       per_transaction_limit_usdc: 100,
       allowed_recipients: ['@acme', '*.vendors.example'],
@@ -226,7 +226,7 @@ describe('GET and PATCH /v1/agents/{account_id}/spend-policy', () => {
     expect(own.status).toBe(200);
     expect(own.body.per_transaction_limit_usdc).toBe(10);
     expectError(await t.call('PATCH', policyPath(a.account_id), { key: a.key, body: { per_transaction_limit_usdc: 1000 } }), 403, 'forbidden');
-    expect(t.world.state.policies.get(a.account_id)!.fields.per_transaction_limit_usdc).toBe(10);
+    expect(t.world.store.policy(a.account_id)!.fields.per_transaction_limit_usdc).toBe(10);
   });
 
   it('PATCH changes only the fields sent, null clears one, updated_at moves and agent.policy.updated fires', async () => {
@@ -248,7 +248,7 @@ describe('GET and PATCH /v1/agents/{account_id}/spend-policy', () => {
     const read = (await t.as('@alice').get(policyPath(a.account_id))).body;
     expect(read).toMatchObject({ daily_limit_usdc: 750 });
     expect(read).not.toHaveProperty('active_hours');
-    expect(events).toEqual([{ type: 'agent.policy.updated', agent: t.world.state.accounts.get(a.account_id), policy_id: created.policy_id, at: t.world.now() }]);
+    expect(events).toEqual([{ type: 'agent.policy.updated', agent: t.world.store.account(a.account_id), policy_id: created.policy_id, at: t.world.now() }]);
 
     // A patch that changes nothing: 200, updated_at stays, no event.
     await t.sandbox.advance(5_000);
@@ -332,7 +332,7 @@ describe('POST /v1/transfers with an agent key', () => {
     expect(res.body.error.reason).toBe(reason);
     expect(res.body.error.message).toMatch(/spend policy of @alice\/bot denies/);
     expect(t.balance('@alice/bot')).toBe(units('100'));
-    expect(t.world.state.countTransfers(a.account_id)).toBe(0);
+    expect(t.world.store.countTransfers(a.account_id)).toBe(0);
   });
 
   it('denied outside active hours, allowed inside (UTC, sandbox clock)', async () => {
@@ -370,8 +370,8 @@ describe('POST /v1/transfers with an agent key', () => {
     expect(res.body.transaction_id).toMatch(/^txn_[A-Za-z0-9]{24}$/);
     expect(res.text).not.toMatch(/50\.000001|50000001|invoice/);
     expect(t.balance('@alice/bot')).toBe(units('100'));
-    expect(t.world.state.countTransfers(a.account_id)).toBe(0);
-    const held = t.world.state.held.get(res.body.transaction_id)!;
+    expect(t.world.store.countTransfers(a.account_id)).toBe(0);
+    const held = t.world.store.heldTransaction(res.body.transaction_id)!;
     expect(held).toMatchObject({ status: 'pending_approval', agent_account_id: a.account_id, owner_account_id: t.accountId('@alice') });
     expect(JSON.stringify(held)).not.toMatch(/50\.000001|50000001|invoice/);
     expect(events.map((e) => e.type)).toEqual(['agent.transaction.pending_approval']);
@@ -385,7 +385,7 @@ describe('POST /v1/transfers with an agent key', () => {
     expect([first.status, again.status]).toEqual([202, 202]);
     expect(again.body.transaction_id).toBe(first.body.transaction_id);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect(t.world.state.held.size).toBe(1);
+    expect([...t.world.store.heldTransactions()]).toHaveLength(1);
     expectError(await sendAs(t, a, { to: '@acme', amount: '6' }, { 'idempotency-key': 'k-1' }), 409, 'idempotency_key_reused');
   });
 
@@ -497,7 +497,7 @@ describe('the approval queue', () => {
     expect(res.body).toMatchObject({ transaction_id: id, status: 'approved', agent: '@alice/bot', to: '@acme', decided_at: new Date(t.world.now()).toISOString() });
     expect(res.body.transfer_id).toMatch(/^tr_/);
     expect(res.text).not.toMatch(/75000000|"75"/);
-    const transfer = t.world.state.transfers.get(res.body.transfer_id)!;
+    const transfer = t.world.store.transfer(res.body.transfer_id)!;
     expect(transfer).toMatchObject({ from: '@alice/bot', to: '@acme', status: 'pending', from_account_id: a.account_id });
     expect(t.balance('@alice/bot')).toBe(units('25'));
     await t.sandbox.advance(1500);
@@ -522,7 +522,7 @@ describe('the approval queue', () => {
     expect(res.body).toMatchObject({ transaction_id: id, status: 'rejected', decided_at: new Date(t.world.now()).toISOString() });
     expect(res.body).not.toHaveProperty('transfer_id'); // no transfer was made
     expect(t.balance('@alice/bot')).toBe(units('100'));
-    expect(t.world.state.countTransfers(a.account_id)).toBe(0);
+    expect(t.world.store.countTransfers(a.account_id)).toBe(0);
     expect(events.map((e) => e.type)).toEqual(['agent.transaction.pending_approval', 'agent.transaction.rejected']);
     expectError(await approve(id), 409, 'transaction_already_decided');
   });
@@ -534,7 +534,7 @@ describe('the approval queue', () => {
     expectError(await approve(id), 409, 'transaction_expired');
     expectError(await reject(id), 409, 'transaction_expired');
     expect(t.balance('@alice/bot')).toBe(units('100'));
-    expect(t.world.state.held.get(id)!.status).toBe('pending_approval');
+    expect(t.world.store.heldTransaction(id)!.status).toBe('pending_approval');
   });
 
   it('unknown ids and other accounts\' transactions are 404 transaction_not_found; an agent key is 403 forbidden', async () => {
@@ -546,7 +546,7 @@ describe('the approval queue', () => {
     expectError(await reject(id, '@acme'), 404, 'transaction_not_found');
     expectError(await t.call('POST', `/v1/agents/transactions/${id}/approve`, { key: a.key }), 403, 'forbidden');
     expectError(await t.call('POST', `/v1/agents/transactions/${id}/reject`, { key: a.key }), 403, 'forbidden');
-    expect(t.world.state.held.get(id)!.status).toBe('pending_approval');
+    expect(t.world.store.heldTransaction(id)!.status).toBe('pending_approval');
   });
 
   it('approve with the agent balance short is 402 insufficient_balance and stays pending; after funding it goes', async () => {
@@ -568,12 +568,12 @@ describe('the approval queue', () => {
       const winners = results.filter((r) => r.status === 200);
       expect(winners).toHaveLength(1);
       for (const r of results.filter((x) => x.status !== 200)) expectError(r, 409, 'transaction_already_decided');
-      const final = t.world.state.held.get(id)!;
+      const final = t.world.store.heldTransaction(id)!;
       expect(final.status).toBe(winners[0]!.body.status);
     }
     // Exactly as many transfers as approvals.
-    const approved = [...t.world.state.held.values()].filter((h) => h.status === 'approved').length;
-    expect(t.world.state.countTransfers(a.account_id)).toBe(approved);
+    const approved = [...t.world.store.heldTransactions()].filter((h) => h.status === 'approved').length;
+    expect(t.world.store.countTransfers(a.account_id)).toBe(approved);
   });
 
   it('honours the approvalWindowMs option', async () => {
@@ -591,17 +591,17 @@ describe('the approval queue', () => {
     const a = await makeAgent(t, { hitl_threshold_usdc: 1 }, { fund: '10' });
     await holdOne(a, '2');
     expect((await t.admin('POST', '/_sandbox/reset')).status).toBe(200);
-    expect(t.world.state.accountByHandle('@alice/bot')).toBeUndefined();
-    expect(t.world.state.policies.size).toBe(0);
-    expect(t.world.state.held.size).toBe(0);
+    expect(t.world.store.accountByHandle('@alice/bot')).toBeUndefined();
+    expect([...t.world.store.allPolicies()]).toHaveLength(0);
+    expect([...t.world.store.heldTransactions()]).toHaveLength(0);
   });
 });
 
 describe('persistence', () => {
-  it('agents, policies and held transactions survive a restart; the state file holds no plaintext amount', async () => {
+  it('agents, policies and held transactions survive a restart; the database holds no plaintext amount', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-sbx-agents-'));
     try {
-      const statePath = join(dir, 'state.json');
+      const statePath = join(dir, 'state.db');
       await t.close();
       t = await startSandbox({ ephemeral: false, statePath });
       const a = await makeAgent(t, { hitl_threshold_usdc: 50, allowed_recipients: ['@acme'] }, { fund: '500' });
@@ -613,12 +613,10 @@ describe('persistence', () => {
       const aliceKeyText = t.keyOf('@alice');
       await t.close();
 
-      const text = readFileSync(statePath, 'utf8');
-      expect(text).not.toMatch(/77\.123456|77123456|66\.654321|66654321|secret memo/);
-      const snapshot = JSON.parse(text);
-      expect(snapshot.policies).toHaveLength(1);
-      expect(snapshot.held).toHaveLength(2);
-      expect(snapshot.accounts.find((x: { handle: string }) => x.handle === '@alice/bot').parent_account_id).toBeDefined();
+      expect(dbBytes(statePath)).not.toMatch(/77\.123456|77123456|66\.654321|66654321|secret memo/);
+      expect(dbRecords(statePath, 'policies')).toHaveLength(1);
+      expect(dbRecords(statePath, 'held')).toHaveLength(2);
+      expect(dbRecords(statePath, 'accounts').find((x: { handle: string }) => x.handle === '@alice/bot').parent_account_id).toBeDefined();
 
       const { openSandbox } = await import('../../src/sandbox/index.js');
       const { handle, world } = await openSandbox({ port: 0, statePath, blockTimeMs: 1500 });
@@ -635,7 +633,7 @@ describe('persistence', () => {
         expect(pending.map((p: { transaction_id: string }) => p.transaction_id)).toEqual([held.body.transaction_id]);
         const approved = await call('POST', `/v1/agents/transactions/${held.body.transaction_id}/approve`, {});
         expect(approved.status).toBe(200);
-        expect(world.state.ledger.balance(a.account_id, 'USDG')).toBe(units('500') - units('77.123456'));
+        expect(world.store.balance(a.account_id, 'USDG')).toBe(units('500') - units('77.123456'));
         expect((await call('POST', `/v1/agents/transactions/${decided.body.transaction_id}/approve`, {})).body.error.code).toBe('transaction_already_decided');
       } finally {
         await handle.close();

@@ -93,10 +93,10 @@ describe('authentication', () => {
     expect(rec.last_used_at).toBe(t.sandbox.now().toISOString());
   });
 
-  it('stores keys only as SHA-256 hashes with a 4-character hint', () => {
-    const records = JSON.stringify(t.world.state.records().keys);
-    for (const s of t.sandbox.seeded) expect(records).not.toContain(s.apiKey!.slice(9));
-    const alice = t.world.state.records().keys[0]!;
+  it('stores keys only as SHA-256 hashes with a 4-character hint (in the database)', () => {
+    const rows = JSON.stringify(t.world.store.tableRows('api_keys'));
+    for (const s of t.sandbox.seeded) expect(rows).not.toContain(s.apiKey!.slice(9));
+    const alice = [...t.world.store.keys()][0]!;
     expect(alice.hash).toMatch(/^[0-9a-f]{64}$/);
     expect(alice.hint).toBe(t.keyOf('@alice').slice(-4));
   });

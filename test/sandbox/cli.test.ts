@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runSvc, spawnSandbox, type SpawnedSandbox } from '../helpers/e2e.js';
+import { dbBytes } from './helpers.js';
 
 let configDir: string;
 let env: Record<string, string>;
@@ -33,7 +34,7 @@ describe('svc sandbox start', () => {
     const s = await start(['--json']);
     const doc = JSON.parse(s.stdout());
     expect(doc).toMatchObject({ url: s.url, chain_id: 46630, environment: 'test', restored: false, profile: 'sandbox', current: true, block_time_ms: 1500 });
-    expect(doc.state_path).toBe(join(configDir, 'sandbox', 'state.json'));
+    expect(doc.state_path).toBe(join(configDir, 'sandbox', 'state.db'));
     expect(doc.accounts.map((a: { handle: string }) => a.handle)).toEqual(['@alice', '@acme', '@bob', '@oldwallet']);
     expect(doc.accounts.every((a: { api_key: string }) => /^svc_test_[A-Za-z0-9]{32}$/.test(a.api_key))).toBe(true);
     expect(doc.external_addresses.map((e: { address: string }) => e.address)).toContain('0x000000000000000000000000000000000000dEaD');
@@ -54,10 +55,12 @@ describe('svc sandbox start', () => {
     expect((await svc(['sandbox', 'fund', '@alice', '7341.902817'])).code).toBe(0);
 
     expect(await s.stop('SIGTERM')).toBe(0);
-    expect(s.stderr()).toContain('stopping: saving state to');
-    const statePath = join(configDir, 'sandbox', 'state.json');
+    expect(s.stderr()).toContain('stopping: every change is already saved in');
+    const statePath = join(configDir, 'sandbox', 'state.db');
     expect(statSync(statePath).mode & 0o777).toBe(0o600);
-    expect(readFileSync(statePath, 'utf8')).not.toMatch(/7341\.902817|7341902817/);
+    expect(statSync(join(configDir, 'sandbox')).mode & 0o777).toBe(0o700);
+    expect(existsSync(`${statePath}.lock`)).toBe(false); // released at exit
+    expect(dbBytes(statePath)).not.toMatch(/7341\.902817|7341902817/);
 
     // A restart keeps the world and the profile's key; no key is printed again.
     const again = await start(['--json']);
@@ -81,7 +84,7 @@ describe('svc sandbox start', () => {
     await svc(['account']);
     expect(s.stderr()).not.toMatch(/GET \/v1\/accounts\/me/);
     expect(await s.stop()).toBe(0);
-    expect(existsSync(join(configDir, 'sandbox', 'state.json'))).toBe(false);
+    expect(existsSync(join(configDir, 'sandbox', 'state.db'))).toBe(false);
   });
 
   it('a restored state without a usable profile key gets a new key for @alice', async () => {

@@ -1,10 +1,13 @@
+import { existsSync, readFileSync } from 'node:fs';
+import Database from 'libsql';
 // Test helpers: an in-process sandbox on an ephemeral port, and a small fetch wrapper that checks
 // every answer against the shared response schemas (src/api/schemas.ts, control-schemas.ts).
+import { connect } from 'node:net';
 import { z } from 'zod';
 import * as C from '../../src/api/control-schemas.js';
 import * as S from '../../src/api/schemas.js';
 import { parseAmount } from '../../src/domain/amount.js';
-import { openSandbox } from '../../src/sandbox/index.js';
+import { openSandbox, type SandboxInternals } from '../../src/sandbox/index.js';
 import type { SandboxOptions } from '../../src/sandbox/types.js';
 
 export interface Res {
@@ -105,6 +108,7 @@ export const ANSWER_RULES: readonly AnswerRule[] = [
   { method: 'GET', path: '/_sandbox/keys', status: 200, schema: C.KeyListSchema },
   { method: 'POST', path: '/_sandbox/keys/:key_id/revoke', status: 200, schema: C.ApiKeySchema },
   { method: 'GET', path: '/_sandbox/clock', status: 200, schema: C.ClockSchema },
+  { method: 'GET', path: '/_sandbox/export', status: 200, schema: C.ExportSchema },
   { method: 'POST', path: '/_sandbox/clock/advance', status: 200, schema: C.ClockSchema },
   { method: 'POST', path: '/_sandbox/trigger', status: 202, schema: C.TriggerSchema },
 ];
@@ -207,12 +211,12 @@ export const units = (amount: string, asset = 'USDG'): bigint => {
  * An in-process sandbox whose real-time source is frozen (unless `realTime`), so sandbox time
  * moves only through advance(): settlement boundaries are exact.
  */
-export async function startSandbox(opts: SandboxOptions = {}, { realTime = false } = {}) {
+export async function startSandbox(opts: SandboxOptions = {}, { realTime = false, internals = {} as SandboxInternals } = {}) {
   const logs: string[] = [];
   const frozen = Date.now();
   const { handle, world } = await openSandbox(
     { port: 0, ephemeral: true, blockTimeMs: 1500, log: (l) => logs.push(l), ...opts },
-    realTime ? {} : { realNow: () => frozen },
+    { ...(realTime ? {} : { realNow: () => frozen }), ...internals },
   );
   const keys = new Map(handle.seeded.map((s) => [s.handle, s.apiKey!]));
   const keyOf = (h: string) => {
@@ -228,9 +232,13 @@ export async function startSandbox(opts: SandboxOptions = {}, { realTime = false
   });
   const admin = (method: string, path: string, body?: unknown, o: ReqOptions = {}) =>
     call(method, path, { ...o, body, headers: { 'x-sandbox-admin-token': handle.adminToken, ...o.headers } });
-  const accountId = (h: string) => world.state.accountByHandle(h)!.account_id;
-  const balance = (h: string, asset = 'USDG') => world.state.ledger.balance(accountId(h), asset);
-  return { sandbox: handle, world, logs, keyOf, call, as, admin, balance, accountId, close: () => handle.close() };
+  const accountId = (h: string) => world.store.accountByHandle(h)!.account_id;
+  const balance = (h: string, asset = 'USDG') => world.store.balance(accountId(h), asset);
+  /** After a POST /_sandbox/reset through the API: use the new seeded keys (its answer's `seeded`). */
+  const adopt = (seeded: ReadonlyArray<{ handle: string; api_key?: string }>) => {
+    for (const s of seeded) if (s.api_key) keys.set(s.handle, s.api_key);
+  };
+  return { sandbox: handle, world, logs, keyOf, call, as, admin, balance, accountId, adopt, close: () => handle.close() };
 }
 export type TestSandbox = Awaited<ReturnType<typeof startSandbox>>;
 
@@ -251,4 +259,237 @@ export async function makeAgent(t: TestSandbox, policy: Record<string, unknown>,
     if (funded.status !== 200) throw new Error(`fund: ${funded.status} ${funded.text}`);
   }
   return { account_id: res.body.account_id, handle: res.body.handle, key: key.body.key };
+}
+
+// ---- raw HTTP: exactly these bytes on the wire ----------------------------------------------------
+
+export interface RawAnswer {
+  /** 0 when the connection ended without a (final) answer. */
+  status: number;
+  /** Lower-cased names; a repeated header's values joined with ", ". */
+  headers: Record<string, string>;
+  text: string;
+  /** Interim (1xx) statuses seen before the final answer. */
+  interim: number[];
+  /** The connection stayed silent for `timeoutMs`. */
+  timedOut: boolean;
+}
+
+export interface WireRequest {
+  method: string;
+  /** The request-target exactly as sent (path and query, still percent-encoded). */
+  target: string;
+  /** Sent in this order, repeated names included; a Buffer value goes out byte for byte. */
+  headers?: ReadonlyArray<readonly [string, string | Buffer]>;
+  body?: Buffer;
+  /** Content-Length: `auto` (when there is a body) or `none`; Transfer-Encoding chunked sends the body in chunks. */
+  framing?: 'auto' | 'none' | 'chunked';
+  /** Add `Host` and `Connection: close` (default true). */
+  defaults?: boolean;
+}
+
+/** The bytes of one HTTP/1.1 request. */
+export function wireBytes(r: WireRequest): Buffer {
+  const lines: Buffer[] = [Buffer.from(`${r.method} ${r.target} HTTP/1.1\r\n`, 'latin1')];
+  const add = (name: string, value: string | Buffer) =>
+    lines.push(Buffer.concat([Buffer.from(`${name}: `, 'latin1'), typeof value === 'string' ? Buffer.from(value, 'latin1') : value, Buffer.from('\r\n')]));
+  if (r.defaults !== false) {
+    add('Host', '127.0.0.1');
+    add('Connection', 'close');
+  }
+  for (const [name, value] of r.headers ?? []) add(name, value);
+  const framing = r.framing ?? 'auto';
+  let body = r.body ?? Buffer.alloc(0);
+  if (framing === 'chunked') {
+    add('Transfer-Encoding', 'chunked');
+    const parts: Buffer[] = [];
+    for (let i = 0; i < body.length; i += 1000) {
+      const c = body.subarray(i, i + 1000);
+      parts.push(Buffer.from(`${c.length.toString(16)}\r\n`), c, Buffer.from('\r\n'));
+    }
+    parts.push(Buffer.from('0\r\n\r\n'));
+    body = Buffer.concat(parts);
+  } else if (framing === 'auto' && r.body !== undefined) {
+    add('Content-Length', String(r.body.length));
+  }
+  return Buffer.concat([...lines, Buffer.from('\r\n'), body]);
+}
+
+/**
+ * Sends raw bytes to the sandbox on a fresh connection and reads the answer until the server
+ * closes it (send `Connection: close`, or `halfClose` to end our side right after the bytes).
+ */
+export function rawHttp(url: string, bytes: Buffer | string, { timeoutMs = 10_000, halfClose = false } = {}): Promise<RawAnswer> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let timedOut = false;
+    let done = false;
+    const socket = connect({ host: hostname.replace(/^\[|\]$/g, ''), port: Number(port) });
+    const finish = () => {
+      if (done) return;
+      done = true;
+      resolve({ ...parseRawAnswer(Buffer.concat(chunks)), timedOut });
+    };
+    socket.setTimeout(timeoutMs, () => {
+      timedOut = true;
+      socket.destroy();
+    });
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('end', finish);
+    socket.on('close', finish);
+    socket.on('error', () => {}); // EPIPE / ECONNRESET after an early answer (413): keep what came
+    socket.on('connect', () => {
+      if (halfClose) socket.end(bytes);
+      else socket.write(bytes);
+    });
+  });
+}
+
+function parseRawAnswer(buf: Buffer): Omit<RawAnswer, 'timedOut'> {
+  const interim: number[] = [];
+  let rest = buf;
+  for (;;) {
+    const end = rest.indexOf('\r\n\r\n');
+    if (end < 0) return { status: 0, headers: {}, text: rest.toString('utf8'), interim };
+    const head = rest.subarray(0, end).toString('latin1').split('\r\n');
+    const status = Number(/^HTTP\/\d\.\d (\d{3})/.exec(head[0] ?? '')?.[1] ?? 0);
+    const headers: Record<string, string> = {};
+    for (const line of head.slice(1)) {
+      const i = line.indexOf(':');
+      if (i < 0) continue;
+      const name = line.slice(0, i).trim().toLowerCase();
+      const value = line.slice(i + 1).trim();
+      headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+    }
+    rest = rest.subarray(end + 4);
+    if (status >= 100 && status < 200) {
+      interim.push(status);
+      continue;
+    }
+    let body: Buffer = rest;
+    if (headers['content-length'] !== undefined) body = rest.subarray(0, Number(headers['content-length']));
+    else if (/chunked/i.test(headers['transfer-encoding'] ?? '')) body = dechunk(rest);
+    return { status, headers, text: body.toString('utf8'), interim };
+  }
+}
+
+function dechunk(buf: Buffer): Buffer {
+  const out: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const eol = buf.indexOf('\r\n', at);
+    if (eol < 0) break;
+    const size = parseInt(buf.subarray(at, eol).toString('latin1'), 16);
+    if (!Number.isFinite(size) || size === 0) break;
+    out.push(buf.subarray(eol + 2, eol + 2 + size));
+    at = eol + 2 + size + 2;
+  }
+  return Buffer.concat(out);
+}
+
+// ---- the observable state -------------------------------------------------------------------------
+
+export interface ObservableState {
+  /** What the API shows each account (seeded ones, plus `extraKeys`) and the control API shows the admin. */
+  api: Record<string, unknown>;
+  /** The in-memory world, summarised (cheap; plaintext balances stay inside the test process). */
+  memory: Record<string, unknown>;
+}
+
+/** Drops what legitimately changes on every request: request ids, key use counters, fresh ciphertexts. */
+function normalise(value: unknown, drop: ReadonlySet<string>): unknown {
+  if (Array.isArray(value)) return value.map((v) => normalise(v, drop));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).filter(([k]) => !drop.has(k)).map(([k, v]) => [k, normalise(v, drop)]));
+  }
+  return value;
+}
+const VOLATILE = new Set(['request_id', 'last_used_at', 'request_count', 'daily_spent_ciphertext']);
+
+/**
+ * A snapshot of everything that can be read about the sandbox, for "this request changed
+ * nothing" checks: for each seeded account (and each `extraKeys` label → key): the account,
+ * its last 100 transfers, its balances (ciphertexts and versions), its agents and their spend
+ * policies, its pending approvals and its webhooks; the admin's key list and clock; and a
+ * summary of the in-memory world. Request ids, `last_used_at`, `request_count` and
+ * `daily_spent_ciphertext` are left out (they change on reads).
+ *
+ * The ONE place that defines "the state": when the state layer gains a full dump
+ * (`handle.export()`), switch this body to it and every caller follows.
+ */
+export async function observableState(t: TestSandbox, extraKeys: Readonly<Record<string, string>> = {}): Promise<ObservableState> {
+  const read = async (path: string, key?: string, adminRead = false) => {
+    const res = adminRead ? await t.admin('GET', path, undefined, { unchecked: true }) : await t.call('GET', path, { key, unchecked: true });
+    return { status: res.status, body: normalise(res.body ?? res.text, VOLATILE) };
+  };
+  const readers: Array<[string, string]> = [
+    ...t.sandbox.seeded.map((s): [string, string] => [s.handle, t.keyOf(s.handle)]),
+    ...Object.entries(extraKeys),
+  ];
+  const perAccount = await Promise.all(
+    readers.map(async ([label, key]) => {
+      const [me, transfers, balances, agents, pending, webhooks] = await Promise.all([
+        read('/v1/accounts/me', key),
+        read('/v1/transfers?limit=100', key),
+        read('/v1/accounts/me/balances', key),
+        read('/v1/accounts/me/agents', key),
+        read('/v1/agents/transactions/pending', key),
+        read('/v1/webhooks', key),
+      ]);
+      const agentIds: string[] = ((agents.body as { agents?: Array<{ account_id: string }> })?.agents ?? []).map((a) => a.account_id);
+      const policies = Object.fromEntries(
+        await Promise.all(agentIds.map(async (id) => [id, await read(`/v1/agents/${encodeURIComponent(id)}/spend-policy`, key)] as const)),
+      );
+      return [label, { me, transfers, balances, agents, policies, pending, webhooks }] as const;
+    }),
+  );
+  const [keys, clock] = await Promise.all([read('/_sandbox/keys', undefined, true), read('/_sandbox/clock', undefined, true)]);
+
+  const { store } = t.world;
+  const accounts = [...store.accounts()];
+  const memory = {
+    accounts: accounts.map((a) => ({ ...a })),
+    keys: [...store.keys()].map(({ last_used_at: _u, request_count: _c, ...k }) => k),
+    transfers: [...store.allTransfers()].map((x) => [x.transfer_id, x.status, x.from, x.to, x.asset, x.created_at, x.confirmed_at, x.failed_at]),
+    held: [...store.heldTransactions()].map((h) => [h.transaction_id, h.status, h.decided_at, h.transfer_id, h.expires_at]),
+    policies: [...store.allPolicies()].map((p) => ({ ...p, fields: { ...p.fields } })),
+    balances: accounts.map((a) => [a.handle, store.assets(a.account_id).map((asset) => [asset, store.balance(a.account_id, asset).toString()])]),
+    webhooks: accounts.map((a) => [a.handle, t.world.webhooks.list(a.account_id).map((s) => [s.webhook_id, s.url, [...s.events]])]),
+    clockOffsetMs: t.world.clock.offsetMs,
+  };
+  return { api: { accounts: Object.fromEntries(perAccount), keys, clock }, memory };
+}
+
+/** The server still answers: health without a token, and an authenticated read. Throws if not. */
+export async function assertAlive(t: TestSandbox, key = t.keyOf('@alice')): Promise<void> {
+  const health = await t.call('GET', '/_sandbox/health');
+  if (health.status !== 200) throw new Error(`GET /_sandbox/health answered ${health.status}: ${health.text}`);
+  const me = await t.call('GET', '/v1/accounts/me', { key });
+  if (me.status !== 200) throw new Error(`GET /v1/accounts/me answered ${me.status}: ${me.text}`);
+}
+
+/** The records of one table of a (closed) sandbox database, parsed. */
+export function dbRecords(path: string, table: string): any[] {
+  const db = new Database(path, { readonly: true });
+  try {
+    return (db.prepare(`SELECT record FROM ${table} ORDER BY rowid`).all() as Array<{ record: string }>).map((r) => JSON.parse(r.record));
+  } finally {
+    db.close();
+  }
+}
+
+/** Runs SQL against a (closed) sandbox database: to play an older or damaged file. */
+export function dbExec(path: string, sql: string): void {
+  const db = new Database(path);
+  try {
+    db.exec(sql);
+  } finally {
+    db.close();
+  }
+}
+
+/** Everything a sandbox keeps on disk for a database (the file, its WAL and shared memory), as text to search. */
+export function dbBytes(path: string): string {
+  return ['', '-wal', '-shm'].map((s) => (existsSync(path + s) ? readFileSync(path + s).toString('latin1') : '')).join('\n');
 }

@@ -9,9 +9,9 @@ let t: TestSandbox;
 
 beforeAll(async () => {
   t = await startSandbox({ blockTimeMs: 1500 });
-  const alice = t.world.state.accountByHandle('@alice')!;
-  const acme = t.world.state.accountByHandle('@acme')!;
-  t.world.state.ledger.credit(alice.account_id, 'USDG', units('1000000'));
+  const alice = t.world.store.accountByHandle('@alice')!;
+  const acme = t.world.store.accountByHandle('@acme')!;
+  t.world.store.credit(alice.account_id, 'USDG', units('1000000'));
   for (let i = 0; i < N; i++) {
     const transfer = t.world.chain.submit({
       from: alice, to: '@acme', toAccount: acme, toAddress: acme.public_key, asset: 'USDG', units: 1n, confidential: true, memo: undefined, now: t.world.now(),
@@ -39,7 +39,7 @@ async function timed(path: string, n = 20): Promise<{ ms: number; body: { transf
 
 describe('100,000 transfers on one account', () => {
   it('pages without filters in O(limit): first, middle and last pages are fast', async () => {
-    expect(t.world.state.countTransfers(t.accountId('@alice'))).toBe(N);
+    expect(t.world.store.countTransfers(t.accountId('@alice'))).toBe(N);
     for (const q of ['limit=100', 'limit=100&offset=50000', 'limit=100&offset=99950']) {
       const { ms, body } = await timed(`/v1/transfers?${q}`);
       expect(ms, q).toBeLessThan(25);

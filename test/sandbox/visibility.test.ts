@@ -112,7 +112,7 @@ describe('GET /v1/transfers/{id}: who sees which transfer', () => {
     expectNotFound(await t.as('@bob').get(`/v1/transfers/${id}`));
     expect(ids(await t.as('@alice').get('/v1/transfers'))).not.toContain(id);
     // By the agent's address too: the recipient is the agent's account either way.
-    const address = t.world.state.accountByHandle(bot.handle)!.public_key;
+    const address = t.world.store.accountByHandle(bot.handle)!.public_key;
     const byAddress = await t.as('@acme').send({ to: address, amount: '1' });
     expect((await t.as('@alice').get(`/v1/transfers/${byAddress.body.transfer_id}`)).status).toBe(200);
   });

@@ -12,10 +12,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSandbox } from '../../src/sandbox/index.js';
 import type { SandboxOptions } from '../../src/sandbox/types.js';
 import { createAccount } from '../../src/sandbox/seed.js';
-import type { HeldTransaction } from '../../src/sandbox/state.js';
+import type { HeldTransaction } from '../../src/sandbox/records.js';
 import type { WebhookEngineOptions } from '../../src/sandbox/webhooks/engine.js';
 import { MAX_ATTEMPTS, nextAttempt, RETRY_DELAYS_MS, RETRY_WINDOW_MS, retryAfterMs } from '../../src/sandbox/webhooks/schedule.js';
-import { nullPaths, request, type ReqOptions } from './helpers.js';
+import { dbBytes, dbRecords, nullPaths, request, type ReqOptions } from './helpers.js';
 
 const HOUR = 3_600_000;
 const CANARY = '7341.902817';
@@ -348,14 +348,14 @@ describe('events and deliveries', () => {
   it('an agent’s events reach its own and its owner’s subscriptions; policy and held-transaction payloads', async () => {
     const t = await sandbox();
     const rx = await receiver();
-    const owner = t.world.state.accountByHandle('@alice')!;
-    const { account: agent } = createAccount(t.world.state, { handle: '@alice/bot', type: 'agent', kyc_status: 'verified', confidential_ready: true, parent_account_id: owner.account_id }, t.world.now());
+    const owner = t.world.store.accountByHandle('@alice')!;
+    const { account: agent } = createAccount(t.world.store, { handle: '@alice/bot', type: 'agent', kyc_status: 'verified', confidential_ready: true, parent_account_id: owner.account_id }, t.world.now());
     const all = ['transfer.initiated', 'agent.transaction.pending_approval', 'agent.transaction.approved', 'agent.transaction.rejected', 'agent.policy.updated'];
     const sub = await t.as('@alice').subscribe(rx.url, all);
     const other = await t.as('@acme').subscribe(rx.url, all);
 
     // A transfer sent by the agent.
-    t.world.state.ledger.credit(agent.account_id, 'USDG', 5_000_000n);
+    t.world.store.credit(agent.account_id, 'USDG', 5_000_000n);
     const tr = t.world.chain.submit({ from: agent, to: '0x1111111111111111111111111111111111111111', toAccount: undefined, toAddress: '0x1111111111111111111111111111111111111111', asset: 'USDG', units: 1_000_000n, confidential: true, memo: undefined, now: t.world.now() })!;
     const now = t.world.now();
     const held: HeldTransaction = {
@@ -363,9 +363,9 @@ describe('events and deliveries', () => {
       asset: 'USDG', confidential: true, requested_at: now, expires_at: now + 900_000, status: 'pending_approval', decided_at: null, transfer_id: null,
       amount_sealed: 'x', memo_sealed: null,
     };
-    t.world.state.emit({ type: 'agent.transaction.pending_approval', held, at: now });
-    t.world.state.emit({ type: 'agent.transaction.approved', held: { ...held, status: 'approved', transfer_id: 'tr_fromhold' }, at: now });
-    t.world.state.emit({ type: 'agent.policy.updated', agent, policy_id: 'pol_1', at: now });
+    t.world.store.emit({ type: 'agent.transaction.pending_approval', held, at: now });
+    t.world.store.emit({ type: 'agent.transaction.approved', held: { ...held, status: 'approved', transfer_id: 'tr_fromhold' }, at: now });
+    t.world.store.emit({ type: 'agent.policy.updated', agent, policy_id: 'pol_1', at: now });
     await t.settle(0);
 
     expect(rx.got.every((r) => hmac(sub.secret, r.raw) === r.headers['x-service-signature'])).toBe(true); // none went to @acme
@@ -689,7 +689,7 @@ describe('restart', () => {
   });
 
   it('keeps subscriptions (secret sealed), the queue with due times, and the log; retries resume', async () => {
-    const statePath = join(dir, 'state.json');
+    const statePath = join(dir, 'state.db');
     const rx = await receiver((n) => ({ status: n === 1 ? 500 : 200 }));
     const t1 = await start({ statePath, ephemeral: false });
     const sub = await t1.as('@alice').subscribe(rx.url, ['transfer.initiated']);
@@ -700,12 +700,11 @@ describe('restart', () => {
     expect(before).toMatchObject({ attempt: 1, state: 'retrying' });
     await t1.close();
 
-    const text = readFileSync(statePath, 'utf8');
-    expect(text).not.toContain(sub.secret);
-    const saved = JSON.parse(text).webhooks;
-    expect(saved.subscriptions[0]).toMatchObject({ webhook_id: sub.webhook_id, secret_sealed: expect.stringMatching(/^v1\./) });
-    expect(saved.deliveries).toHaveLength(1);
-    expect(saved.deliveries[0]).toMatchObject({ attempts: 1, due_at: Date.parse(before!.next_retry_at) });
+    expect(dbBytes(statePath)).not.toContain(sub.secret);
+    expect(dbRecords(statePath, 'webhook_subscriptions')[0]).toMatchObject({ webhook_id: sub.webhook_id, secret_sealed: expect.stringMatching(/^v1\./) });
+    const deliveries = dbRecords(statePath, 'webhook_deliveries');
+    expect(deliveries).toHaveLength(1);
+    expect(deliveries[0]).toMatchObject({ attempts: 1, due_at: Date.parse(before!.next_retry_at) });
 
     const t2 = await start({ statePath, ephemeral: false });
     cleanups.push(t2.close);
@@ -722,7 +721,7 @@ describe('restart', () => {
   });
 
   it('an attempt cut off by shutdown is made again after the restart, with the same attempt number', async () => {
-    const statePath = join(dir, 'state.json');
+    const statePath = join(dir, 'state.db');
     let hang = true;
     const rx = await receiver(() => (hang ? 'hang' : { status: 200 }));
     const t1 = await start({ statePath, ephemeral: false }, { timeoutMs: 20_000 });

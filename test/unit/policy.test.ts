@@ -199,3 +199,17 @@ describe('policyWarnings', () => {
     expect(policyWarnings(policy({ hitl_threshold_usdc: 10, per_transaction_limit_usdc: 50, daily_limit_usdc: 100 }))).toEqual([]);
   });
 });
+
+describe('limits travel exactly as JSON numbers', () => {
+  it('accepts up to one billion with six decimals, refuses more', () => {
+    expect(validatePolicyFields({ daily_limit_usdc: 1_000_000_000 }, 'create').ok).toBe(true);
+    expect(validatePolicyFields({ daily_limit_usdc: '999999999.999999' }, 'create').ok).toBe(true);
+    const over = validatePolicyFields({ daily_limit_usdc: '1000000000.000001' }, 'create');
+    expect(over).toMatchObject({ ok: false, field: 'daily_limit_usdc', message: 'daily_limit_usdc must be at most 1000000000 (one billion)' });
+    expect(validatePolicyFields({ per_transaction_limit_usdc: '9'.repeat(309) }, 'patch').ok).toBe(false);
+    // Every accepted limit reads back as the same decimal after a trip through a JSON number.
+    for (const text of ['999999999.999999', '0.000001', '123456789.123456', '1000000000']) {
+      expect(String(JSON.parse(JSON.stringify(Number(text))))).toBe(text);
+    }
+  });
+});

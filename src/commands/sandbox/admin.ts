@@ -9,7 +9,8 @@ import { isKnownAsset, KNOWN_ASSETS } from '../../domain/assets.js';
 import { DURATION_RULE, formatDuration, parseDuration } from '../../domain/duration.js';
 import { HANDLE_RE } from '../../domain/recipient.js';
 import { outputMode, printJson, printList, printRecord } from '../../io/render.js';
-import { ApiKeySchema, ClockSchema, FundSchema, KeyCreatedSchema, KeyListSchema, ResetSchema, type Clock as SandboxClock } from '../../api/control-schemas.js';
+import { sanitize } from '../../io/sanitize.js';
+import { ApiKeySchema, ClockSchema, ExportSchema, FundSchema, KeyCreatedSchema, KeyListSchema, ResetSchema, type Clock as SandboxClock } from '../../api/control-schemas.js';
 import { printAccounts } from './print.js';
 import { SANDBOX_PROFILE } from './shared.js';
 
@@ -35,7 +36,8 @@ export async function adminTarget(app: App): Promise<AdminTarget> {
     userAgent: 'svc-cli/0.1',
     headers: { 'x-sandbox-admin-token': profile.sandboxAdminToken },
     env: app.env,
-    trace: app.globals.verbose ? (line) => app.io.err(`${line}\n`) : undefined,
+    // Trace lines carry the base URL (a config file's), request ids and network errors.
+    trace: app.globals.verbose ? (line) => app.io.err(`${sanitize(line)}\n`) : undefined,
   });
   return { client, store, profileName, profile };
 }
@@ -77,7 +79,13 @@ export async function resetSandbox(app: App): Promise<void> {
   } else {
     printAccounts(app, mode, data.seeded);
   }
-  app.io.err(`sandbox reset: new API and decryption keys above are shown once${alice ? `; profile "${target.profileName}" now uses @alice's new key` : ''}\n`);
+  app.io.err(`sandbox reset: new API and decryption keys above are shown once${alice ? `; profile "${sanitize(target.profileName)}" now uses @alice's new key` : ''}\n`);
+}
+
+/** `svc sandbox export`: the control API's full dump, always JSON (it is a document to keep). */
+export async function exportSandbox(app: App): Promise<void> {
+  const target = await adminTarget(app);
+  printJson(app.io, await call(() => target.client.get('/_sandbox/export', { schema: ExportSchema })));
 }
 
 export async function fundAccount(app: App, handleText: string, amount: string, opts: { asset?: string }): Promise<void> {
@@ -90,7 +98,7 @@ export async function fundAccount(app: App, handleText: string, amount: string, 
   const data = await call(() => target.client.post('/_sandbox/fund', { body: { handle, amount, asset }, schema: FundSchema }));
   if (app.json) printJson(app.io, data);
   // The amount is not repeated: nothing the sandbox says or prints carries one.
-  else app.io.err(`funded ${data.handle} with ${data.asset}\n`);
+  else app.io.err(`funded ${sanitize(data.handle)} with ${sanitize(data.asset)}\n`);
 }
 
 export async function createKey(app: App, opts: { account: string; name?: string }): Promise<void> {
@@ -104,8 +112,8 @@ export async function createKey(app: App, opts: { account: string; name?: string
     return;
   }
   // stdout gets the key alone, so KEY=$(svc sandbox key create ...) works.
-  app.io.out(`${data.key}\n`);
-  app.io.err(`created ${data.key_id} "${data.name}" for ${data.account}; the key above is shown once\n`);
+  app.io.out(`${sanitize(data.key)}\n`);
+  app.io.err(`created ${sanitize(data.key_id)} "${sanitize(data.name)}" for ${sanitize(data.account)}; the key above is shown once\n`);
 }
 
 export async function listKeys(app: App, opts: { account?: string }): Promise<void> {
@@ -128,10 +136,10 @@ export async function listKeys(app: App, opts: { account?: string }): Promise<vo
 
 export async function revokeKey(app: App, keyId: string): Promise<void> {
   const target = await adminTarget(app);
-  await app.confirmDestructive(`Revoke API key ${keyId}? Requests with it fail from now on`);
+  await app.confirmDestructive(`Revoke API key ${sanitize(keyId)}? Requests with it fail from now on`);
   const data = await call(() => target.client.post(`/_sandbox/keys/${encodeURIComponent(keyId)}/revoke`, { schema: ApiKeySchema }));
   if (app.json) printJson(app.io, data);
-  else app.io.err(`revoked ${data.key_id} (${data.key_hint}, ${data.account})\n`);
+  else app.io.err(`revoked ${sanitize(data.key_id)} (${sanitize(data.key_hint)}, ${sanitize(data.account)})\n`);
 }
 
 function printClock(app: App, clock: SandboxClock): void {

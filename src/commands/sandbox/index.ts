@@ -17,7 +17,7 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     .option('--host <host>', 'loopback address to listen on (127.0.0.1, ::1 or localhost)', '127.0.0.1')
     .option('--block-time <ms>', 'time from submission to settlement, in ms or a duration like 2s', '1500')
     .option('--approval-window <duration>', 'how long a held agent transaction waits for approval, e.g. 15m, 90s', '15m')
-    .option('--state <file>', 'state file (default <config dir>/sandbox/state.json)')
+    .option('--state <file>', 'database file (default <config dir>/sandbox/state.db; an earlier JSON state file is imported)')
     .option('--ephemeral', 'keep state in memory only; nothing is written')
     .option('-q, --quiet', 'do not log requests (they are logged on stderr when it is a terminal, or with --verbose)')
     .addHelpText('after', [
@@ -50,6 +50,15 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     .action(async (handle: string, amount: string, _opts, cmd: Command) => {
       const { fundAccount } = await import('./admin.js');
       await fundAccount(deps.app(cmd), handle, amount, cmd.opts());
+    });
+
+  sandbox
+    .command('export')
+    .description('Print the whole sandbox state as one JSON document (no amounts, keys or secrets): to diff, or attach to a bug report')
+    .addHelpText('after', '\nExamples:\n  $ svc sandbox export --json > before.json\n  $ svc sandbox export --json | jq \'.transfers | length\'')
+    .action(async (_opts, cmd: Command) => {
+      const { exportSandbox } = await import('./admin.js');
+      await exportSandbox(deps.app(cmd));
     });
 
   const key = sandbox.command('key').description('Create, list and revoke sandbox API keys');

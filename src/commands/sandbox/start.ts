@@ -7,6 +7,7 @@ import { configDir } from '../../config/paths.js';
 import type { Profile } from '../../config/profiles.js';
 import { formatDuration, parseDuration } from '../../domain/duration.js';
 import { outputMode, printJson, printRecord } from '../../io/render.js';
+import { sanitize } from '../../io/sanitize.js';
 import type { SandboxHandle } from '../../sandbox/types.js';
 import { CHAIN_ID } from '../../sandbox/auth.js';
 import { EXTERNAL_WALLETS } from '../../sandbox/seed.js';
@@ -53,17 +54,22 @@ export async function startSandbox(app: App, opts: StartOptions): Promise<void> 
   const blockTimeMs = parseBlockTime(opts.blockTime);
   const approvalWindowMs = parseApprovalWindow(opts.approvalWindow);
   const host = opts.host ?? '127.0.0.1';
-  const statePath = opts.ephemeral ? undefined : (opts.state ?? join(configDir(app.env), 'sandbox', 'state.json'));
+  // The database; an earlier sandbox's JSON state in the default place is imported into it once.
+  const defaultDir = join(configDir(app.env), 'sandbox');
+  const statePath = opts.ephemeral ? undefined : (opts.state ?? join(defaultDir, 'state.db'));
+  const legacyStatePath = opts.state === undefined ? join(defaultDir, 'state.json') : undefined;
   const logRequests = !opts.quiet && (Boolean(app.globals.verbose) || app.io.stderrIsTTY);
   const log = (line: string) => {
     // Internal errors always show; request lines only when asked for (a pipe nobody reads must not fill up).
-    if (logRequests || line.startsWith('error')) app.io.err(`${line}\n`);
+    // A line quotes request paths and error messages: each line is sanitised (defence in depth;
+    // the HTTP parser already refuses control bytes in a path), and a stack trace keeps its breaks.
+    if (logRequests || line.startsWith('error')) app.io.err(`${line.split('\n').map(sanitize).join('\n')}\n`);
   };
 
   const { createSandbox, SandboxStartError } = await import('../../sandbox/index.js');
   let handle: SandboxHandle;
   try {
-    handle = await createSandbox({ port, host, blockTimeMs, approvalWindowMs, ephemeral: Boolean(opts.ephemeral), log, ...(statePath ? { statePath } : {}) });
+    handle = await createSandbox({ port, host, blockTimeMs, approvalWindowMs, ephemeral: Boolean(opts.ephemeral), log, ...(statePath ? { statePath } : {}), ...(legacyStatePath ? { legacyStatePath } : {}) });
   } catch (err) {
     if (err instanceof SandboxStartError) {
       if (err.code === 'invalid_option') throw new UsageError(err.message, err.hint, 'invalid_option');
@@ -125,9 +131,9 @@ export async function startSandbox(app: App, opts: StartOptions): Promise<void> 
       if (mode === 'table') printExternal(app);
     }
     if (handle.seeded.length) {
-      app.io.err(`API keys and decryption keys are shown once; profile "${profileName}" holds @alice's (0600).\n`);
+      app.io.err(`API keys and decryption keys are shown once; profile "${sanitize(profileName)}" holds @alice's (0600).\n`);
     } else if (createdKeyFor) {
-      app.io.err(`profile "${profileName}" had no working key for this state: created a new key for ${createdKeyFor}.\n`);
+      app.io.err(`profile "${sanitize(profileName)}" had no working key for this state: created a new key for ${createdKeyFor}.\n`);
     } else {
       app.io.err(`state restored: keys were shown when the world was first seeded (new ones: \`svc sandbox key create --account @alice\`).\n`);
     }
@@ -138,7 +144,7 @@ export async function startSandbox(app: App, opts: StartOptions): Promise<void> 
 
   app.io.err(`svc sandbox listening on ${handle.url}\n`);
   const signal = await app.waitForInterrupt();
-  app.io.err(`${signal === 'SIGINT' ? '\n' : ''}stopping: ${statePath ? `saving state to ${statePath}` : 'ephemeral state discarded'}\n`);
+  app.io.err(`${signal === 'SIGINT' ? '\n' : ''}stopping: ${statePath ? `every change is already saved in ${sanitize(statePath)}` : 'ephemeral state discarded'}\n`);
   await handle.close();
   app.io.err('sandbox stopped\n');
 }

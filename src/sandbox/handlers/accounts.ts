@@ -3,7 +3,7 @@ import { ProofError, parseProof, verifyProof, type BalanceCiphertext } from '../
 import { formatUnits } from '../../domain/amount.js';
 import type { ApiContext, Routes } from '../http/context.js';
 import { ApiFault, invalid, ok, type Reply } from '../http/respond.js';
-import type { Account } from '../state.js';
+import type { Account } from '../records.js';
 
 /** The spec's account fields plus the sandbox-only `viewing_public_key`. */
 export function accountView(a: Account) {
@@ -35,16 +35,16 @@ function balances(ctx: ApiContext): Reply {
   const body = ctx.json();
   if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) throw invalid('body must be a JSON object');
   const proofText = (body as { decryption_proof?: unknown } | undefined)?.decryption_proof;
-  const { ledger, balanceViews } = world.state;
-  const views = balanceViews.of(account.account_id);
+  const { store } = world;
+  const views = store.balanceCiphertexts(account.account_id);
 
   if (proofText === undefined) {
     return ok({
-      balances: ledger.assets(account.account_id).map((asset) => {
+      balances: store.assets(account.account_id).map((asset) => {
         const view = views.get(asset);
         return {
           asset,
-          nonzero: ledger.balance(account.account_id, asset) > 0n,
+          nonzero: store.balance(account.account_id, asset) > 0n,
           ...(view ? { ciphertext: view.ciphertext, version: view.version } : {}),
         };
       }),

@@ -19,7 +19,7 @@ import {
 } from '../agents.js';
 import type { ApiContext, Routes } from '../http/context.js';
 import { ApiFault, invalid, ok, type Reply } from '../http/respond.js';
-import type { Account, AgentStatus, HeldTransaction, SpendPolicyRecord } from '../state.js';
+import type { Account, AgentStatus, HeldTransaction, SpendPolicyRecord } from '../records.js';
 import type { World } from '../world.js';
 import { field, objectBody, requiredString } from './validate.js';
 
@@ -27,7 +27,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /** An agent as listed, created, suspended or resumed. Unset fields are omitted, never null. */
 export function agentView(world: World, a: Account) {
-  const policyId = world.state.policies.get(a.account_id)?.policy_id;
+  const policyId = world.store.policy(a.account_id)?.policy_id;
   return {
     account_id: a.account_id,
     handle: a.handle,
@@ -106,7 +106,7 @@ function create(ctx: ApiContext): Reply {
 
 function list(ctx: ApiContext): Reply {
   // An agent owns no agents: its list is empty.
-  return ok({ agents: ctx.world.state.agentsOf(ctx.account.account_id).map((a) => agentView(ctx.world, a)) });
+  return ok({ agents: ctx.world.store.agentsOf(ctx.account.account_id).map((a) => agentView(ctx.world, a)) });
 }
 
 /**
@@ -116,7 +116,7 @@ function list(ctx: ApiContext): Reply {
  */
 function ownedAgent(ctx: ApiContext, write?: string): Account {
   const id = ctx.params.account_id!;
-  const agent = ctx.world.state.accounts.get(id);
+  const agent = ctx.world.store.account(id);
   if (agent && agent.account_id === ctx.account.account_id && agent.type === 'agent') {
     if (write === undefined) return agent;
     throw new ApiFault(403, 'forbidden', `${agent.handle} is an agent: an agent's key cannot ${write}; use its owner's key`);

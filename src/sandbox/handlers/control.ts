@@ -5,7 +5,8 @@ import { issueKey, keyHint } from '../auth.js';
 import type { RequestContext, Routes } from '../http/context.js';
 import { ApiFault, invalid, ok, type Reply } from '../http/respond.js';
 import type { SeedResult } from '../seed.js';
-import type { Account, ApiKeyRecord } from '../state.js';
+import type { Account, ApiKeyRecord } from '../records.js';
+import { exportWorld } from '../store/export.js';
 import type { World } from '../world.js';
 import { amountField, assetField, field, objectBody, optionalString, queryParam, requiredString } from './validate.js';
 
@@ -30,7 +31,7 @@ export function seededView(s: SeedResult) {
 
 /** A key record, never the key. `last_used_at` and `revoked_at` are omitted until they happen. */
 export function keyView(world: World, k: ApiKeyRecord) {
-  const account = world.state.accounts.get(k.account_id)?.handle;
+  const account = world.store.account(k.account_id)?.handle;
   return {
     key_id: k.key_id,
     name: k.name,
@@ -49,7 +50,7 @@ function clockView(world: World) {
 
 function accountFor(world: World, text: string, name: string): Account {
   if (!HANDLE_RE.test(text)) throw invalid(`${name} must be an @handle such as @alice`);
-  const account = world.state.accountByHandle(text);
+  const account = world.store.accountByHandle(text);
   if (!account) throw new ApiFault(404, 'account_not_found', `no sandbox account has the handle ${text}`);
   return account;
 }
@@ -70,7 +71,7 @@ function fund(ctx: RequestContext): Reply {
   const account = accountFor(world, requiredString(body, 'handle'), 'handle');
   const asset = assetField(body);
   const units = amountField(body, asset);
-  if (!world.state.ledger.credit(account.account_id, asset, units)) {
+  if (!world.store.credit(account.account_id, asset, units)) {
     throw invalid(`amount would take ${account.handle}'s ${asset} balance above the sandbox maximum`);
   }
   return ok({ ok: true, handle: account.handle, asset });
@@ -84,7 +85,7 @@ function createKey(ctx: RequestContext): Reply {
   if (name.length > KEY_NAME_MAX || /[\u0000-\u001f\u007f]/.test(name)) {
     throw invalid(`name must be at most ${KEY_NAME_MAX} characters without control characters`);
   }
-  const { record, key } = issueKey(world.state, account, name, world.now());
+  const { record, key } = issueKey(world.store, account, name, world.now());
   return ok({ ...keyView(world, record), key }, 201);
 }
 
@@ -92,16 +93,21 @@ function listKeys(ctx: RequestContext): Reply {
   const { world } = ctx;
   const handle = queryParam(ctx.query, 'account');
   const account = handle === undefined ? undefined : accountFor(world, handle, 'account');
-  const keys = [...world.state.keys.values()].filter((k) => !account || k.account_id === account.account_id);
+  const keys = [...world.store.keys()].filter((k) => !account || k.account_id === account.account_id);
   return ok({ keys: keys.map((k) => keyView(world, k)) });
 }
 
 function revokeKey(ctx: RequestContext): Reply {
   const { world } = ctx;
-  const record = world.state.keys.get(ctx.params.key_id!);
+  const record = world.store.key(ctx.params.key_id!);
   if (!record) throw new ApiFault(404, 'key_not_found', `no API key ${ctx.params.key_id}`);
-  world.state.revokeKey(record, world.now());
+  world.store.revokeKey(record, world.now());
   return ok(keyView(world, record));
+}
+
+/** GET /_sandbox/export: the whole state (store/export.ts says what stays out). */
+function exportState(ctx: RequestContext): Reply {
+  return ok(exportWorld(ctx.world));
 }
 
 function getClock(ctx: RequestContext): Reply {
@@ -116,7 +122,7 @@ async function advanceClock(ctx: RequestContext): Promise<Reply> {
     throw invalid(`ms must be a whole number of milliseconds from 0 to ${MAX_ADVANCE_MS} (ten years)`);
   }
   await ctx.world.scheduler.advance(msValue);
-  ctx.world.state.touch(); // the clock offset is part of the state file
+  ctx.world.saveClock();
   return ok(clockView(ctx.world));
 }
 
@@ -128,6 +134,7 @@ export function registerControlRoutes(routes: Routes): void {
     .admin('POST', '/_sandbox/keys', createKey)
     .admin('GET', '/_sandbox/keys', listKeys)
     .admin('POST', '/_sandbox/keys/:key_id/revoke', revokeKey)
+    .admin('GET', '/_sandbox/export', exportState)
     .admin('GET', '/_sandbox/clock', getClock)
-    .admin('POST', '/_sandbox/clock/advance', advanceClock);
+    .adminAsync('POST', '/_sandbox/clock/advance', advanceClock);
 }

@@ -6,7 +6,7 @@ import type { ApiContext, Routes } from '../http/context.js';
 import { ApiFault, invalid, ok, type Reply } from '../http/respond.js';
 import { heldView } from './agents.js';
 import { externalWallet } from '../seed.js';
-import { TRANSFER_STATUSES, type Account, type Transfer, type TransferStatus } from '../state.js';
+import { TRANSFER_STATUSES, type Account, type Transfer, type TransferStatus } from '../records.js';
 import {
   amountField,
   assetField,
@@ -74,12 +74,12 @@ export function createTransfer(ctx: ApiContext): Reply {
   let toAddress: string;
   let ready: boolean;
   if (recipient.kind === 'handle') {
-    toAccount = world.state.accountByHandle(recipient.handle);
+    toAccount = world.store.accountByHandle(recipient.handle);
     if (!toAccount) throw new ApiFault(404, 'recipient_not_found', `no account has the handle ${to}`);
     toAddress = toAccount.public_key;
     ready = toAccount.confidential_ready;
   } else {
-    toAccount = world.state.accountByAddress(recipient.address);
+    toAccount = world.store.accountByAddress(recipient.address);
     toAddress = recipient.address;
     ready = toAccount ? toAccount.confidential_ready : externalWallet(recipient.address).confidential_ready;
   }
@@ -102,7 +102,7 @@ export function createTransfer(ctx: ApiContext): Reply {
 
 /** The sender, a sandbox recipient, or the owner of an agent on either side; else 404. */
 function getTransfer(ctx: ApiContext): Reply {
-  const t = ctx.world.state.transferFor(ctx.account.account_id, ctx.params.id!);
+  const t = ctx.world.store.transferFor(ctx.account.account_id, ctx.params.id!);
   if (!t) throw new ApiFault(404, 'transfer_not_found', `no transfer ${ctx.params.id} for ${ctx.account.handle}`);
   return ok(transferView(t, ctx.account.account_id));
 }
@@ -117,7 +117,7 @@ function listTransfers(ctx: ApiContext): Reply {
   }
   const after = timeParam(query, 'from');
   const before = timeParam(query, 'to');
-  const { items, hasMore } = ctx.world.state.listTransfers(ctx.account.account_id, {
+  const { items, hasMore } = ctx.world.store.listTransfers(ctx.account.account_id, {
     limit,
     offset,
     ...(statusText ? { status: statusText as TransferStatus } : {}),

@@ -8,7 +8,7 @@ import { EVENT_TYPES, isEventType, type EventType } from '../../domain/events.js
 import { HANDLE_RE } from '../../domain/recipient.js';
 import type { ApiContext, RequestContext, Routes } from '../http/context.js';
 import { ApiFault, invalid, ok, type Reply } from '../http/respond.js';
-import type { Account } from '../state.js';
+import type { Account } from '../records.js';
 import type { Delivery, AttemptRecord, Subscription } from '../webhooks/types.js';
 import { field, intParam, objectBody, optionalString, requiredString } from './validate.js';
 
@@ -72,7 +72,8 @@ export function checkEvents(value: unknown): EventType[] {
   const out: EventType[] = [];
   value.forEach((v, i) => {
     if (typeof v !== 'string' || !isEventType(v)) {
-      const shown = typeof v === 'string' ? `"${v.slice(0, 60)}"` : JSON.stringify(v)?.slice(0, 60);
+      // Describe, never serialize, what was sent: it may be nested thousands of levels deep.
+      const shown = typeof v === 'string' ? `"${v.slice(0, 60)}"` : v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : String(v);
       throw invalid(`events[${i}] must be one of ${EVENT_TYPES.join(', ')} (got ${shown})`);
     }
     if (!out.includes(v)) out.push(v);
@@ -136,7 +137,7 @@ function trigger(ctx: RequestContext): Reply {
   if (!isEventType(type)) throw invalid(`event must be one of ${EVENT_TYPES.join(', ')}`);
   const handle = optionalString(body, 'account') ?? '@alice';
   if (!HANDLE_RE.test(handle)) throw invalid('account must be an @handle such as @alice');
-  const account: Account | undefined = world.state.accountByHandle(handle);
+  const account: Account | undefined = world.store.accountByHandle(handle);
   if (!account) throw new ApiFault(404, 'account_not_found', `no sandbox account has the handle ${handle}`);
   const { event, deliveries } = world.webhooks.trigger(type, account, world.approvalWindowMs);
   return ok({ event: type, event_id: event.event_id, account: account.handle, sample: true, deliveries: deliveries.map(queuedView) }, 202);

@@ -1,6 +1,6 @@
 // What a handler receives, and how routes are declared (auth mode, idempotency).
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Account, ApiKeyRecord } from '../state.js';
+import type { Account, ApiKeyRecord } from '../records.js';
 import type { World } from '../world.js';
 import { Router } from './router.js';
 import { ApiFault, type Reply } from './respond.js';
@@ -29,8 +29,13 @@ export type AuthMode = 'api' | 'admin' | 'none';
 
 export interface Route {
   auth: AuthMode;
-  /** Honours Idempotency-Key. Such handlers are synchronous, so no two runs can interleave. */
+  /** Honours Idempotency-Key. */
   idempotent: boolean;
+  /**
+   * The handler awaits (it moves the clock and runs what became due, each task its own
+   * transaction). Every other handler is synchronous and runs inside one transaction.
+   */
+  async: boolean;
   handler: (ctx: ApiContext) => Reply | Promise<Reply>;
 }
 
@@ -38,26 +43,32 @@ export class Routes {
   readonly router = new Router<Route>();
 
   /** A /v1 route: Bearer API key required. */
-  api(method: string, path: string, handler: (ctx: ApiContext) => Reply | Promise<Reply>): this {
-    this.router.add(method, path, { auth: 'api', idempotent: false, handler });
+  api(method: string, path: string, handler: (ctx: ApiContext) => Reply): this {
+    this.router.add(method, path, { auth: 'api', idempotent: false, async: false, handler });
     return this;
   }
 
   /** A /v1 route that honours Idempotency-Key; the handler must be synchronous. */
   apiIdempotent(method: string, path: string, handler: (ctx: ApiContext) => Reply): this {
-    this.router.add(method, path, { auth: 'api', idempotent: true, handler });
+    this.router.add(method, path, { auth: 'api', idempotent: true, async: false, handler });
     return this;
   }
 
   /** A control route: the admin token required. */
-  admin(method: string, path: string, handler: (ctx: RequestContext) => Reply | Promise<Reply>, opts: { idempotent?: boolean } = {}): this {
-    this.router.add(method, path, { auth: 'admin', idempotent: Boolean(opts.idempotent), handler });
+  admin(method: string, path: string, handler: (ctx: RequestContext) => Reply, opts: { idempotent?: boolean } = {}): this {
+    this.router.add(method, path, { auth: 'admin', idempotent: Boolean(opts.idempotent), async: false, handler });
+    return this;
+  }
+
+  /** A control route whose handler awaits (see Route.async). */
+  adminAsync(method: string, path: string, handler: (ctx: RequestContext) => Promise<Reply>): this {
+    this.router.add(method, path, { auth: 'admin', idempotent: false, async: true, handler });
     return this;
   }
 
   /** A route without authentication. */
-  open(method: string, path: string, handler: (ctx: RequestContext) => Reply | Promise<Reply>): this {
-    this.router.add(method, path, { auth: 'none', idempotent: false, handler });
+  open(method: string, path: string, handler: (ctx: RequestContext) => Reply): this {
+    this.router.add(method, path, { auth: 'none', idempotent: false, async: false, handler });
     return this;
   }
 }

@@ -60,3 +60,19 @@ export function sendJson(res: ServerResponse, status: number, text: string, requ
   });
   res.end(text);
 }
+
+/**
+ * The answer to a request node's HTTP parser refused before any handler saw it (a malformed
+ * request line or header, headers too large, a client too slow): still the JSON error envelope
+ * with a request id, written straight to the socket, which is then closed.
+ */
+export function answerClientError(err: NodeJS.ErrnoException, socket: { writable: boolean; end(data: string): void; destroy(): void }, requestId: string): void {
+  if (!socket.writable) return void socket.destroy();
+  const [status, code, message] =
+    err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'request_header_fields_too_large', 'the request headers are larger than the sandbox accepts (16 KiB)']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'request_timeout', 'the request was not received in time']
+        : [400, 'invalid_request', 'the request is not well-formed HTTP'];
+  const body = JSON.stringify(errorBody(code, message, requestId));
+  const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncache-control: no-store\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`);
+}

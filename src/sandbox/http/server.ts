@@ -3,13 +3,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AUTH_MESSAGES, authenticate, isAdminToken } from '../auth.js';
 import { newRequestId, sha256Hex } from '../ids.js';
-import type { Account, ApiKeyRecord } from '../state.js';
+import { IDEMPOTENCY_KEY_RE, IDEMPOTENCY_KEY_RULE } from '../../domain/idempotency.js';
+import type { Account, ApiKeyRecord } from '../records.js';
 import type { World } from '../world.js';
 import { parseJsonBody, type ApiContext, type Route, type Routes } from './context.js';
 import { ApiFault, errorBody, sendJson, type Reply } from './respond.js';
 
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
-const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
 export interface PipelineOptions {
   log?: (line: string) => void;
@@ -62,6 +62,40 @@ function splitUrl(url: string): { path: string; queryText: string } {
   return q < 0 ? { path: u, queryText: '' } : { path: u.slice(0, q), queryText: u.slice(q + 1) };
 }
 
+/** Host names a loopback address, any port: `localhost`, `127.x.y.z`, `[::1]`. */
+const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d{1,5})?$/i;
+
+/**
+ * The sandbox answers only requests addressed to it on loopback: a page that rebinds its DNS name
+ * to 127.0.0.1 sends its own Host, and a browser sends a foreign Origin; both are refused.
+ */
+function checkAddressedToUs(req: IncomingMessage): void {
+  const host = header(req, 'host');
+  if (!host) throw new ApiFault(400, 'invalid_request', 'the Host header is required');
+  if (!LOOPBACK_HOST.test(host)) {
+    throw new ApiFault(421, 'invalid_host', 'the sandbox answers only requests addressed to a loopback name (localhost, 127.0.0.1, [::1])');
+  }
+  const origin = header(req, 'origin');
+  if (origin !== undefined && origin !== 'null') {
+    let ok = false;
+    try {
+      const u = new URL(origin);
+      ok = (u.protocol === 'http:' || u.protocol === 'https:') && LOOPBACK_HOST.test(u.host);
+    } catch {
+      ok = false;
+    }
+    if (!ok) throw new ApiFault(403, 'forbidden_origin', 'requests from a web page of another origin are refused');
+  } else if (origin === 'null') {
+    throw new ApiFault(403, 'forbidden_origin', 'requests from a web page of another origin are refused');
+  }
+}
+
+function isJsonContentType(value: string | undefined): boolean {
+  if (!value) return false;
+  const type = value.split(';')[0]!.trim().toLowerCase();
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+}
+
 function render(fault: ApiFault, requestId: string): Answer {
   return {
     status: fault.status,
@@ -85,6 +119,7 @@ async function answer(
   limit: number,
 ): Promise<Answer> {
   try {
+    checkAddressedToUs(req);
     const found = routes.router.match(method, path);
     if (!found) throw new ApiFault(404, 'not_found', `no such endpoint: ${method} ${path}`);
     if ('allowed' in found) {
@@ -95,7 +130,7 @@ async function answer(
     let account: Account | undefined;
     let key: ApiKeyRecord | undefined;
     if (route.auth === 'api') {
-      const auth = authenticate(world.state, header(req, 'authorization'), world.now());
+      const auth = authenticate(world.store, header(req, 'authorization'), world.now());
       if (!auth.ok) throw new ApiFault(401, 'unauthorized', AUTH_MESSAGES[auth.reason]);
       account = auth.account;
       key = auth.key;
@@ -108,6 +143,10 @@ async function answer(
     // A GET may carry a body (the balances endpoint's decryption proof); read one only if sent.
     const sendsBody = (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
     const rawBody = method === 'HEAD' || (method === 'GET' && !sendsBody) ? EMPTY : await readBody(req, limit);
+    if (rawBody.length > 0 && !isJsonContentType(header(req, 'content-type'))) {
+      // A cross-site form or text/plain POST needs no preflight: it must not be read as JSON.
+      throw new ApiFault(415, 'unsupported_media_type', 'a request body must be JSON, sent with Content-Type: application/json');
+    }
     let parsed: { value: unknown } | undefined;
     const ctx = {
       world,
@@ -124,8 +163,14 @@ async function answer(
     } satisfies ApiContext;
 
     const idemKey = route.idempotent ? header(req, 'idempotency-key') : undefined;
-    if (idemKey === undefined) return renderReply(await route.handler(ctx));
-    return runIdempotent(world, route, ctx, idemKey, account ? `account:${account.account_id}` : 'admin');
+    // A read changes nothing, and a handler that awaits commits each of its steps itself.
+    if (method === 'GET' || method === 'HEAD' || route.async) return renderReply(await route.handler(ctx));
+    // One transaction per request: its effects and its idempotency record commit together,
+    // before the answer is written (an ApiFault is an answer: what it leaves also commits).
+    return world.store.tx(() => {
+      if (idemKey !== undefined) return runIdempotent(world, route, ctx, idemKey, account ? `account:${account.account_id}` : 'admin');
+      return runHandler(route, ctx);
+    });
   } catch (err) {
     if (err instanceof ApiFault) return render(err, requestId);
     throw err;
@@ -138,50 +183,32 @@ async function answer(
  * is kept. Answers of 500 and above are not remembered, so a retry runs again.
  */
 function runIdempotent(world: World, route: Route, ctx: ApiContext, key: string, scope: string): Answer {
-  if (!IDEMPOTENCY_KEY_RE.test(key)) throw new ApiFault(400, 'invalid_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
+  if (!IDEMPOTENCY_KEY_RE.test(key)) throw new ApiFault(400, 'invalid_request', `Idempotency-Key ${IDEMPOTENCY_KEY_RULE}`);
   const hash = requestHash(ctx.method, ctx.path, ctx.rawBody);
   const now = world.now();
-  const prior = world.state.idempotencyRecord(scope, key, now);
+  const prior = world.store.idempotencyRecord(scope, key, now);
   if (prior) {
     if (prior.request_hash !== hash) {
       throw new ApiFault(409, 'idempotency_key_reused', 'this Idempotency-Key was already used with a different request; use a new key for a new request');
     }
-    return { status: prior.status, text: withoutNulls(prior.body), headers: { 'idempotent-replayed': 'true' } };
+    return { status: prior.status, text: prior.body, headers: { 'idempotent-replayed': 'true' } };
   }
-  let result: Answer;
-  let remembered: string | undefined;
-  try {
-    const reply = route.handler(ctx);
-    if (reply instanceof Promise) throw new Error('idempotent handlers must be synchronous');
-    result = renderReply(reply);
-    if (reply.remember !== undefined) remembered = JSON.stringify(reply.remember);
-  } catch (err) {
-    if (!(err instanceof ApiFault)) throw err;
-    result = render(err, ctx.requestId);
-  }
+  const result = runHandler(route, ctx);
   if (result.status < 500) {
-    world.state.saveIdempotency({ scope, key, request_hash: hash, status: result.status, body: remembered ?? result.text, created_at: now });
+    world.store.saveIdempotency({ scope, key, request_hash: hash, status: result.status, body: result.remembered ?? result.text, created_at: now });
   }
   return result;
 }
 
-/**
- * A remembered answer as answers are now: no null-valued keys. Records written by an older
- * sandbox (restored from its state file) could hold `"confirmed_at":null` and the like.
- */
-function withoutNulls(text: string): string {
-  if (!text.includes('null')) return text;
-  const drop = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(drop);
-    if (v && typeof v === 'object') {
-      return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, drop(x)]));
-    }
-    return v;
-  };
+/** Runs a synchronous handler; an ApiFault becomes its error answer. */
+function runHandler(route: Route, ctx: ApiContext): Answer & { remembered?: string } {
   try {
-    return JSON.stringify(drop(JSON.parse(text)));
-  } catch {
-    return text;
+    const reply = route.handler(ctx);
+    if (reply instanceof Promise) throw new Error(`${ctx.method} ${ctx.path}: a handler that awaits must be registered as async`);
+    return { ...renderReply(reply), ...(reply.remember !== undefined ? { remembered: JSON.stringify(reply.remember) } : {}) };
+  } catch (err) {
+    if (!(err instanceof ApiFault)) throw err;
+    return render(err, ctx.requestId);
   }
 }
 

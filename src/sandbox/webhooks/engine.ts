@@ -8,19 +8,22 @@
 // ignored.
 // Modules: payloads.ts (fan-out, bodies), subscriptions.ts (subscriptions, stored events),
 // queue.ts (bounded concurrency), schedule.ts (retry times), sender.ts (one HTTP attempt),
-// snapshot.ts (the state-file part).
+// Every change of a subscription, event, delivery or attempt is written through the store, in
+// the transaction of the change that caused it (an event's deliveries commit with the transfer
+// that fired it); restore() loads them back after a restart.
 import { signPayload } from '../../crypto/webhook-signature.js';
 import type { EventType } from '../../domain/events.js';
+import type { Sealer } from '../../crypto/sealer.js';
 import type { SandboxClock } from '../clock.js';
 import { randomAlnum } from '../ids.js';
-import type { Sealer } from '../ledger.js';
+import type { Account, SubscriptionRecord } from '../records.js';
 import type { Scheduler, TaskHandle } from '../scheduler.js';
-import type { Account, SandboxEvent, State } from '../state.js';
+import { aad } from '../seal-contexts.js';
+import type { SandboxEvent, Store, WebhookRecords } from '../store.js';
 import { audienceOf, eventBody, newEventId, sampleSide, sidesOf, withTimestamp, type EventSide } from './payloads.js';
 import { AttemptQueue } from './queue.js';
 import { nextAttempt } from './schedule.js';
 import { DEFAULT_TIMEOUT_MS, HttpSender, type Send } from './sender.js';
-import { secretAad, WebhookSnapshotSchema, type WebhookSnapshot } from './snapshot.js';
 import { EventStore, Subscriptions } from './subscriptions.js';
 import type { AttemptOutcome, AttemptRecord, Delivery, StoredEvent, Subscription } from './types.js';
 
@@ -65,7 +68,7 @@ interface Live extends Delivery {
 }
 
 export interface EngineDeps {
-  state: State;
+  store: Store;
   scheduler: Scheduler;
   clock: SandboxClock;
   sealer: Sealer;
@@ -99,24 +102,24 @@ export class WebhookEngine {
       this.send = this.sender.send;
     }
     this.queue = new AttemptQueue(this.options.maxInFlight, this.options.maxPerOrigin, (id) => this.attempt(id), () => this.settled());
-    const { state } = deps;
+    const { store } = deps;
     const onEvent = (e: SandboxEvent) => this.onSandboxEvent(e);
-    state.on('transfer.initiated', onEvent);
-    state.on('transfer.confirmed', onEvent);
-    state.on('transfer.failed', onEvent);
-    state.on('agent.transaction.pending_approval', onEvent);
-    state.on('agent.transaction.approved', onEvent);
-    state.on('agent.transaction.rejected', onEvent);
-    state.on('agent.policy.updated', onEvent);
-    state.on('state.reset', () => this.clear());
+    store.on('transfer.initiated', onEvent);
+    store.on('transfer.confirmed', onEvent);
+    store.on('transfer.failed', onEvent);
+    store.on('agent.transaction.pending_approval', onEvent);
+    store.on('agent.transaction.approved', onEvent);
+    store.on('agent.transaction.rejected', onEvent);
+    store.on('agent.policy.updated', onEvent);
+    store.on('state.reset', () => this.clear());
   }
 
   // ---- subscriptions -----------------------------------------------------------------------
 
   create(account: Account, url: string, events: EventType[], secret: string): Subscription {
     const sub: Subscription = { webhook_id: newWebhookId(), account_id: account.account_id, url, events, secret, created_at: this.deps.clock.now() };
+    this.deps.store.putSubscription(this.sealed(sub));
     this.subs.add(sub);
-    this.deps.state.touch();
     return sub;
   }
 
@@ -136,10 +139,11 @@ export class WebhookEngine {
 
   /** Deletes at once: waiting deliveries never start, in-flight attempts are aborted and ignored. */
   remove(sub: Subscription): void {
+    const doomed = [...this.live.values()].filter((d) => d.webhook_id === sub.webhook_id);
+    this.deps.store.dropSubscription(sub.webhook_id, doomed.map((d) => d.delivery_id));
     this.subs.delete(sub);
-    for (const d of this.live.values()) if (d.webhook_id === sub.webhook_id) this.cancel(d);
+    for (const d of doomed) this.cancel(d);
     this.attempts.delete(sub.webhook_id);
-    this.deps.state.touch();
   }
 
   /** Attempt records, newest first. */
@@ -152,7 +156,7 @@ export class WebhookEngine {
 
   private onSandboxEvent(e: SandboxEvent): void {
     if (this.subs.size === 0 || this.closed) return; // nobody listens: nothing is stored
-    for (const side of sidesOf(this.deps.state, e)) this.publish(side, false);
+    for (const side of sidesOf(this.deps.store, e)) this.publish(side, false);
   }
 
   /**
@@ -161,7 +165,7 @@ export class WebhookEngine {
    * unless `force` (samples).
    */
   private publish(side: EventSide, force: boolean): { event: StoredEvent | undefined; deliveries: Delivery[] } {
-    const audience = audienceOf(this.deps.state, side.account);
+    const audience = audienceOf(this.deps.store, side.account);
     const subs = this.subs.ofAll(audience);
     if (!subs.length && !force) return { event: undefined, deliveries: [] };
     const event_id = newEventId();
@@ -173,10 +177,11 @@ export class WebhookEngine {
       occurred_at: side.occurredAt,
       body: eventBody(event_id, side),
     };
-    this.events.add(event);
-    const deliveries = subs.filter((s) => s.events.includes(side.type)).map((s) => this.enqueue(s, event, false));
-    this.deps.state.touch();
-    return { event, deliveries };
+    return this.deps.store.tx(() => {
+      this.deps.store.putEvent(event, this.events.add(event));
+      const deliveries = subs.filter((s) => s.events.includes(side.type)).map((s) => this.enqueue(s, event, false));
+      return { event, deliveries };
+    });
   }
 
   /** A sample event through the real engine (`svc sandbox trigger`). */
@@ -189,9 +194,7 @@ export class WebhookEngine {
   replay(sub: Subscription, eventId: string): Delivery | undefined {
     const event = this.events.get(eventId);
     if (!event || !event.audience.includes(sub.account_id)) return undefined;
-    const d = this.enqueue(sub, event, true);
-    this.deps.state.touch();
-    return d;
+    return this.enqueue(sub, event, true);
   }
 
   // ---- deliveries --------------------------------------------------------------------------
@@ -209,8 +212,10 @@ export class WebhookEngine {
       final: false,
       replay,
     };
+    this.deps.store.putDelivery(d);
     this.live.set(d.delivery_id, d);
-    this.schedule(d);
+    // Due now: it starts once the change that queued it has committed.
+    this.deps.store.onCommit(() => this.schedule(d));
     return d;
   }
 
@@ -306,15 +311,21 @@ export class WebhookEngine {
       state: ok ? 'succeeded' : next ? 'retrying' : 'exhausted',
       replay: d.replay,
     };
-    this.addRecord(record);
-    if (next) {
-      d.due_at = next.at;
-      d.final = next.final;
-      this.schedule(d);
-    } else {
-      this.live.delete(d.delivery_id);
-    }
-    this.deps.state.touch();
+    // The attempt's record and what comes next (a retry, or nothing) commit together.
+    const { store } = this.deps;
+    store.tx(() => {
+      store.addAttempt(record, this.options.attemptsPerWebhook);
+      this.addRecord(record);
+      if (next) {
+        d.due_at = next.at;
+        d.final = next.final;
+        store.putDelivery(d);
+        store.onCommit(() => this.schedule(d));
+      } else {
+        store.dropDelivery(d.delivery_id);
+        this.live.delete(d.delivery_id);
+      }
+    });
     this.options.log?.(
       `webhook ${sub.webhook_id} ${d.delivery_id} ${d.event} attempt ${n}: ${outcome.status ?? outcome.error} ${outcome.durationMs}ms ${record.state}${next ? ` (next ${new Date(next.at).toISOString()})` : ''}`,
     );
@@ -370,8 +381,8 @@ export class WebhookEngine {
   }
 
   /**
-   * Shutdown: in-flight attempts are aborted and will be made again (same attempt number) after
-   * a restart; everything else stays queued in the state file.
+   * Shutdown: in-flight attempts are aborted; the store still holds them as not made, so they are
+   * made again (same attempt number) after a restart.
    */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -382,46 +393,31 @@ export class WebhookEngine {
       d.controller?.abort();
     }
     this.queue.clear();
-    this.deps.state.touch(); // the queue (in-flight attempts as not made) reaches the state file
     this.settled();
     await this.sender?.close();
   }
 
-  // ---- state file ----------------------------------------------------------------------------
+  // ---- loading ------------------------------------------------------------------------------
 
-  snapshot(): WebhookSnapshot {
-    const { sealer } = this.deps;
-    return {
-      subscriptions: [...this.subs.values()].map(({ secret, ...s }) => ({ ...s, secret_sealed: sealer.sealText(secret, secretAad(s.webhook_id)) })),
-      events: [...this.events.values()],
-      deliveries: [...this.live.values()].map((d) => ({
-        delivery_id: d.delivery_id,
-        webhook_id: d.webhook_id,
-        event_id: d.event_id,
-        event: d.event,
-        body: d.body,
-        // An attempt in flight is saved as not made: it is made again after a restart.
-        attempts: d.controller ? d.attempts - 1 : d.attempts,
-        first_attempt_at: d.controller && d.attempts === 1 ? null : d.first_attempt_at,
-        due_at: d.controller && d.startedAt !== undefined ? d.startedAt : d.due_at,
-        final: d.final,
-        replay: d.replay,
-      })),
-      attempts: [...this.attempts.values()].flat(),
-    };
+  /** A subscription as stored: its secret sealed under the sandbox key. */
+  private sealed(sub: Subscription): SubscriptionRecord {
+    const { secret, ...rest } = sub;
+    return { ...rest, secret_sealed: this.deps.sealer.sealText(secret, aad.webhookSecret(sub.webhook_id)) };
   }
 
-  /** Loads a snapshot into an empty engine and schedules its deliveries (overdue ones run at once). Throws SealError for a secret that does not open. */
-  restore(snapshot: WebhookSnapshot | undefined): void {
-    if (!snapshot) return;
-    const snap = WebhookSnapshotSchema.parse(snapshot);
-    for (const s of snap.subscriptions) {
+  /**
+   * Loads the stored records into an empty engine and schedules their deliveries (overdue ones
+   * run at once). Throws SealError for a secret that does not open with the key file.
+   */
+  restore(records: WebhookRecords): void {
+    this.clear();
+    for (const s of records.subscriptions) {
       const { secret_sealed, ...rest } = s;
-      this.subs.add({ ...rest, secret: this.deps.sealer.openText(secret_sealed, secretAad(s.webhook_id)) });
+      this.subs.add({ ...rest, secret: this.deps.sealer.openText(secret_sealed, aad.webhookSecret(s.webhook_id)) });
     }
-    for (const e of [...snap.events].sort((a, b) => a.occurred_at - b.occurred_at)) this.events.add(e);
-    for (const r of snap.attempts) if (this.subs.has(r.webhook_id)) this.addRecord(r);
-    for (const d of snap.deliveries) {
+    for (const e of [...records.events].sort((a, b) => a.occurred_at - b.occurred_at)) this.events.add(e);
+    for (const r of records.attempts) if (this.subs.has(r.webhook_id)) this.addRecord(r);
+    for (const d of records.deliveries) {
       if (!this.subs.has(d.webhook_id)) continue;
       const live: Live = { ...d };
       this.live.set(d.delivery_id, live);

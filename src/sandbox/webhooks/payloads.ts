@@ -5,7 +5,8 @@
 // from the records' public metadata only.
 import type { EventType } from '../../domain/events.js';
 import { newPolicyId, newTransactionId, newTransferId, newTxHash, randomAlnum } from '../ids.js';
-import type { Account, HeldTransaction, SandboxEvent, State, Transfer } from '../state.js';
+import type { Account, HeldTransaction, Transfer } from '../records.js';
+import type { SandboxEvent, Store } from '../store.js';
 
 export const newEventId = () => `evt_${randomAlnum(24)}`;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -21,10 +22,10 @@ export interface EventSide {
 }
 
 /** The accounts whose subscriptions see an account's events: itself and its parent. */
-export function audienceOf(state: State, account: Account): string[] {
+export function audienceOf(store: Store, account: Account): string[] {
   const out = [account.account_id];
   const parent = account.parent_account_id;
-  if (parent && parent !== account.account_id && state.accounts.has(parent)) out.push(parent);
+  if (parent && parent !== account.account_id && store.account(parent)) out.push(parent);
   return out;
 }
 
@@ -68,23 +69,23 @@ function heldFields(h: HeldTransaction, type: EventType) {
 }
 
 /** The webhook events a sandbox event produces (none for events that are not webhook types). */
-export function sidesOf(state: State, e: SandboxEvent): EventSide[] {
+export function sidesOf(store: Store, e: SandboxEvent): EventSide[] {
   switch (e.type) {
     case 'transfer.initiated':
     case 'transfer.confirmed':
     case 'transfer.failed': {
       const t = e.transfer;
       const sides: EventSide[] = [];
-      const from = state.accounts.get(t.from_account_id);
+      const from = store.account(t.from_account_id);
       if (from) sides.push({ type: e.type, account: from, occurredAt: e.at, fields: transferFields(t, 'sent', from, t.to) });
-      const to = t.to_account_id && t.to_account_id !== t.from_account_id ? state.accounts.get(t.to_account_id) : undefined;
+      const to = t.to_account_id && t.to_account_id !== t.from_account_id ? store.account(t.to_account_id) : undefined;
       if (to) sides.push({ type: e.type, account: to, occurredAt: e.at, fields: transferFields(t, 'received', to, t.from) });
       return sides;
     }
     case 'agent.transaction.pending_approval':
     case 'agent.transaction.approved':
     case 'agent.transaction.rejected': {
-      const agent = state.accounts.get(e.held.agent_account_id);
+      const agent = store.account(e.held.agent_account_id);
       if (!agent) return [];
       return [{ type: e.type, account: agent, occurredAt: e.at, fields: heldFields(e.held, e.type) }];
     }

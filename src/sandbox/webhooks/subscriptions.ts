@@ -76,16 +76,20 @@ export class EventStore {
 
   constructor(private readonly perAccount: number) {}
 
-  add(event: StoredEvent): void {
+  /** Adds an event; returns the ids of the events it pushed out (the account's oldest). */
+  add(event: StoredEvent): string[] {
     this.byId.set(event.event_id, event);
     let ids = this.byAccount.get(event.account_id);
     if (!ids) this.byAccount.set(event.account_id, (ids = new Set()));
     ids.add(event.event_id);
+    const evicted: string[] = [];
     while (ids.size > this.perAccount) {
       const oldest = ids.values().next().value as string;
       ids.delete(oldest);
       this.byId.delete(oldest);
+      evicted.push(oldest);
     }
+    return evicted;
   }
 
   get(eventId: string): StoredEvent | undefined {

@@ -1,0 +1,134 @@
+// The tool against a service that misbehaves: answers that are not JSON or not the right shape,
+// a body that never ends, a body far too large, a redirect to another host. Each ends with a
+// clear error, the documented exit code and code, a bounded amount read, and the API key never
+// sent anywhere but the configured host.
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MAX_RESPONSE_BYTES } from '../../src/api/client.js';
+import { runCli } from '../helpers/cli.js';
+import { UNKNOWN_TEST_KEY } from '../helpers/fake-server.js';
+
+interface Hostile {
+  url: string;
+  /** Requests received, with their authorization header. */
+  seen: Array<{ url: string; authorization?: string }>;
+  /** Bytes of body written before the client went away, per response. */
+  written: number[];
+  close(): Promise<void>;
+}
+
+const servers: Hostile[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.close();
+});
+
+async function hostile(respond: (res: ServerResponse, n: number, written: (bytes: number) => void) => void): Promise<Hostile> {
+  const seen: Hostile['seen'] = [];
+  const written: number[] = [];
+  const server: Server = createServer((req, res) => {
+    seen.push({ url: req.url ?? '', ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) });
+    const i = written.push(0) - 1;
+    req.resume();
+    respond(res, seen.length, (bytes) => (written[i]! += bytes));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const h: Hostile = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    written,
+    close: () => new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    }),
+  };
+  servers.push(h);
+  return h;
+}
+
+/** Streams `total` bytes of `chunk` as fast as the client reads them. */
+function stream(res: ServerResponse, total: number, chunk: Buffer, written: (n: number) => void): void {
+  let sent = 0;
+  const pump = () => {
+    while (sent < total) {
+      sent += chunk.length;
+      written(chunk.length);
+      if (!res.write(chunk)) return void res.once('drain', pump);
+    }
+    res.end();
+  };
+  res.on('close', () => (sent = total)); // the client went away
+  pump();
+}
+
+const env = (url: string) => ({ SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-hostile-')), SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: url });
+const noSleep = { now: Date.now, sleep: async () => {} };
+
+async function both(argv: string[], url: string) {
+  const plain = await runCli(argv, { env: env(url), clock: noSleep });
+  const json = await runCli(['--json', ...argv], { env: env(url), clock: noSleep });
+  return { plain, json, code: (j: typeof json) => (JSON.parse(j.stderr) as { error: { code: string } }).error.code };
+}
+
+describe('a hostile or broken service', () => {
+  it('an answer that is not JSON, or not the right shape: invalid_response, exit 1', async () => {
+    for (const body of ['<html>hi</html>', '{"account_id": 7}', '[1,2', '']) {
+      const s = await hostile((res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+      const r = await both(['account'], s.url);
+      expect([r.plain.code, r.json.code]).toEqual([1, 1]);
+      expect(r.plain.stderr).toMatch(/^error: unexpected response from GET \/v1\/accounts\/me: .* \(invalid_response\)$/m);
+      expect(r.code(r.json)).toBe('invalid_response');
+    }
+  });
+
+  it('a body that never ends: the --timeout ends it (exit 7, timeout), tried 3 times at most', async () => {
+    const s = await hostile((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"account_id":"a'); // ... and nothing more, ever
+    });
+    const r = await runCli(['--timeout', '300', 'account'], { env: env(s.url), clock: noSleep });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toMatch(/\(timeout\)$/m);
+    expect(s.seen.length).toBeLessThanOrEqual(3);
+  });
+
+  it(`a 50 MB body, 200 or 500: response_too_large (exit 1), read no further than about ${MAX_RESPONSE_BYTES / 1024 / 1024} MB, never retried`, async () => {
+    for (const status of [200, 500]) {
+      const chunk = Buffer.alloc(64 * 1024, 'a');
+      const s = await hostile((res, _n, written) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        stream(res, 50 * 1024 * 1024, chunk, written);
+      });
+      const r = await both(['account'], s.url);
+      expect([r.plain.code, r.json.code]).toEqual([1, 1]);
+      expect(r.plain.stderr).toMatch(/larger than 10 MB; it was not read \(response_too_large\)/);
+      expect(r.code(r.json)).toBe('response_too_large');
+      expect(s.seen).toHaveLength(2); // one per run: no retry
+      // The client stopped reading soon after the cap (socket buffers let a little more through).
+      for (const bytes of s.written) expect(bytes).toBeLessThan(MAX_RESPONSE_BYTES + 8 * 1024 * 1024);
+    }
+  });
+
+  it('a long error message is cut to a readable length', async () => {
+    const s = await hostile((res) => res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'invalid_request', message: 'x'.repeat(100_000) } })));
+    const r = await both(['account'], s.url);
+    expect(r.plain.code).toBe(2);
+    expect(r.plain.stderr.length).toBeLessThan(1_000);
+    expect(r.plain.stderr).toMatch(/… \(99500 more characters\) \(invalid_request\)/);
+    expect((JSON.parse(r.json.stderr) as { error: { message: string } }).error.message.length).toBeLessThan(600);
+  });
+
+  it('a redirect to another host is not followed: the key never reaches it', async () => {
+    const elsewhere = await hostile((res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    const s = await hostile((res) => res.writeHead(307, { location: `${elsewhere.url}/v1/accounts/me` }).end());
+    const r = await both(['account'], s.url);
+    expect([r.plain.code, r.json.code]).toEqual([1, 1]);
+    expect(r.plain.stderr).toMatch(/redirects are not followed, so nothing was sent there \(redirect_not_followed\)/);
+    expect(r.code(r.json)).toBe('redirect_not_followed');
+    expect(elsewhere.seen).toEqual([]);
+    expect(s.seen.every((x) => x.authorization === `Bearer ${UNKNOWN_TEST_KEY}`)).toBe(true);
+  });
+});
