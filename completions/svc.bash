@@ -19,7 +19,7 @@ _svc_takes_value() {
   local p="$1"
   while :; do
     case "$p|$2" in
-      '|-p'|'|--profile'|'|--base-url'|'|--timeout'|'balance|--asset'|'transfer send|--asset'|'transfer send|--memo'|'transfer send|--idempotency-key'|'transfer send|--timeout-wait'|'transfer get|--timeout-wait'|'transfer ls|--status'|'transfer ls|--since'|'transfer ls|--until'|'transfer ls|--limit'|'transfer ls|--offset'|'agent create|--daily-limit'|'agent create|--per-tx-limit'|'agent create|--hitl-threshold'|'agent create|--allow'|'agent create|--asset'|'agent create|--active-hours'|'agent create|--policy-file'|'agent policy set|--add-allow'|'agent policy set|--remove-allow'|'agent policy set|--clear'|'agent policy set|--daily-limit'|'agent policy set|--per-tx-limit'|'agent policy set|--hitl-threshold'|'agent policy set|--allow'|'agent policy set|--asset'|'agent policy set|--active-hours'|'agent policy set|--policy-file'|'agent policy check|--to'|'agent policy check|--amount'|'agent policy check|--asset'|'agent policy check|--at'|'agent policy check|--spent-today'|'pending review|--interval'|'webhook create|--events'|'webhook verify|--secret-env'|'webhook verify|--signature'|'webhook verify|--payload-file'|'webhook verify|--tolerance'|'webhook listen|--port'|'webhook listen|--events'|'webhook listen|--forward-to'|'webhook listen|--secret-env'|'webhook listen|--tolerance'|'api|-d'|'api|--data'|'api|-q'|'api|--query'|'api|--idempotency-key'|'sandbox start|--port'|'sandbox start|--host'|'sandbox start|--block-time'|'sandbox start|--approval-window'|'sandbox start|--state'|'sandbox fund|--asset'|'sandbox key create|--account'|'sandbox key create|--name'|'sandbox key ls|--account'|'sandbox trigger|--account') return 0 ;;
+      '|-p'|'|--profile'|'|--base-url'|'|--timeout'|'balance|--asset'|'transfer send|--asset'|'transfer send|--memo'|'transfer send|--idempotency-key'|'transfer send|--timeout-wait'|'transfer get|--timeout-wait'|'transfer ls|--status'|'transfer ls|--since'|'transfer ls|--until'|'transfer ls|--limit'|'transfer ls|--offset'|'agent create|--daily-limit'|'agent create|--per-tx-limit'|'agent create|--hitl-threshold'|'agent create|--allow'|'agent create|--asset'|'agent create|--active-hours'|'agent create|--policy-file'|'agent policy set|--add-allow'|'agent policy set|--remove-allow'|'agent policy set|--clear'|'agent policy set|--daily-limit'|'agent policy set|--per-tx-limit'|'agent policy set|--hitl-threshold'|'agent policy set|--allow'|'agent policy set|--asset'|'agent policy set|--active-hours'|'agent policy set|--policy-file'|'agent policy check|--to'|'agent policy check|--amount'|'agent policy check|--asset'|'agent policy check|--at'|'agent policy check|--spent-today'|'pending review|--interval'|'webhook create|--events'|'webhook verify|--secret-env'|'webhook verify|--secret-file'|'webhook verify|--signature'|'webhook verify|--payload-file'|'webhook verify|--tolerance'|'webhook listen|--port'|'webhook listen|--events'|'webhook listen|--forward-to'|'webhook listen|--secret-env'|'webhook listen|--secret-file'|'webhook listen|--tolerance'|'api|-d'|'api|--data'|'api|-q'|'api|--query'|'api|--idempotency-key'|'sandbox start|--port'|'sandbox start|--host'|'sandbox start|--block-time'|'sandbox start|--approval-window'|'sandbox start|--state'|'sandbox fund|--asset'|'sandbox key create|--account'|'sandbox key create|--name'|'sandbox key ls|--account'|'sandbox trigger|--account') return 0 ;;
     esac
     [[ -z $p ]] && return 1
     if [[ $p == *" "* ]]; then p="${p% *}"; else p=""; fi
@@ -41,8 +41,10 @@ _svc_option_values() {
       'agent policy set|--policy-file') _svc_files; return ;;
       'agent policy check|--asset') COMPREPLY=($(compgen -W 'USDG USDC' -- "$cur")); return ;;
       'webhook verify|--secret-env') COMPREPLY=($(compgen -e -- "$cur")); return ;;
+      'webhook verify|--secret-file') _svc_files; return ;;
       'webhook verify|--payload-file') _svc_files; return ;;
       'webhook listen|--secret-env') COMPREPLY=($(compgen -e -- "$cur")); return ;;
+      'webhook listen|--secret-file') _svc_files; return ;;
       'sandbox start|--state') _svc_files; return ;;
       'sandbox fund|--asset') COMPREPLY=($(compgen -W 'USDG USDC' -- "$cur")); return ;;
     esac
@@ -216,8 +218,8 @@ _svc_options() {
     'webhook rm') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'webhook deliveries') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'webhook replay') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
-    'webhook verify') echo '--secret-env --signature --payload-file --tolerance --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
-    'webhook listen') echo '--port --events --forward-to --print-secret --no-subscribe --secret-env --tolerance --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'webhook verify') echo '--secret-env --secret-file --signature --payload-file --tolerance --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'webhook listen') echo '--port --events --forward-to --forward-unverified --print-secret --no-subscribe --secret-env --secret-file --tolerance --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'api') echo '--data --query --idempotency-key --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'sandbox') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'sandbox start') echo '--port --host --block-time --approval-window --state --ephemeral --quiet --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;

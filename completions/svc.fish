@@ -25,7 +25,7 @@ function __svc_takes_value
     set -l p $argv[1]
     while true
         switch "$p|$argv[2]"
-            case '|-p' '|--profile' '|--base-url' '|--timeout' 'balance|--asset' 'transfer send|--asset' 'transfer send|--memo' 'transfer send|--idempotency-key' 'transfer send|--timeout-wait' 'transfer get|--timeout-wait' 'transfer ls|--status' 'transfer ls|--since' 'transfer ls|--until' 'transfer ls|--limit' 'transfer ls|--offset' 'agent create|--daily-limit' 'agent create|--per-tx-limit' 'agent create|--hitl-threshold' 'agent create|--allow' 'agent create|--asset' 'agent create|--active-hours' 'agent create|--policy-file' 'agent policy set|--add-allow' 'agent policy set|--remove-allow' 'agent policy set|--clear' 'agent policy set|--daily-limit' 'agent policy set|--per-tx-limit' 'agent policy set|--hitl-threshold' 'agent policy set|--allow' 'agent policy set|--asset' 'agent policy set|--active-hours' 'agent policy set|--policy-file' 'agent policy check|--to' 'agent policy check|--amount' 'agent policy check|--asset' 'agent policy check|--at' 'agent policy check|--spent-today' 'pending review|--interval' 'webhook create|--events' 'webhook verify|--secret-env' 'webhook verify|--signature' 'webhook verify|--payload-file' 'webhook verify|--tolerance' 'webhook listen|--port' 'webhook listen|--events' 'webhook listen|--forward-to' 'webhook listen|--secret-env' 'webhook listen|--tolerance' 'api|-d' 'api|--data' 'api|-q' 'api|--query' 'api|--idempotency-key' 'sandbox start|--port' 'sandbox start|--host' 'sandbox start|--block-time' 'sandbox start|--approval-window' 'sandbox start|--state' 'sandbox fund|--asset' 'sandbox key create|--account' 'sandbox key create|--name' 'sandbox key ls|--account' 'sandbox trigger|--account'
+            case '|-p' '|--profile' '|--base-url' '|--timeout' 'balance|--asset' 'transfer send|--asset' 'transfer send|--memo' 'transfer send|--idempotency-key' 'transfer send|--timeout-wait' 'transfer get|--timeout-wait' 'transfer ls|--status' 'transfer ls|--since' 'transfer ls|--until' 'transfer ls|--limit' 'transfer ls|--offset' 'agent create|--daily-limit' 'agent create|--per-tx-limit' 'agent create|--hitl-threshold' 'agent create|--allow' 'agent create|--asset' 'agent create|--active-hours' 'agent create|--policy-file' 'agent policy set|--add-allow' 'agent policy set|--remove-allow' 'agent policy set|--clear' 'agent policy set|--daily-limit' 'agent policy set|--per-tx-limit' 'agent policy set|--hitl-threshold' 'agent policy set|--allow' 'agent policy set|--asset' 'agent policy set|--active-hours' 'agent policy set|--policy-file' 'agent policy check|--to' 'agent policy check|--amount' 'agent policy check|--asset' 'agent policy check|--at' 'agent policy check|--spent-today' 'pending review|--interval' 'webhook create|--events' 'webhook verify|--secret-env' 'webhook verify|--secret-file' 'webhook verify|--signature' 'webhook verify|--payload-file' 'webhook verify|--tolerance' 'webhook listen|--port' 'webhook listen|--events' 'webhook listen|--forward-to' 'webhook listen|--secret-env' 'webhook listen|--secret-file' 'webhook listen|--tolerance' 'api|-d' 'api|--data' 'api|-q' 'api|--query' 'api|--idempotency-key' 'sandbox start|--port' 'sandbox start|--host' 'sandbox start|--block-time' 'sandbox start|--approval-window' 'sandbox start|--state' 'sandbox fund|--asset' 'sandbox key create|--account' 'sandbox key create|--name' 'sandbox key ls|--account' 'sandbox trigger|--account'
                 return 0
         end
         test -z "$p"; and return 1
@@ -212,7 +212,7 @@ complete -c svc -s y -l yes -d 'confirm without prompting (required for live mon
 complete -c svc -l no-input -d 'never prompt; fail instead when input would be needed'
 complete -c svc -l no-color -d 'disable colour (also NO_COLOR)'
 complete -c svc -s v -l verbose -d 'print each HTTP request and response line to stderr (keys masked)'
-complete -c svc -l timeout -x -d 'request timeout in milliseconds'
+complete -c svc -l timeout -x -d 'the most time spent on the network, retries included (e.g. 30s, 2m; a bare number is ms)'
 complete -c svc -s h -l help -d 'display help for command'
 
 # svc profile
@@ -366,6 +366,7 @@ complete -c svc -n '__svc_under "webhook create"' -l events -x -d 'comma-separat
 
 # svc webhook verify
 complete -c svc -n '__svc_under "webhook verify"' -l secret-env -x -a '(set -xn)' -d 'name of the environment variable holding the signing secret'
+complete -c svc -n '__svc_under "webhook verify"' -l secret-file -r -F -d 'a file whose first line is the signing secret'
 complete -c svc -n '__svc_under "webhook verify"' -l signature -x -d 'the X-Service-Signature header value'
 complete -c svc -n '__svc_under "webhook verify"' -l payload-file -r -F -d 'the raw body (default: stdin)'
 complete -c svc -n '__svc_under "webhook verify"' -l tolerance -x -d 'reject a body whose timestamp is further than this from now (0 disables)'
@@ -373,10 +374,12 @@ complete -c svc -n '__svc_under "webhook verify"' -l tolerance -x -d 'reject a b
 # svc webhook listen
 complete -c svc -n '__svc_under "webhook listen"' -l port -x -d 'port to listen on (0 picks a free one)'
 complete -c svc -n '__svc_under "webhook listen"' -l events -x -d 'event types to subscribe to (default: all)'
-complete -c svc -n '__svc_under "webhook listen"' -l forward-to -x -d 'forward each delivery (exact body and headers) to this URL'
+complete -c svc -n '__svc_under "webhook listen"' -l forward-to -x -d 'forward each verified delivery (exact body and headers) to this URL, once per event'
+complete -c svc -n '__svc_under "webhook listen"' -l forward-unverified -d 'forward deliveries that fail verification too (debugging only; a warning says so)'
 complete -c svc -n '__svc_under "webhook listen"' -l print-secret -d 'print the signing secret of the temporary subscription'
 complete -c svc -n '__svc_under "webhook listen"' -l no-subscribe -d 'do not subscribe; only receive (use with --secret-env)'
-complete -c svc -n '__svc_under "webhook listen"' -l secret-env -x -a '(set -xn)' -d 'verify with this secret instead of the temporary subscription\'s'
+complete -c svc -n '__svc_under "webhook listen"' -l secret-env -x -a '(set -xn)' -d 'verify with the secret in this variable instead of the temporary subscription\'s'
+complete -c svc -n '__svc_under "webhook listen"' -l secret-file -r -F -d 'verify with the secret on the first line of this file'
 complete -c svc -n '__svc_under "webhook listen"' -l tolerance -x -d 'reject a body whose timestamp is further than this from now (0 disables)'
 
 # svc api

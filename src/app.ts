@@ -7,6 +7,9 @@ import type { DecryptionKey } from './crypto/viewing-key.js';
 import type { LocalReader } from './crypto/reader.js';
 import { CancelledError, ConfirmationRequiredError, UsageError } from './errors.js';
 import { sanitize } from './io/sanitize.js';
+import { NetworkBudget } from './api/budget.js';
+import { parseDuration } from './domain/duration.js';
+import { DEFAULT_TIMEOUT_MS } from './api/limits.js';
 
 /** Options every command inherits from the root program. */
 export interface GlobalOptions {
@@ -91,11 +94,26 @@ export class App {
     return this.authInstance;
   }
 
+  /** --timeout: a duration (`30s`, `2m`, `500ms`) or a bare number of milliseconds; default 30s. */
   timeoutMs(): number {
-    if (this.globals.timeout === undefined) return 30_000;
-    const n = Number(this.globals.timeout);
-    if (!Number.isInteger(n) || n <= 0) throw new UsageError('--timeout must be a positive whole number of milliseconds');
-    return n;
+    const text = this.globals.timeout;
+    if (text === undefined) return DEFAULT_TIMEOUT_MS;
+    const ms = /^\d+$/.test(text.trim()) ? Number(text.trim()) : parseDuration(text);
+    if (ms === undefined || !Number.isSafeInteger(ms) || ms <= 0) {
+      throw new UsageError(`--timeout "${text}" must be a duration such as 30s, 2m or 500ms (a bare number is milliseconds)`);
+    }
+    return ms;
+  }
+
+  private budgetInstance?: NetworkBudget;
+  /** The command's network time (--timeout), shared by every client it makes. */
+  budget(): NetworkBudget {
+    return (this.budgetInstance ??= new NetworkBudget(this.timeoutMs()));
+  }
+
+  /** A full budget again: for commands that keep running (review --watch, webhook listen), per round. */
+  renewBudget(): void {
+    this.budgetInstance = new NetworkBudget(this.timeoutMs());
   }
 
   async client(): Promise<ApiClient> {
@@ -104,7 +122,8 @@ export class App {
     return new ApiClient({
       baseUrl: auth.baseUrl,
       apiKey: auth.apiKey,
-      timeoutMs: this.timeoutMs(),
+      // The budget in force when each request starts (renewBudget() swaps it).
+      budget: () => this.budget(),
       userAgent: 'svc-cli/0.1',
       env: this.env,
       sleep: (ms) => this.clock.sleep(ms),
@@ -119,7 +138,7 @@ export class App {
     if (!auth.decryptionKey) return undefined;
     const { parseDecryptionKey } = await import('./crypto/viewing-key.js');
     const parsed = parseDecryptionKey(auth.decryptionKey);
-    const source = this.env.SVC_DECRYPTION_KEY ? 'SVC_DECRYPTION_KEY' : 'the profile\'s decryption key';
+    const source = auth.decryptionKeySource;
     if (!parsed.ok) throw new UsageError(`${source} ${parsed.rule}`, undefined, 'invalid_decryption_key');
     if (parsed.value.environment !== auth.environment) {
       throw new UsageError(`${source} is a ${parsed.value.environment} key but the API key is ${auth.environment}`, undefined, 'invalid_decryption_key');

@@ -5,6 +5,9 @@ import { request } from 'undici';
 import type { z } from 'zod';
 import { ApiError, CliError, NetworkError } from '../errors.js';
 import { maskSecret } from '../config/mask.js';
+import { formatDuration } from '../domain/duration.js';
+import { NetworkBudget } from './budget.js';
+import { DEFAULT_TIMEOUT_MS, MAX_RESPONSE_BYTES } from './limits.js';
 import { dispatcherFor } from './dispatcher.js';
 import { apiErrorFromBody } from './errors.js';
 import { checkBaseUrl, joinUrl } from './url.js';
@@ -16,6 +19,9 @@ export type Query = Record<string, string | number | undefined>;
 export interface ClientOptions {
   baseUrl: string;
   apiKey: string;
+  /** The command's network time (--timeout), shared by every request it makes. */
+  budget?: () => NetworkBudget;
+  /** Without a budget: the network time of each request() call, retries included. */
   timeoutMs?: number;
   userAgent?: string;
   /** Called with one line per request/response when --verbose is on. */
@@ -46,8 +52,7 @@ export interface ApiResponse<T> {
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** The largest answer the tool reads (a page of 100 transfers is about 60 KB). Never retried. */
-export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+export { MAX_RESPONSE_BYTES } from './limits.js';
 
 class TooLarge extends Error {}
 
@@ -68,11 +73,8 @@ async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }, 
 
 export class ApiClient {
   private readonly base: URL;
-  private readonly timeoutMs: number;
-
   constructor(private readonly opts: ClientOptions) {
     this.base = checkBaseUrl(opts.baseUrl);
-    this.timeoutMs = opts.timeoutMs ?? 30_000;
   }
 
   get baseUrl(): string {
@@ -112,26 +114,30 @@ export class ApiClient {
     const sleep = this.opts.sleep ?? defaultSleep;
     const timing = this.opts.retryTiming ?? DEFAULT_TIMING;
     const d = dispatcherFor(this.base, this.opts.env ?? {});
+    const budget = this.opts.budget?.() ?? new NetworkBudget(this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const host = this.base.host;
 
     for (let attempt = 1; ; attempt++) {
       const started = performance.now();
+      const left = Math.ceil(budget.remainingMs);
+      if (left <= 0) throw timeoutError(host, budget.totalMs);
       this.trace(`> ${method} ${url}${attempt > 1 ? ` (try ${attempt}/${MAX_TRIES})` : ''}`);
       this.trace(`> authorization: Bearer ${maskSecret(this.opts.apiKey)}`);
       if (idempotencyKey) this.trace(`> idempotency-key: ${idempotencyKey}`);
       let status: number;
       let text: string;
       let resHeaders: Record<string, string | string[] | undefined>;
+      const deadline = AbortSignal.timeout(left);
       try {
-        const res = await request(url, {
-          method,
-          headers,
-          body: payload,
-          dispatcher: d,
-          signal: AbortSignal.timeout(this.timeoutMs),
-        });
-        status = res.statusCode;
-        resHeaders = res.headers;
-        text = await readCapped(res.body, MAX_RESPONSE_BYTES);
+        // Raced against the deadline too: a proxy that never answers its CONNECT holds undici's
+        // own abort, and the command must end on time regardless.
+        const answer = await budget.measure(() => beforeDeadline(deadline, (async () => {
+          const res = await request(url, { method, headers, body: payload, dispatcher: d, signal: deadline });
+          return { status: res.statusCode, headers: res.headers, text: await readCapped(res.body, MAX_RESPONSE_BYTES) };
+        })()));
+        status = answer.status;
+        resHeaders = answer.headers;
+        text = answer.text;
       } catch (err) {
         if (err instanceof TooLarge) {
           this.trace(`< answer over ${MAX_RESPONSE_BYTES} bytes: not read`);
@@ -140,10 +146,10 @@ export class ApiClient {
           });
         }
         const ms = Math.round(performance.now() - started);
-        const netErr = toNetworkError(err, url, this.timeoutMs);
+        const netErr = deadline.aborted ? timeoutError(host, budget.totalMs) : toNetworkError(err, host);
         this.trace(`< network error after ${ms} ms: ${netErr.message}`);
-        if (retryable && attempt < MAX_TRIES) {
-          await sleep(backoffDelay(attempt + 1, timing));
+        if (retryable && attempt < MAX_TRIES && !deadline.aborted) {
+          await pause(budget, sleep, backoffDelay(attempt + 1, timing));
           continue;
         }
         throw netErr;
@@ -157,8 +163,12 @@ export class ApiClient {
         return { status, data: this.parse(text, opts.schema, method, path), requestId, serverTime };
       }
       if (retryable && isRetryableStatus(status) && attempt < MAX_TRIES) {
-        await sleep(backoffDelay(attempt + 1, timing, header(resHeaders, 'retry-after')));
-        continue;
+        const delay = backoffDelay(attempt + 1, timing, header(resHeaders, 'retry-after'));
+        // A pause that would outlast the budget is not worth starting: report the answer now.
+        if (delay < budget.remainingMs) {
+          await pause(budget, sleep, delay);
+          continue;
+        }
       }
       if (status >= 300 && status < 400) {
         // Never followed: the key would go to wherever the Location points.
@@ -171,6 +181,10 @@ export class ApiClient {
   }
 
   private parse<T>(text: string, schema: z.ZodType<T> | undefined, method: string, path: string): T {
+    // Everything after the parse (null-stripping, validation, printing) recurses: refuse depth first.
+    if (nestingDepth(text) > MAX_NESTING) {
+      throw new CliError('failure', 'invalid_response', `unexpected response from ${method} ${path}: nested deeper than ${MAX_NESTING} levels`);
+    }
     let json: unknown;
     try {
       json = text.length ? JSON.parse(text) : {};
@@ -198,15 +212,44 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
   return Array.isArray(v) ? v[0] : v;
 }
 
-function toNetworkError(err: unknown, url: string, timeoutMs: number): NetworkError {
+function timeoutError(host: string, totalMs: number): NetworkError {
+  return new NetworkError('timeout', `no answer from ${host} within the --timeout of ${formatDuration(totalMs)} (retries included)`, 'raise it with --timeout (e.g. --timeout 2m), or check the service');
+}
+
+/** Settles like `work`, or rejects when `deadline` aborts first. */
+function beforeDeadline<T>(deadline: AbortSignal, work: Promise<T>): Promise<T> {
+  if (deadline.aborted) return Promise.reject(deadline.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(deadline.reason);
+    deadline.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => {
+        deadline.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        deadline.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+/** A pause between tries, counted against the budget (and never longer than what is left). */
+async function pause(budget: NetworkBudget, sleep: (ms: number) => Promise<void>, ms: number): Promise<void> {
+  const wait = Math.min(ms, budget.remainingMs);
+  await sleep(wait);
+  budget.spend(wait);
+}
+
+function toNetworkError(err: unknown, host: string): NetworkError {
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string } };
-  const host = new URL(url).host;
-  if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || e?.code === 'UND_ERR_HEADERS_TIMEOUT') {
-    return new NetworkError('timeout', `request to ${host} timed out after ${timeoutMs} ms`, 'raise it with --timeout <ms>, or check the service');
-  }
   const code = e?.code ?? e?.cause?.code;
   if (code === 'ECONNREFUSED') {
     return new NetworkError('network_error', `could not connect to ${host} (connection refused)`, 'is the service running? for the sandbox: `svc sandbox start`');
+  }
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return new NetworkError('timeout', `${host} did not answer in time (${code})`, 'check the service, or a proxy between');
   }
   return new NetworkError('network_error', `could not reach ${host}: ${code ?? e?.message ?? 'network error'}`);
 }
@@ -218,4 +261,25 @@ export function withoutNulls(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = withoutNulls(v);
   return out;
+}
+
+/** How deep an answer may nest (the service's are a few levels deep). */
+const MAX_NESTING = 256;
+
+/** The deepest nesting of arrays and objects in a JSON text (strings skipped), in one pass. */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) max = depth;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return max;
 }

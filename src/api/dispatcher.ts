@@ -2,7 +2,11 @@
 // https base URL goes through HTTPS_PROXY (or HTTP_PROXY) unless NO_PROXY exempts its host;
 // plain http (allowed only to loopback) and loopback hosts are always direct, whatever the
 // environment says.
-import { Agent, ProxyAgent, type Dispatcher } from 'undici';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import { Agent, type buildConnector, type Dispatcher } from 'undici';
 import { onShutdown } from '../lifecycle.js';
 import { isLoopbackHost } from './url.js';
 
@@ -39,18 +43,75 @@ export function proxyFor(target: URL, vars: NodeJS.ProcessEnv): string | undefin
   return env(vars, 'HTTPS_PROXY') ?? env(vars, 'HTTP_PROXY');
 }
 
+/** Time to set up a tunnel (proxy connection, CONNECT answer, TLS handshake). */
+const TUNNEL_TIMEOUT_MS = 15_000;
+
+
+/**
+ * Opens one CONNECT tunnel through `proxy` per connection undici asks for, then TLS to the target
+ * inside it: the proxy sees the target's name and port, never a request or a key. One attempt per
+ * call, with its own time limit: a proxy that closes or stalls every connection costs one try, and
+ * the client's retries (bounded, with backoff) decide what comes next. (undici's ProxyAgent
+ * reconnects in a tight loop to a proxy that closes connections.)
+ */
+function tunnelThrough(proxy: URL): buildConnector.connector {
+  const viaTls = proxy.protocol === 'https:';
+  const auth = proxy.username ? { 'proxy-authorization': `Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}` } : {};
+  return ({ hostname, port, servername }, callback) => {
+    let done = false;
+    const finish = (err: Error | null, socket: Socket | null) => {
+      if (done) return void socket?.destroy();
+      done = true;
+      clearTimeout(timer);
+      if (err || !socket) callback(err ?? new Error('no tunnel'), null);
+      else callback(null, socket);
+    };
+    const target = `${hostname}:${port || 443}`;
+    const req = (viaTls ? httpsRequest : httpRequest)({
+      host: proxy.hostname,
+      port: proxy.port || (viaTls ? 443 : 80),
+      method: 'CONNECT',
+      path: target,
+      headers: { host: target, ...auth },
+      agent: false,
+    });
+    const timer = setTimeout(() => {
+      req.destroy();
+      finish(Object.assign(new Error(`the proxy did not open a tunnel to ${target} in time`), { code: 'UND_ERR_CONNECT_TIMEOUT' }), null);
+    }, TUNNEL_TIMEOUT_MS);
+    timer.unref();
+    req.once('connect', (res, socket) => {
+      if (res.statusCode !== 200) {
+        socket.destroy();
+        return finish(Object.assign(new Error(`the proxy refused a tunnel to ${target} (${res.statusCode})`), { code: 'ECONNREFUSED_PROXY' }), null);
+      }
+      const tls = tlsConnect({ socket, servername: servername || hostname, ALPNProtocols: ['http/1.1'] });
+      tls.once('secureConnect', () => finish(null, tls));
+      tls.once('error', (err) => finish(err, null));
+    });
+    req.once('error', (err) => finish(err, null));
+    req.once('response', (res) => {
+      res.destroy();
+      finish(Object.assign(new Error(`the proxy answered a CONNECT with ${res.statusCode}`), { code: 'ECONNREFUSED_PROXY' }), null);
+    });
+    req.end();
+  };
+}
+
 /** A shared dispatcher (keep-alive pool) for requests to `target`, closed at shutdown. */
 export function dispatcherFor(target: URL, vars: NodeJS.ProcessEnv): Dispatcher {
   const proxy = proxyFor(target, vars);
   const key = proxy ?? 'direct';
   let d = pool.get(key);
   if (!d) {
-    d = proxy ? new ProxyAgent({ uri: proxy, keepAliveTimeout: KEEP_ALIVE_MS }) : new Agent({ keepAliveTimeout: KEEP_ALIVE_MS });
+    d = new Agent({ keepAliveTimeout: KEEP_ALIVE_MS, ...(proxy ? { connect: tunnelThrough(new URL(proxy)) } : {}) });
     pool.set(key, d);
     const created = d;
+    // At the end of a command every answer is in: destroy, do not wait (a proxy that never
+    // answered would keep close() waiting forever).
     onShutdown(async () => {
       if (pool.get(key) === created) pool.delete(key);
-      await created.close();
+      await created.destroy();
     });
   }
   return d;

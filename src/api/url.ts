@@ -1,12 +1,8 @@
 // Base URL checks: a key is only ever sent over HTTPS, or plain HTTP to a loopback host.
+import { isLoopbackHost } from '../domain/loopback.js';
 import { UsageError } from '../errors.js';
 
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  // Names under .localhost are not counted: they resolve through ordinary DNS.
-  if (h === 'localhost' || h === '::1') return true;
-  return /^127(\.\d{1,3}){3}$/.test(h);
-}
+export { isLoopbackHost };
 
 export function checkBaseUrl(baseUrl: string): URL {
   let url: URL;

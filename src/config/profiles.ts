@@ -3,6 +3,7 @@ import Conf from 'conf';
 import { chmodSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { configDir, ensurePrivateDir } from './paths.js';
+import { checkPrivatePath } from './safe-path.js';
 
 import type { Profile } from './profile-types.js';
 
@@ -20,6 +21,8 @@ export class ProfileStore {
   readonly path: string;
 
   constructor(readonly dir: string = configDir()) {
+    checkPrivatePath(dir, 'config directory');
+    checkPrivatePath(join(dir, 'config.json'), 'config file');
     ensurePrivateDir(dir);
     this.conf = new Conf<StoreShape>({
       cwd: dir,

@@ -1,5 +1,9 @@
-// Which key, base URL and decryption key a command uses.
-// Precedence: flags > SVC_API_KEY / SVC_BASE_URL / SVC_PROFILE > current profile.
+// Which key, base URL and decryption key a command uses (docs/configuration.md, "Precedence"):
+//   1. flags (--base-url), then
+//   2. a profile named by --profile or SVC_PROFILE: its own key, base URL and decryption key,
+//      whatever else the environment says (a key never goes to a URL from another source), else
+//   3. the environment (SVC_API_KEY, SVC_BASE_URL, SVC_DECRYPTION_KEY), over
+//   4. the current profile, then the defaults.
 import { CliError } from '../errors.js';
 import { checkApiKey, environmentOfKey, type Environment } from './keys.js';
 import type { ProfileLookup } from './profile-file.js';
@@ -11,6 +15,8 @@ export interface ResolvedAuth {
   environment: Environment;
   profileName: string | null;
   decryptionKey?: string;
+  /** Where the decryption key came from, for messages. */
+  decryptionKeySource: string;
   sandboxAdminToken?: string;
 }
 
@@ -20,12 +26,15 @@ export interface ResolveFlags {
 }
 
 export function resolveAuth(store: ProfileLookup, flags: ResolveFlags, env: NodeJS.ProcessEnv): ResolvedAuth {
-  const profileName = flags.profile ?? env.SVC_PROFILE ?? store.current;
+  const named = flags.profile ?? env.SVC_PROFILE;
+  const profileName = named ?? store.current;
   const profile = profileName ? store.get(profileName) : undefined;
-  if ((flags.profile ?? env.SVC_PROFILE) && !profile) {
-    throw new CliError('not_found', 'profile_not_found', `profile "${profileName}" does not exist`, { hint: 'run `svc profile ls` to see your profiles' });
+  if (named && !profile) {
+    throw new CliError('not_found', 'profile_not_found', `profile "${named}" does not exist`, { hint: 'run `svc profile ls` to see your profiles' });
   }
-  const apiKey = (flags.profile ? undefined : env.SVC_API_KEY) || profile?.apiKey;
+  // A named profile is used as a whole; the environment fills in only for the current profile.
+  const fromEnv = (name: string) => (named ? undefined : env[name] || undefined);
+  const apiKey = fromEnv('SVC_API_KEY') ?? profile?.apiKey;
   if (!apiKey) {
     throw new CliError('auth', 'no_api_key', 'no API key configured', {
       hint: 'start the sandbox with `svc sandbox start`, or add a profile with `svc profile add <name>`, or set SVC_API_KEY',
@@ -33,16 +42,18 @@ export function resolveAuth(store: ProfileLookup, flags: ResolveFlags, env: Node
   }
   const rule = checkApiKey(apiKey);
   if (rule) {
-    const source = !flags.profile && env.SVC_API_KEY ? 'SVC_API_KEY' : `the API key of profile "${profileName}"`;
+    const source = fromEnv('SVC_API_KEY') ? 'SVC_API_KEY' : `the API key of profile "${profileName}"`;
     throw new CliError('auth', 'invalid_api_key', `${source} ${rule}`, { hint: 'keys look like svc_test_… or svc_live_…; add a working one with `svc profile add <name>`' });
   }
-  const baseUrl = flags.baseUrl ?? env.SVC_BASE_URL ?? profile?.baseUrl ?? DEFAULT_BASE_URL;
+  const baseUrl = flags.baseUrl ?? fromEnv('SVC_BASE_URL') ?? profile?.baseUrl ?? DEFAULT_BASE_URL;
+  const decryptionKey = fromEnv('SVC_DECRYPTION_KEY') ?? profile?.decryptionKey;
   return {
     apiKey,
     baseUrl,
     environment: environmentOfKey(apiKey)!,
     profileName: profile ? profileName : null,
-    decryptionKey: env.SVC_DECRYPTION_KEY || profile?.decryptionKey,
-    sandboxAdminToken: profile?.sandboxAdminToken,
+    ...(decryptionKey ? { decryptionKey } : {}),
+    ...(profile?.sandboxAdminToken ? { sandboxAdminToken: profile.sandboxAdminToken } : {}),
+    decryptionKeySource: fromEnv('SVC_DECRYPTION_KEY') ? 'SVC_DECRYPTION_KEY' : "the profile's decryption key",
   };
 }

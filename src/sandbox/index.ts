@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
 import { ZodError } from 'zod';
 import { SealError, Sealer } from '../crypto/sealer.js';
+import { isLoopbackHost } from '../domain/loopback.js';
 import { SandboxClock } from './clock.js';
 import { SandboxStartError } from './errors.js';
 import { registerAccountRoutes } from './handlers/accounts.js';
@@ -36,17 +37,13 @@ export const DEFAULT_APPROVAL_WINDOW_MS = 15 * 60 * 1000;
 /** Time a client has to send its request headers, and its whole request. */
 export const SLOW_CLIENT_HEADERS_MS = 10_000;
 export const SLOW_CLIENT_REQUEST_MS = 30_000;
+/** Node checks the two limits above on this interval (its default, 30 s, would let a slow client stay 40 s). */
+const SLOW_CLIENT_CHECK_MS = 2_000;
 
-/** 127.0.0.0/8, ::1 and localhost. */
-export function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
-  return isIP(h) === 4 && h.startsWith('127.');
-}
 
 function checkOptions(opts: SandboxOptions) {
   const host = opts.host ?? DEFAULT_HOST;
-  if (!isLoopback(host)) {
+  if (!isLoopbackHost(host)) {
     throw new SandboxStartError('invalid_option', `refusing to listen on ${host}: the sandbox serves loopback addresses only`, 'use 127.0.0.1, ::1 or localhost');
   }
   const port = opts.port ?? DEFAULT_PORT;
@@ -76,9 +73,10 @@ export interface SandboxInternals {
   webhooks?: Partial<WebhookEngineOptions>;
   /** How often reads' leftovers (key-use counts, ciphertexts) are written. Default 1 s. */
   flushEveryMs?: number;
+  /** Slow-client limits (tests shorten them): headers, whole request, and how often node checks. */
+  slowClient?: { headersMs: number; requestMs: number; checkEveryMs: number };
 }
 
-/** createSandbox() plus the World behind it (tests inspect balances through it). */
 /** The database and the sealing key of a sandbox: in memory, or a file (importing an earlier JSON state once). */
 function openState(statePath: string | undefined, legacyPath: string | undefined): { db: Db; key: Buffer } {
   if (statePath === undefined) return { db: openMemoryDatabase(), key: randomBytes(32) };
@@ -137,8 +135,9 @@ export async function openSandbox(opts: SandboxOptions = {}, internals: SandboxI
       // The pipeline checks Host itself (a loopback name, or the JSON error envelope).
       requireHostHeader: false,
       // A client that sends its headers or its request slowly is cut off (one byte a second never finishes).
-      headersTimeout: SLOW_CLIENT_HEADERS_MS,
-      requestTimeout: SLOW_CLIENT_REQUEST_MS,
+      headersTimeout: internals.slowClient?.headersMs ?? SLOW_CLIENT_HEADERS_MS,
+      requestTimeout: internals.slowClient?.requestMs ?? SLOW_CLIENT_REQUEST_MS,
+      connectionsCheckingInterval: internals.slowClient?.checkEveryMs ?? SLOW_CLIENT_CHECK_MS,
     },
     createRequestListener(world, routes, log ? { log } : {}),
   );

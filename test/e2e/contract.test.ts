@@ -2,7 +2,7 @@
 // local code of ours, each run twice as a script would run it (no terminal): once plain, once
 // with --json. Both give the same exit code; the plain run prints `error: … (<code>…)` on stderr,
 // the --json run exactly one {"error":{…}} object on stderr; neither prints anything on stdout.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -272,6 +272,22 @@ describe('every local code', () => {
       await expectFailure('invalid_response', 1, ['account'], { env });
     });
   });
+  it('response_too_large, redirect_not_followed → 1, neither retried', async () => {
+    await withServer(() => ({ status: 200, body: `"${'x'.repeat(11 * 1024 * 1024)}"` }), async (s, env) => {
+      await expectFailure('response_too_large', 1, ['account'], { env });
+      expect(s.requests).toHaveLength(2); // one per run (plain, --json)
+    });
+    await withServer(() => ({ status: 302, headers: { location: 'http://127.0.0.1:9/steal' } }), async (s, env) => {
+      await expectFailure('redirect_not_followed', 1, ['account'], { env });
+      expect(s.requests).toHaveLength(2);
+    });
+  });
+  it('unsafe_config → 2: a config directory that is a symbolic link is neither read nor written', async () => {
+    const dir = tmp();
+    mkdirSync(join(dir, 'real'), { mode: 0o700 });
+    symlinkSync(join(dir, 'real'), join(dir, 'link'));
+    await expectFailure('unsafe_config', 2, ['profile', 'ls'], { env: { SVC_CONFIG_DIR: join(dir, 'link') } });
+  });
   it('verification_failed, decryption_failed → 1', async () => {
     const acme = t.sandbox.seeded.find((a) => a.handle === '@acme')!.decryptionKey!;
     await expectFailure('decryption_failed', 1, ['balance'], { env: { SVC_DECRYPTION_KEY: acme } });
@@ -285,13 +301,15 @@ describe('every local code', () => {
       await expectFailure('verification_failed', 1, ['balance', '--verify'], { env: { ...env, SVC_DECRYPTION_KEY: vk.decryptionKey } });
     });
   });
-  it('invalid_signature, stale_timestamp → 1 (webhook verify)', async () => {
+  it('invalid_signature, stale_timestamp, invalid_timestamp → 1 (webhook verify)', async () => {
     const { signPayload } = await import('../../src/crypto/webhook-signature.js');
     const secret = 'whsec_contracttestsecret0001';
     const body = JSON.stringify({ event: 'transfer.confirmed', timestamp: '2020-01-01T00:00:00Z' });
     const env = { S: secret };
     await expectFailure('invalid_signature', 1, ['webhook', 'verify', '--secret-env', 'S', '--signature', '0'.repeat(64)], { env, input: body });
     await expectFailure('stale_timestamp', 1, ['webhook', 'verify', '--secret-env', 'S', '--signature', signPayload(secret, Buffer.from(body))], { env, input: body });
+    const undated = JSON.stringify({ event: 'transfer.confirmed' });
+    await expectFailure('invalid_timestamp', 1, ['webhook', 'verify', '--secret-env', 'S', '--signature', signPayload(secret, Buffer.from(undated))], { env, input: undated });
   });
   it('address_in_use, state_unreadable, key_missing → 1 (sandbox start)', async () => {
     const port = new URL(t.url).port;

@@ -84,15 +84,27 @@ describe('a hostile or broken service', () => {
     }
   });
 
-  it('a body that never ends: the --timeout ends it (exit 7, timeout), tried 3 times at most', async () => {
+  it('a body that never ends: --timeout is the whole command\'s network time, so the first try uses it all (exit 7)', async () => {
     const s = await hostile((res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"account_id":"a'); // ... and nothing more, ever
     });
-    const r = await runCli(['--timeout', '300', 'account'], { env: env(s.url), clock: noSleep });
-    expect(r.code).toBe(7);
-    expect(r.stderr).toMatch(/\(timeout\)$/m);
-    expect(s.seen.length).toBeLessThanOrEqual(3);
+    for (const timeout of ['300', '300ms']) {
+      s.seen.length = 0;
+      const r = await runCli(['--timeout', timeout, 'account'], { env: env(s.url), clock: noSleep });
+      expect(r.code).toBe(7);
+      expect(r.stderr).toMatch(/^error: no answer from 127\.0\.0\.1:\d+ within the --timeout of 300ms \(retries included\) \(timeout\)$/m);
+      expect(s.seen).toHaveLength(1); // no retry once the budget is spent
+    }
+  });
+
+  it('an answer nested 100,000 levels deep: a clear error, not a stack overflow', async () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const s = await hostile((res) => res.writeHead(200, { 'content-type': 'application/json' }).end(deep));
+    const r = await both(['api', 'GET', '/v1/anything'], s.url);
+    expect([r.plain.code, r.json.code]).toEqual([1, 1]);
+    expect(r.plain.stderr).toMatch(/nested deeper than 256 levels \(invalid_response\)/);
+    expect(r.code(r.json)).toBe('invalid_response');
   });
 
   it(`a 50 MB body, 200 or 500: response_too_large (exit 1), read no further than about ${MAX_RESPONSE_BYTES / 1024 / 1024} MB, never retried`, async () => {

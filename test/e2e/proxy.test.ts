@@ -90,3 +90,46 @@ describe('proxies never see a key', () => {
     expect(seen).toEqual([]);
   });
 });
+
+describe('proxies that misbehave: every time limit holds, every retry is bounded', () => {
+  async function misbehaving(onSocket: (socket: import('node:net').Socket) => void) {
+    let connections = 0;
+    const server = createServer();
+    server.on('connection', (socket) => {
+      connections++;
+      onSocket(socket);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      connections: () => connections,
+      close: () => new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+    };
+  }
+
+  it('a proxy that never answers: --timeout still ends the command (exit 7)', async () => {
+    const p = await misbehaving(() => {}); // accepts, then silence
+    try {
+      const r = await runCli(['--timeout', '300ms', 'account'], { env: env({ SVC_BASE_URL: 'https://api.example.com', HTTPS_PROXY: p.url }) });
+      expect(r.code).toBe(7);
+      expect(r.stderr).toMatch(/within the --timeout of 300ms \(retries included\) \(timeout\)/);
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('a proxy that closes every connection: three tries, with pauses, then exit 7 (no reconnect storm)', async () => {
+    const p = await misbehaving((socket) => socket.destroy());
+    try {
+      const r = await runCli(['account'], { env: env({ SVC_BASE_URL: 'https://api.example.com', HTTPS_PROXY: p.url }), clock: noSleep });
+      expect(r.code).toBe(7);
+      expect(r.stderr).toMatch(/\(network_error\)/);
+      expect(p.connections()).toBe(3);
+    } finally {
+      await p.close();
+    }
+  });
+});

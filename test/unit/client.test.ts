@@ -103,7 +103,7 @@ describe('ApiClient', () => {
     const url = `http://127.0.0.1:${(hang.address() as AddressInfo).port}`;
     const timedOut = await client(url, { timeoutMs: 100 }).get('/v1/accounts/me').catch((e) => e);
     expect(timedOut).toBeInstanceOf(NetworkError);
-    expect(timedOut.message).toMatch(/timed out after 100 ms/);
+    expect(timedOut.message).toMatch(/within the --timeout of 100ms \(retries included\)/);
   });
 
   it('rejects a response that does not match the schema', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { backoffDelay, isRetryableStatus, parseRetryAfter } from '../../src/api/retry.js';
+import { isLoopbackHostHeader } from '../../src/domain/loopback.js';
 import { checkBaseUrl, isLoopbackHost, joinUrl } from '../../src/api/url.js';
 import { maskSecret, redact } from '../../src/config/mask.js';
 import { checkApiKey, environmentOfKey } from '../../src/config/keys.js';
@@ -29,7 +30,13 @@ describe('base URL checks', () => {
   it('knows loopback hosts', () => {
     for (const h of ['127.0.0.1', '127.1.2.3', 'localhost', '[::1]']) expect(isLoopbackHost(h)).toBe(true);
     // *.localhost resolves through ordinary DNS, so it is not trusted as loopback.
-    for (const h of ['10.0.0.1', 'example.com', '128.0.0.1', 'localhost.example.com', '127.0.0.1.nip.io', 'api.localhost']) expect(isLoopbackHost(h)).toBe(false);
+    for (const h of ['10.0.0.1', 'example.com', '128.0.0.1', 'localhost.example.com', '127.0.0.1.nip.io', 'api.localhost', '127.999.0.1', '::2']) expect(isLoopbackHost(h)).toBe(false);
+  });
+  it('knows Host headers that name loopback (the sandbox and webhook listen answer only those)', () => {
+    for (const h of ['localhost', 'LOCALHOST:4000', '127.0.0.1', '127.0.0.1:46630', '[::1]', '[::1]:80']) expect(isLoopbackHostHeader(h), h).toBe(true);
+    for (const h of ['', ':80', 'evil.example', 'evil.example:46630', '127.0.0.1.nip.io', 'api.localhost:80', '::1', '[::1', '127.0.0.1:80:80', '127.0.0.1:123456', 'localhost@evil.example']) {
+      expect(isLoopbackHostHeader(h), h).toBe(false);
+    }
   });
   it('refuses plain http off loopback and odd schemes', () => {
     expect(() => checkBaseUrl('http://api.example.com')).toThrow(/plain HTTP/);

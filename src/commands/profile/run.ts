@@ -87,7 +87,7 @@ export async function addProfile(app: App, name: string, opts: AddOptions): Prom
 /** GET /v1/accounts/me with the new key: a refused key is exit 3, an unreachable service exit 7; nothing is saved either way. */
 async function fetchAccount(app: App, baseUrl: string, apiKey: string): Promise<Account> {
   const [{ ApiClient }, { AccountSchema }] = await Promise.all([import('../../api/client.js'), import('../../api/schemas.js')]);
-  const client = new ApiClient({ baseUrl, apiKey, timeoutMs: app.timeoutMs(), env: app.env });
+  const client = new ApiClient({ baseUrl, apiKey, budget: () => app.budget(), env: app.env, sleep: (ms) => app.clock.sleep(ms) });
   try {
     return (await client.get('/v1/accounts/me', { schema: AccountSchema })).data;
   } catch (err) {

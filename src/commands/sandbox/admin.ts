@@ -32,7 +32,7 @@ export async function adminTarget(app: App): Promise<AdminTarget> {
   const client = new ApiClient({
     baseUrl: app.globals.baseUrl ?? profile.baseUrl,
     apiKey: profile.apiKey,
-    timeoutMs: app.timeoutMs(),
+    budget: () => app.budget(),
     userAgent: 'svc-cli/0.1',
     headers: { 'x-sandbox-admin-token': profile.sandboxAdminToken },
     env: app.env,

@@ -55,11 +55,21 @@ export function registerWebhook(program: Command, deps: ProgramDeps): void {
   webhook
     .command('verify')
     .description('Check a delivery signature over the exact payload bytes: exit 0 valid, 1 not')
-    .requiredOption('--secret-env <VAR>', 'name of the environment variable holding the signing secret')
+    .option('--secret-env <VAR>', 'name of the environment variable holding the signing secret')
+    .option('--secret-file <file>', 'a file whose first line is the signing secret')
     .requiredOption('--signature <hex>', 'the X-Service-Signature header value')
     .option('--payload-file <file>', 'the raw body (default: stdin)')
     .option('--tolerance <duration>', 'reject a body whose timestamp is further than this from now (0 disables)', '5m')
-    .addHelpText('after', '\nExamples:\n  $ svc webhook verify --secret-env SVC_WEBHOOK_SECRET --signature "$SIG" < body.json && echo ok')
+    .addHelpText('after', [
+      '',
+      'The secret never goes on the command line: name a variable (--secret-env) or a file (--secret-file).',
+      'With a tolerance (default 5m) the body must carry a `timestamp` within it of now.',
+      '',
+      'Examples:',
+      '  $ read -rs SVC_WEBHOOK_SECRET && export SVC_WEBHOOK_SECRET   # typed, not in shell history',
+      '  $ svc webhook verify --secret-env SVC_WEBHOOK_SECRET --signature "$SIG" < body.json && echo ok',
+      '  $ svc webhook verify --secret-file ~/.config/myapp/webhook-secret --signature "$SIG" --payload-file body.json',
+    ].join('\n'))
     .action(async (opts, cmd: Command) => {
       const { verifyCommand } = await import('./verify.js');
       await verifyCommand(deps.app(cmd), opts);
@@ -70,10 +80,12 @@ export function registerWebhook(program: Command, deps: ProgramDeps): void {
     .description('Receive events locally: print each one, check its signature, optionally forward it')
     .option('--port <n>', 'port to listen on (0 picks a free one)', '0')
     .option('--events <list>', 'event types to subscribe to (default: all)', collect)
-    .option('--forward-to <url>', 'forward each delivery (exact body and headers) to this URL')
+    .option('--forward-to <url>', 'forward each verified delivery (exact body and headers) to this URL, once per event')
+    .option('--forward-unverified', 'forward deliveries that fail verification too (debugging only; a warning says so)')
     .option('--print-secret', 'print the signing secret of the temporary subscription')
     .option('--no-subscribe', 'do not subscribe; only receive (use with --secret-env)')
-    .option('--secret-env <VAR>', 'verify with this secret instead of the temporary subscription\'s')
+    .option('--secret-env <VAR>', 'verify with the secret in this variable instead of the temporary subscription\'s')
+    .option('--secret-file <file>', 'verify with the secret on the first line of this file')
     .option('--tolerance <duration>', 'reject a body whose timestamp is further than this from now (0 disables)', '5m')
     .addHelpText('after', '\nExamples:\n  $ svc webhook listen --forward-to http://localhost:3000/webhooks\n  $ svc webhook listen --json --events transfer.confirmed | jq .event')
     .action(async (opts, cmd: Command) => {

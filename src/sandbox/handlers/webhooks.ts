@@ -2,7 +2,7 @@
 // POST /v1/webhooks/{id}/replay/{event_id}, and the control route POST /_sandbox/trigger.
 // The signing secret appears in the create answer only (an Idempotency-Key replay of the create
 // answers without it). Another account's subscription is not found.
-import { isLoopbackHost } from '../../api/url.js';
+import { isLoopbackHost } from '../../domain/loopback.js';
 import { newWebhookSecret } from '../../crypto/webhook-signature.js';
 import { EVENT_TYPES, isEventType, type EventType } from '../../domain/events.js';
 import { HANDLE_RE } from '../../domain/recipient.js';

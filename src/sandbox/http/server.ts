@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AUTH_MESSAGES, authenticate, isAdminToken } from '../auth.js';
 import { newRequestId, sha256Hex } from '../ids.js';
 import { IDEMPOTENCY_KEY_RE, IDEMPOTENCY_KEY_RULE } from '../../domain/idempotency.js';
+import { isLoopbackHost, isLoopbackHostHeader } from '../../domain/loopback.js';
 import type { Account, ApiKeyRecord } from '../records.js';
 import type { World } from '../world.js';
 import { parseJsonBody, type ApiContext, type Route, type Routes } from './context.js';
@@ -62,8 +63,6 @@ function splitUrl(url: string): { path: string; queryText: string } {
   return q < 0 ? { path: u, queryText: '' } : { path: u.slice(0, q), queryText: u.slice(q + 1) };
 }
 
-/** Host names a loopback address, any port: `localhost`, `127.x.y.z`, `[::1]`. */
-const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d{1,5})?$/i;
 
 /**
  * The sandbox answers only requests addressed to it on loopback: a page that rebinds its DNS name
@@ -72,7 +71,7 @@ const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d{1,5})?$/
 function checkAddressedToUs(req: IncomingMessage): void {
   const host = header(req, 'host');
   if (!host) throw new ApiFault(400, 'invalid_request', 'the Host header is required');
-  if (!LOOPBACK_HOST.test(host)) {
+  if (!isLoopbackHostHeader(host)) {
     throw new ApiFault(421, 'invalid_host', 'the sandbox answers only requests addressed to a loopback name (localhost, 127.0.0.1, [::1])');
   }
   const origin = header(req, 'origin');
@@ -80,7 +79,7 @@ function checkAddressedToUs(req: IncomingMessage): void {
     let ok = false;
     try {
       const u = new URL(origin);
-      ok = (u.protocol === 'http:' || u.protocol === 'https:') && LOOPBACK_HOST.test(u.host);
+      ok = (u.protocol === 'http:' || u.protocol === 'https:') && isLoopbackHost(u.hostname);
     } catch {
       ok = false;
     }

@@ -1,0 +1,7 @@
+// The client's limits, in one small module (the start-up path imports it without the client).
+
+/** --timeout when none is given: the command's network time, retries included. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** The largest answer the tool reads (a page of 100 transfers is about 60 KB). Never retried. */
+export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;

@@ -1,0 +1,77 @@
+// What makes a delivery acceptable, shared by `webhook verify` and `webhook listen`: a signature
+// over the exact bytes (compared in constant time) and, when a tolerance applies, a `timestamp`
+// within it. Where the signing secret comes from, without ever putting it in argv.
+import { readFileSync } from 'node:fs';
+import type { App } from '../../app.js';
+import { verifySignature } from '../../crypto/webhook-signature.js';
+import { DURATION_RULE, formatDuration, parseDuration } from '../../domain/duration.js';
+import { UsageError } from '../../errors.js';
+
+export function parseTolerance(text: string): number {
+  if (text.trim() === '0') return 0;
+  const ms = parseDuration(text);
+  if (ms === undefined) throw new UsageError(`--tolerance ${DURATION_RULE} (or 0 to disable)`);
+  return ms;
+}
+
+export interface SecretFlags {
+  secretEnv?: string;
+  secretFile?: string;
+}
+
+/** The signing secret from --secret-env VAR or --secret-file FILE (its first line); undefined when neither is given. */
+export function secretFrom(app: App, flags: SecretFlags): string | undefined {
+  if (flags.secretEnv !== undefined && flags.secretFile !== undefined) throw new UsageError('give --secret-env or --secret-file, not both', undefined, 'usage');
+  if (flags.secretEnv !== undefined) {
+    const secret = app.env[flags.secretEnv];
+    if (!secret) throw new UsageError(`--secret-env ${flags.secretEnv}: that environment variable is not set or empty`);
+    return secret;
+  }
+  if (flags.secretFile !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(flags.secretFile, 'utf8');
+    } catch (err) {
+      throw new UsageError(`--secret-file ${flags.secretFile}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+    }
+    const secret = text.split(/\r?\n/)[0]!.trim();
+    if (!secret) throw new UsageError(`--secret-file ${flags.secretFile}: the first line is empty`);
+    return secret;
+  }
+  return undefined;
+}
+
+export interface DeliveryCheck {
+  /** The signature matches the exact bytes. */
+  signatureValid: boolean;
+  /** Why the delivery is not acceptable; undefined when it is. */
+  problem?: string;
+  /** Signed, but its timestamp is outside the tolerance. */
+  stale?: boolean;
+}
+
+/**
+ * Checks a delivery: the signature over the exact bytes, then, when tolerance > 0, that the
+ * body's `timestamp` is within it of `nowMs`. With a tolerance the timestamp is required: a
+ * signed body without one could be replayed forever.
+ */
+export function inspectDelivery(secret: string, body: Uint8Array, signature: string, toleranceMs: number, nowMs: number): DeliveryCheck {
+  if (!/^[0-9a-fA-F]{64}$/.test(signature.trim())) {
+    return { signatureValid: false, problem: 'signature is not 64 hex digits (expected the X-Service-Signature header value)' };
+  }
+  if (!verifySignature(secret, body, signature)) return { signatureValid: false, problem: 'signature does not match the payload' };
+  if (toleranceMs <= 0) return { signatureValid: true };
+  let ts: unknown;
+  try {
+    ts = (JSON.parse(Buffer.from(body).toString('utf8')) as { timestamp?: unknown } | null)?.timestamp;
+  } catch {
+    return { signatureValid: true, problem: 'body is not JSON, so its timestamp cannot be checked (--tolerance 0 skips the check)' };
+  }
+  if (ts === undefined) return { signatureValid: true, problem: 'timestamp is missing: a signed body without one could be replayed at any time (--tolerance 0 skips the check)' };
+  const at = typeof ts === 'string' ? Date.parse(ts) : Number.NaN;
+  if (Number.isNaN(at)) return { signatureValid: true, problem: 'timestamp is not a valid ISO 8601 time' };
+  if (Math.abs(nowMs - at) > toleranceMs) {
+    return { signatureValid: true, stale: true, problem: `timestamp ${String(ts)} is outside the ${formatDuration(toleranceMs)} tolerance (replayed or delayed?)` };
+  }
+  return { signatureValid: true };
+}
