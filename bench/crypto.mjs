@@ -1,5 +1,8 @@
 // Local decryption cost: one balance decryption, one proof (build + verify), from dist/.
 import { fmt } from './lib.mjs';
+import { report } from './measure.mjs';
+
+const rows = [];
 
 const { generateViewingKey, parseDecryptionKey } = await import('../dist/crypto/viewing-key.js');
 const { contexts, encryptTo, decrypt } = await import('../dist/crypto/ciphertext.js');
@@ -22,6 +25,7 @@ function time(label, fn) {
   for (let i = 0; i < N; i++) fn();
   const per = (performance.now() - started) / N;
   console.log(`  ${label.padEnd(44)} ${fmt(per, 3)} ms`);
+  rows.push({ label, value: `${fmt(per, 3)} ms` });
   return per;
 }
 
@@ -31,3 +35,4 @@ time('build a proof (2 assets, client side)', () => buildProof(key.keyObject, ke
 const proof = buildProof(key.keyObject, key.publicKey, balances);
 time('verify a proof (2 assets, service side)', () => verifyProof(acct, parseProof(proof), current));
 time('encrypt one balance (service side)', () => encryptTo(vk.publicKey, '1000000000', contexts.balance(acct, 'USDG', 9)));
+if (process.env.BENCH_RESULTS) report('crypto', rows, `mean of ${N} runs, in process`);

@@ -1,19 +1,22 @@
-// Start-up time: `svc --version` and `svc transfer ls` against bare `node -e 0` (median of 20).
-import { BIN, fmt, medianMs, startSandbox } from './lib.mjs';
+// Start-up: what a cron job or a person pays on every call. Each command against a loopback
+// sandbox (its own process), as medians of interleaved runs with `node -e 0`, plus peak RSS.
+// The sandbox profile has learnt its account (the first `balance` below fills the cache).
+import { spawnSync } from 'node:child_process';
+import { BIN, startSandbox } from './lib.mjs';
+import { interleaved, report } from './measure.mjs';
 
-const N = Number(process.env.BENCH_RUNS ?? 20);
 const sandbox = await startSandbox();
 try {
   const env = { ...sandbox.env };
-  const bare = medianMs(['-e', '0'], env, N);
-  const version = medianMs([BIN, '--version'], env, N);
-  const help = medianMs([BIN, '--help'], env, N);
-  const ls = medianMs([BIN, 'transfer', 'ls'], env, N);
-  console.log(`start-up, median of ${N} runs (ms):`);
-  console.log(`  node -e 0           ${fmt(bare)}`);
-  console.log(`  svc --version       ${fmt(version)}  (${fmt(version / bare, 2)}x bare node)`);
-  console.log(`  svc --help          ${fmt(help)}  (${fmt(help / bare, 2)}x)`);
-  console.log(`  svc transfer ls     ${fmt(ls)}  (${fmt(ls / bare, 2)}x, includes one HTTP round trip)`);
+  spawnSync(process.execPath, [BIN, '--json', 'balance'], { env, stdio: 'ignore' });
+  const rows = interleaved([
+    { label: 'svc --version', args: [BIN, '--version'], aim: '<= 1.3x' },
+    { label: 'svc --help', args: [BIN, '--help'] },
+    { label: 'svc --json account', args: [BIN, '--json', 'account'], aim: '<= 2.5x, <= 70 MB' },
+    { label: 'svc --json balance', args: [BIN, '--json', 'balance'], aim: '<= 2.5x, <= 70 MB' },
+    { label: 'svc --json transfer ls', args: [BIN, '--json', 'transfer', 'ls'], aim: '<= 2.5x, <= 70 MB' },
+  ], env);
+  report('start-up, one command against a loopback sandbox', rows, `median of ${process.env.BENCH_RUNS ?? 15} interleaved runs, Node ${process.version}`);
 } finally {
   await sandbox.stop();
 }

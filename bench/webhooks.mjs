@@ -7,7 +7,7 @@
 //    bounded by 4 attempts in flight per receiver and 16 overall).
 // 2. live: N sample events fired through POST /_sandbox/trigger (32 concurrent callers), each
 //    delivered at once. Measured: from the first trigger to the N-th delivery received.
-// 3. verify: checkDelivery() (signature over the raw bytes + timestamp tolerance) in a loop,
+// 3. verify: inspectDelivery() (signature over the raw bytes + timestamp tolerance) in a loop,
 //    in process, over dist/; plus the wall time of one `svc webhook verify` process.
 import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
 import { BIN, ROOT, fmt, medianMs, startSandbox } from './lib.mjs';
+import { report } from './measure.mjs';
 
 const N = Number(process.env.BENCH_WEBHOOKS ?? 5_000);
 const VERIFY_N = Number(process.env.BENCH_VERIFY ?? 200_000);
@@ -101,6 +102,7 @@ async function burst(receiverCount) {
     await done;
     const s = (performance.now() - started) / 1000;
     console.log(`burst: ${total} due retries to ${receiverCount} receiver${receiverCount > 1 ? 's' : ''} drained in ${fmt(s, 2)} s = ${fmt(total / s, 0)} deliveries/s`);
+    rows.push({ label: `${total} due retries to ${receiverCount} receiver${receiverCount > 1 ? 's' : ''}`, value: `${fmt(total / s, 0)} deliveries/s` });
     void subs;
   } finally {
     await pool.close();
@@ -123,6 +125,7 @@ async function live() {
     await done;
     const s = (performance.now() - started) / 1000;
     console.log(`live: ${N} events fired in ${fmt(firedS, 2)} s (${fmt(N / firedS, 0)} triggers/s), all delivered after ${fmt(s, 2)} s = ${fmt(N / s, 0)} deliveries/s`);
+    rows.push({ label: `${N} live events, fired and delivered`, value: `${fmt(N / s, 0)} deliveries/s` });
   } finally {
     await pool.close();
     await receiver.close();
@@ -131,7 +134,7 @@ async function live() {
 }
 
 async function verify() {
-  const { checkDelivery } = await import(pathToFileURL(join(ROOT, 'dist/commands/webhook/verify.js')).href);
+  const { inspectDelivery } = await import(pathToFileURL(join(ROOT, 'dist/commands/webhook/delivery-check.js')).href);
   const secret = 'whsec_bench000000000000000000000000000000';
   const body = Buffer.from(JSON.stringify({
     event_id: 'evt_AbCdEfGhIjKlMnOpQrStUvWx', event: 'transfer.confirmed', account: '@alice', direction: 'sent',
@@ -139,13 +142,14 @@ async function verify() {
     transfer_id: 'tr_AbCdEfGhIjKlMnOpQrStUvWx', timestamp: new Date().toISOString(), occurred_at: new Date().toISOString(),
   }));
   const sig = createHmac('sha256', secret).update(body).digest('hex');
-  for (let i = 0; i < 10_000; i++) checkDelivery(secret, body, sig, 300_000, Date.now()); // warm up
+  for (let i = 0; i < 10_000; i++) inspectDelivery(secret, body, sig, 300_000, Date.now()); // warm up
   const started = performance.now();
   let bad = 0;
-  for (let i = 0; i < VERIFY_N; i++) if (checkDelivery(secret, body, sig, 300_000, Date.now()) !== undefined) bad++;
+  for (let i = 0; i < VERIFY_N; i++) if (inspectDelivery(secret, body, sig, 300_000, Date.now()).problem !== undefined) bad++;
   const s = (performance.now() - started) / 1000;
   if (bad) throw new Error(`${bad} verifications failed`);
-  console.log(`verify: ${VERIFY_N} checkDelivery() calls (${body.length}-byte body) in ${fmt(s, 2)} s = ${fmt(VERIFY_N / s, 0)} verifications/s`);
+  console.log(`verify: ${VERIFY_N} inspectDelivery() calls (${body.length}-byte body) in ${fmt(s, 2)} s = ${fmt(VERIFY_N / s, 0)} verifications/s`);
+  rows.push({ label: 'signature + timestamp checks, in process', value: `${fmt(VERIFY_N / s, 0)} /s` });
   const env = { ...process.env, WH_SECRET: secret, NO_COLOR: '1' };
   const file = join(ROOT, 'bench', '.webhook-body.json');
   const { writeFileSync, rmSync } = await import('node:fs');
@@ -153,12 +157,15 @@ async function verify() {
   try {
     const ms = medianMs([BIN, 'webhook', 'verify', '--secret-env', 'WH_SECRET', '--signature', sig, '--payload-file', file, '--tolerance', '0'], env, 10);
     console.log(`verify: one \`svc webhook verify\` process, median wall time ${fmt(ms)} ms`);
+    rows.push({ label: 'one `svc webhook verify` process', ms });
   } finally {
     rmSync(file, { force: true });
   }
 }
 
+const rows = [];
 await burst(1);
 await burst(4);
 await live();
 await verify();
+report('webhooks', rows);

@@ -197,7 +197,7 @@ _svc_options() {
     'transfer') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'transfer send') echo '--asset --memo --no-confidential --idempotency-key --wait --timeout-wait --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'transfer get') echo '--wait --timeout-wait --decrypt --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
-    'transfer ls') echo '--status --since --until --limit --offset --all --decrypt --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'transfer ls') echo '--status --since --until --limit --offset --all --jsonl --decrypt --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'agent') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'agent ls') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'agent create') echo '--daily-limit --per-tx-limit --hitl-threshold --allow --asset --active-hours --policy-file --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;

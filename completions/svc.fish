@@ -273,7 +273,8 @@ complete -c svc -n '__svc_under "transfer ls"' -l until -x -d 'only transfers be
 complete -c svc -n '__svc_under "transfer ls"' -l limit -x -d 'page size, 1 to 100 (default 20; 100 with --all)'
 complete -c svc -n '__svc_under "transfer ls"' -l offset -x -d 'skip this many transfers'
 complete -c svc -n '__svc_under "transfer ls"' -l all -d 'follow every page (streams; --json still prints one array)'
-complete -c svc -n '__svc_under "transfer ls"' -l decrypt -d 'with --json, add amount and memo, decrypted locally'
+complete -c svc -n '__svc_under "transfer ls"' -l jsonl -d 'print one JSON object per line (JSON Lines) instead of one array; implies --json'
+complete -c svc -n '__svc_under "transfer ls"' -l decrypt -d 'with --json or --jsonl, add amount and memo, decrypted locally'
 
 # svc agent
 complete -c svc -n '__svc_at "agent" 0' -a 'ls' -d 'List the agents under this account'

@@ -10,6 +10,12 @@ import { sanitize } from './io/sanitize.js';
 import { NetworkBudget } from './api/budget.js';
 import { parseDuration } from './domain/duration.js';
 import { DEFAULT_TIMEOUT_MS } from './api/limits.js';
+// Small, and needed by nearly every command: loaded with the program (each file loaded on its
+// own costs a few tenths of a millisecond; the heavy modules below stay behind import()).
+import { accountCacheFor } from './config/account-cache.js';
+import { configDir } from './config/paths.js';
+import { readProfiles } from './config/profile-file.js';
+import { resolveAuth } from './config/resolve.js';
 
 /** Options every command inherits from the root program. */
 export interface GlobalOptions {
@@ -75,10 +81,7 @@ export class App {
 
   async store(): Promise<ProfileStore> {
     if (!this.storeInstance) {
-      const [{ ProfileStore }, { configDir }] = await Promise.all([
-        import('./config/profiles.js'),
-        import('./config/paths.js'),
-      ]);
+      const { ProfileStore } = await import('./config/profiles.js');
       this.storeInstance = new ProfileStore(configDir(this.env));
     }
     return this.storeInstance;
@@ -86,9 +89,7 @@ export class App {
 
   async auth(): Promise<ResolvedAuth> {
     if (!this.authInstance) {
-      const { resolveAuth } = await import('./config/resolve.js');
       // Read-only: resolving a key must not load conf (it is the slowest module to import).
-      const [{ readProfiles }, { configDir }] = await Promise.all([import('./config/profile-file.js'), import('./config/paths.js')]);
       this.authInstance = resolveAuth(this.storeInstance ?? readProfiles(configDir(this.env)), this.globals, this.env);
     }
     return this.authInstance;
@@ -150,13 +151,39 @@ export class App {
   /** A local reader for ciphertexts addressed to this account, when a decryption key is set. */
   reader(): Promise<LocalReader | undefined> {
     this.readerPromise ??= (async () => {
-      const key = await this.decryptionKey();
-      if (!key) return undefined;
-      const [{ LocalReader }, { AccountSchema }] = await Promise.all([import('./crypto/reader.js'), import('./api/schemas.js')]);
-      const { data } = await (await this.client()).get('/v1/accounts/me', { schema: AccountSchema });
-      return new LocalReader(key, data.account_id);
+      if (!(await this.auth()).decryptionKey) return undefined;
+      // The modules load side by side (they are most of the cost on a short command).
+      const [key, { LocalReader }, account] = await Promise.all([this.decryptionKey(), import('./crypto/reader.js'), this.account()]);
+      return key ? new LocalReader(key, account.account_id) : undefined;
     })();
     return this.readerPromise;
+  }
+
+  /**
+   * The account of the API key: from the profile when it has learnt it, else GET /v1/accounts/me
+   * (then remembered in the profile the key came from; a config that cannot be written is fine).
+   */
+  async account(): Promise<{ account_id: string; handle: string }> {
+    const auth = await this.auth();
+    if (auth.account) return auth.account;
+    const { AccountSchema } = await import('./api/schemas.js');
+    const { data } = await (await this.client()).get('/v1/accounts/me', { schema: AccountSchema });
+    const account = { account_id: data.account_id, handle: data.handle };
+    const name = auth.profileName;
+    if (name) {
+      try {
+        const store = await this.store();
+        const profile = store.get(name);
+        // Only when the key and URL used are that profile's own (not SVC_API_KEY or --base-url).
+        if (profile && profile.apiKey === auth.apiKey && profile.baseUrl === auth.baseUrl) {
+          store.set(name, { ...profile, account: accountCacheFor(auth.baseUrl, auth.apiKey, account) });
+        }
+      } catch {
+        /* a cache: a read-only or unsafe config only costs the request next time */
+      }
+    }
+    auth.account = account;
+    return account;
   }
 
   get json(): boolean {

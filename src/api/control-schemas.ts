@@ -1,7 +1,7 @@
 // zod schemas of the sandbox control API's answers (/_sandbox/..., docs/architecture.md). Used by
 // `svc sandbox ...` and checked against every control answer in the sandbox tests. No field is
 // ever null: an unset one is absent. Amounts are never echoed; keys appear once, at creation.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { QueuedDeliverySchema } from './schemas.js';
 
 const ts = z.iso.datetime({ offset: true });
@@ -9,7 +9,7 @@ const ts = z.iso.datetime({ offset: true });
 /** GET /_sandbox/health (no token). */
 export const HealthSchema = z.looseObject({
   ok: z.literal(true),
-  chain_id: z.number().int(),
+  chain_id: z.int(),
   now: ts,
 });
 export type Health = z.infer<typeof HealthSchema>;
@@ -24,7 +24,7 @@ export const SeededAccountSchema = z.looseObject({
   confidential_ready: z.boolean(),
   key_id: z.string(),
   api_key: z.string(),
-  decryption_key: z.string().optional(),
+  decryption_key: z.optional(z.string()),
 });
 export type SeededAccount = z.infer<typeof SeededAccountSchema>;
 
@@ -50,14 +50,14 @@ export const ApiKeySchema = z.looseObject({
   account: z.string(),
   key_hint: z.string(),
   created_at: ts,
-  last_used_at: ts.optional(),
-  request_count: z.number().int().nonnegative(),
-  revoked_at: ts.optional(),
+  last_used_at: z.optional(ts),
+  request_count: z.int().check(z.nonnegative()),
+  revoked_at: z.optional(ts),
 });
 export type ApiKey = z.infer<typeof ApiKeySchema>;
 
 /** POST /_sandbox/keys (201): the record plus the key, shown once. */
-export const KeyCreatedSchema = ApiKeySchema.extend({ key: z.string() });
+export const KeyCreatedSchema = z.extend(ApiKeySchema, { key: z.string() });
 export type KeyCreated = z.infer<typeof KeyCreatedSchema>;
 
 /** GET /_sandbox/keys[?account=@h]. POST /_sandbox/keys/{id}/revoke answers one ApiKeySchema. */
@@ -67,7 +67,7 @@ export type KeyList = z.infer<typeof KeyListSchema>;
 /** GET /_sandbox/clock and POST /_sandbox/clock/advance. */
 export const ClockSchema = z.looseObject({
   now: ts,
-  offset_ms: z.number().int().nonnegative(),
+  offset_ms: z.int().check(z.nonnegative()),
 });
 export type Clock = z.infer<typeof ClockSchema>;
 
@@ -82,55 +82,55 @@ export const TriggerSchema = z.looseObject({
 export type Trigger = z.infer<typeof TriggerSchema>;
 
 /** GET /_sandbox/export: the whole state, without sealed values, ciphertexts, key hashes or secrets. Times are epoch ms. */
-const ms = z.number().int();
+const ms = z.int();
 const eventType = z.string();
 export const ExportSchema = z.looseObject({
   format: z.literal('svc-sandbox-export'),
   version: z.literal(1),
-  schema_version: z.number().int().positive(),
-  chain_id: z.number().int(),
-  clock: z.looseObject({ now: ts, offset_ms: z.number().int().nonnegative() }),
+  schema_version: z.int().check(z.positive()),
+  chain_id: z.int(),
+  clock: z.looseObject({ now: ts, offset_ms: z.int().check(z.nonnegative()) }),
   accounts: z.array(z.looseObject({
     account_id: z.string(), handle: z.string(), type: z.string(), public_key: z.string(), kyc_status: z.string(),
-    confidential_ready: z.boolean(), created_at: ms, viewing_public_key: z.string().optional(),
-    parent_account_id: z.string().optional(), status: z.string().optional(),
+    confidential_ready: z.boolean(), created_at: ms, viewing_public_key: z.optional(z.string()),
+    parent_account_id: z.optional(z.string()), status: z.optional(z.string()),
   })),
   api_keys: z.array(z.looseObject({
     key_id: z.string(), name: z.string(), account_id: z.string(), hint: z.string(), created_at: ms,
-    last_used_at: ms.optional(), request_count: z.number().int(), revoked_at: ms.optional(),
+    last_used_at: z.optional(ms), request_count: z.int(), revoked_at: z.optional(ms),
   })),
   /** A balance's version goes up at every change; its amount stays out. */
-  balances: z.array(z.looseObject({ account_id: z.string(), asset: z.string(), version: z.number().int() })),
+  balances: z.array(z.looseObject({ account_id: z.string(), asset: z.string(), version: z.int() })),
   transfers: z.array(z.looseObject({
-    transfer_id: z.string(), from_account_id: z.string(), from: z.string(), to: z.string(), to_account_id: z.string().optional(),
+    transfer_id: z.string(), from_account_id: z.string(), from: z.string(), to: z.string(), to_account_id: z.optional(z.string()),
     to_address: z.string(), asset: z.string(), confidential: z.boolean(), status: z.string(), tx_hash: z.string(),
-    created_at: ms, settles_at: ms, confirmed_at: ms.optional(), failed_at: ms.optional(), has_memo: z.boolean(),
+    created_at: ms, settles_at: ms, confirmed_at: z.optional(ms), failed_at: z.optional(ms), has_memo: z.boolean(),
   })),
   policies: z.array(z.looseObject({
     policy_id: z.string(), agent_account_id: z.string(), created_at: ms, updated_at: ms,
     fields: z.looseObject({
-      daily_limit_usdc: z.union([z.number(), z.string()]).optional(), per_transaction_limit_usdc: z.union([z.number(), z.string()]).optional(),
-      hitl_threshold_usdc: z.union([z.number(), z.string()]).optional(), allowed_recipients: z.array(z.string()).optional(),
-      assets: z.array(z.string()).optional(), active_hours: z.string().optional(),
+      daily_limit_usdc: z.optional(z.union([z.number(), z.string()])), per_transaction_limit_usdc: z.optional(z.union([z.number(), z.string()])),
+      hitl_threshold_usdc: z.optional(z.union([z.number(), z.string()])), allowed_recipients: z.optional(z.array(z.string())),
+      assets: z.optional(z.array(z.string())), active_hours: z.optional(z.string()),
     }),
   })),
   held: z.array(z.looseObject({
     transaction_id: z.string(), agent_account_id: z.string(), owner_account_id: z.string(), agent: z.string(), to: z.string(),
     asset: z.string(), confidential: z.boolean(), requested_at: ms, expires_at: ms, status: z.string(),
-    decided_at: ms.optional(), transfer_id: z.string().optional(), has_memo: z.boolean(),
+    decided_at: z.optional(ms), transfer_id: z.optional(z.string()), has_memo: z.boolean(),
   })),
-  idempotency: z.array(z.looseObject({ scope: z.string(), key: z.string(), status: z.number().int(), created_at: ms })),
+  idempotency: z.array(z.looseObject({ scope: z.string(), key: z.string(), status: z.int(), created_at: ms })),
   webhooks: z.looseObject({
     subscriptions: z.array(z.looseObject({ webhook_id: z.string(), account_id: z.string(), url: z.string(), events: z.array(eventType), created_at: ms })),
     events: z.array(z.looseObject({ event_id: z.string(), type: eventType, account_id: z.string(), audience: z.array(z.string()), occurred_at: ms, body: z.string() })),
     deliveries: z.array(z.looseObject({
-      delivery_id: z.string(), webhook_id: z.string(), event_id: z.string(), event: eventType, body: z.string(), attempts: z.number().int(),
-      first_attempt_at: ms.optional(), due_at: ms, final: z.boolean(), replay: z.boolean(),
+      delivery_id: z.string(), webhook_id: z.string(), event_id: z.string(), event: eventType, body: z.string(), attempts: z.int(),
+      first_attempt_at: z.optional(ms), due_at: ms, final: z.boolean(), replay: z.boolean(),
     })),
     attempts: z.array(z.looseObject({
-      delivery_id: z.string(), webhook_id: z.string(), event_id: z.string(), event: eventType, attempt: z.number().int(),
-      status_code: z.number().int().optional(), error: z.string().optional(), duration_ms: z.number(), attempted_at: ms,
-      next_retry_at: ms.optional(), retry_count: z.number().int(), state: z.string(), replay: z.boolean(),
+      delivery_id: z.string(), webhook_id: z.string(), event_id: z.string(), event: eventType, attempt: z.int(),
+      status_code: z.optional(z.int()), error: z.optional(z.string()), duration_ms: z.number(), attempted_at: ms,
+      next_retry_at: z.optional(ms), retry_count: z.int(), state: z.string(), replay: z.boolean(),
     })),
   }),
 });

@@ -2,11 +2,9 @@
 // https base URL goes through HTTPS_PROXY (or HTTP_PROXY) unless NO_PROXY exempts its host;
 // plain http (allowed only to loopback) and loopback hosts are always direct, whatever the
 // environment says.
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
-import { Agent, type buildConnector, type Dispatcher } from 'undici';
+import type { buildConnector } from 'undici';
+import { Agent, type Dispatcher } from './undici.js';
 import { onShutdown } from '../lifecycle.js';
 import { isLoopbackHost } from './url.js';
 
@@ -55,47 +53,66 @@ const TUNNEL_TIMEOUT_MS = 15_000;
  * reconnects in a tight loop to a proxy that closes connections.)
  */
 function tunnelThrough(proxy: URL): buildConnector.connector {
-  const viaTls = proxy.protocol === 'https:';
-  const auth = proxy.username ? { 'proxy-authorization': `Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}` } : {};
   return ({ hostname, port, servername }, callback) => {
-    let done = false;
+    let settled = false;
     const finish = (err: Error | null, socket: Socket | null) => {
-      if (done) return void socket?.destroy();
-      done = true;
-      clearTimeout(timer);
+      if (settled) return void socket?.destroy();
+      settled = true;
       if (err || !socket) callback(err ?? new Error('no tunnel'), null);
       else callback(null, socket);
     };
     const target = `${hostname}:${port || 443}`;
-    const req = (viaTls ? httpsRequest : httpRequest)({
-      host: proxy.hostname,
-      port: proxy.port || (viaTls ? 443 : 80),
-      method: 'CONNECT',
-      path: target,
-      headers: { host: target, ...auth },
-      agent: false,
-    });
-    const timer = setTimeout(() => {
-      req.destroy();
-      finish(Object.assign(new Error(`the proxy did not open a tunnel to ${target} in time`), { code: 'UND_ERR_CONNECT_TIMEOUT' }), null);
-    }, TUNNEL_TIMEOUT_MS);
-    timer.unref();
-    req.once('connect', (res, socket) => {
-      if (res.statusCode !== 200) {
-        socket.destroy();
-        return finish(Object.assign(new Error(`the proxy refused a tunnel to ${target} (${res.statusCode})`), { code: 'ECONNREFUSED_PROXY' }), null);
-      }
-      const tls = tlsConnect({ socket, servername: servername || hostname, ALPNProtocols: ['http/1.1'] });
-      tls.once('secureConnect', () => finish(null, tls));
-      tls.once('error', (err) => finish(err, null));
-    });
-    req.once('error', (err) => finish(err, null));
-    req.once('response', (res) => {
-      res.destroy();
-      finish(Object.assign(new Error(`the proxy answered a CONNECT with ${res.statusCode}`), { code: 'ECONNREFUSED_PROXY' }), null);
-    });
-    req.end();
+    // Loaded here, not at start-up: only a proxied command needs them.
+    Promise.all([import(proxy.protocol === 'https:' ? 'node:https' : 'node:http'), import('node:tls')]).then(
+      ([http, tls]) => openTunnel(proxy, target, servername || hostname, http.request, tls.connect, finish),
+      (err: Error) => finish(err, null),
+    );
   };
+}
+
+/** CONNECT `target` through `proxy`, then TLS inside the tunnel; `finish` gets the TLS socket or the error, once. */
+function openTunnel(
+  proxy: URL,
+  target: string,
+  servername: string,
+  httpRequest: typeof import('node:http').request,
+  tlsConnect: typeof import('node:tls').connect,
+  finish: (err: Error | null, socket: Socket | null) => void,
+): void {
+  const viaTls = proxy.protocol === 'https:';
+  const auth = proxy.username ? { 'proxy-authorization': `Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}` } : {};
+  const req = httpRequest({
+    host: proxy.hostname,
+    port: proxy.port || (viaTls ? 443 : 80),
+    method: 'CONNECT',
+    path: target,
+    headers: { host: target, ...auth },
+    agent: false,
+  });
+  const timer = setTimeout(() => {
+    req.destroy();
+    done(Object.assign(new Error(`the proxy did not open a tunnel to ${target} in time`), { code: 'UND_ERR_CONNECT_TIMEOUT' }), null);
+  }, TUNNEL_TIMEOUT_MS);
+  timer.unref();
+  const done = (err: Error | null, socket: Socket | null) => {
+    clearTimeout(timer);
+    finish(err, socket);
+  };
+  req.once('connect', (res, socket) => {
+    if (res.statusCode !== 200) {
+      socket.destroy();
+      return done(Object.assign(new Error(`the proxy refused a tunnel to ${target} (${res.statusCode})`), { code: 'ECONNREFUSED_PROXY' }), null);
+    }
+    const tls = tlsConnect({ socket, servername, ALPNProtocols: ['http/1.1'] });
+    tls.once('secureConnect', () => done(null, tls));
+    tls.once('error', (err) => done(err, null));
+  });
+  req.once('error', (err) => done(err, null));
+  req.once('response', (res) => {
+    res.destroy();
+    done(Object.assign(new Error(`the proxy answered a CONNECT with ${res.statusCode}`), { code: 'ECONNREFUSED_PROXY' }), null);
+  });
+  req.end();
 }
 
 /** A shared dispatcher (keep-alive pool) for requests to `target`, closed at shutdown. */

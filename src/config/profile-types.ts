@@ -1,4 +1,5 @@
 // What a profile holds (shared by the conf-backed store and the fast reader).
+import type { AccountCache } from './account-cache.js';
 
 export interface Profile {
   apiKey: string;
@@ -6,6 +7,8 @@ export interface Profile {
   decryptionKey?: string;
   /** Set on the profile written by `svc sandbox start`: the sandbox's control token. */
   sandboxAdminToken?: string;
+  /** The account the key belongs to, learnt once (src/config/account-cache.ts). */
+  account?: AccountCache;
 }
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:46630';

@@ -5,6 +5,7 @@
 //   3. the environment (SVC_API_KEY, SVC_BASE_URL, SVC_DECRYPTION_KEY), over
 //   4. the current profile, then the defaults.
 import { CliError } from '../errors.js';
+import { cachedAccount } from './account-cache.js';
 import { checkApiKey, environmentOfKey, type Environment } from './keys.js';
 import type { ProfileLookup } from './profile-file.js';
 import { DEFAULT_BASE_URL } from './profile-types.js';
@@ -18,6 +19,8 @@ export interface ResolvedAuth {
   /** Where the decryption key came from, for messages. */
   decryptionKeySource: string;
   sandboxAdminToken?: string;
+  /** The account of this key and base URL, when the profile has learnt it. */
+  account?: { account_id: string; handle: string };
 }
 
 export interface ResolveFlags {
@@ -47,6 +50,7 @@ export function resolveAuth(store: ProfileLookup, flags: ResolveFlags, env: Node
   }
   const baseUrl = flags.baseUrl ?? fromEnv('SVC_BASE_URL') ?? profile?.baseUrl ?? DEFAULT_BASE_URL;
   const decryptionKey = fromEnv('SVC_DECRYPTION_KEY') ?? profile?.decryptionKey;
+  const account = cachedAccount(profile?.account, baseUrl, apiKey);
   return {
     apiKey,
     baseUrl,
@@ -54,6 +58,7 @@ export function resolveAuth(store: ProfileLookup, flags: ResolveFlags, env: Node
     profileName: profile ? profileName : null,
     ...(decryptionKey ? { decryptionKey } : {}),
     ...(profile?.sandboxAdminToken ? { sandboxAdminToken: profile.sandboxAdminToken } : {}),
+    ...(account ? { account } : {}),
     decryptionKeySource: fromEnv('SVC_DECRYPTION_KEY') ? 'SVC_DECRYPTION_KEY' : "the profile's decryption key",
   };
 }

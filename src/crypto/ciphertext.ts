@@ -3,14 +3,17 @@
 // Wire form: base64url( 0x01 || ephemeral public[32] || nonce[12] || ciphertext || tag[16] )
 // Associated data: "svc-ct-v1" || header || context, where context names what the plaintext is
 // (e.g. "balance|acct_1|USDG|7"), so a ciphertext cannot be passed off as another one.
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import { generateRawKeyPair, privateKeyObject, sharedSecret, type RawKeyPair } from './x25519.js';
+import { pooledRandomBytes } from './random-pool.js';
+import { generateEphemeralKeyPair, privateKeyObject, sharedSecret, type EphemeralKeyPair } from './x25519.js';
 
 const VERSION = 1;
 const HEADER_LEN = 1 + 32 + 12;
 const TAG_LEN = 16;
-const INFO = Buffer.from('svc-ciphertext-v1');
+/** HKDF info of the content key (key-pool.ts derives content keys on a worker with it too). */
+export const CONTENT_KEY_INFO = 'svc-ciphertext-v1';
+const INFO = Buffer.from(CONTENT_KEY_INFO);
 const AAD_PREFIX = Buffer.from('svc-ct-v1');
 
 export class CiphertextError extends Error {}
@@ -40,13 +43,40 @@ function aad(header: Buffer, context: string): Buffer {
   return Buffer.concat([AAD_PREFIX, header, Buffer.from(context, 'utf8')]);
 }
 
-function contentKeyFrom(shared: Buffer, ephemeral: Buffer, recipient: Uint8Array): Buffer {
+const VERSION_BYTE = Buffer.from([VERSION]);
+
+function contentKeyFrom(shared: Buffer, ephemeral: Uint8Array, recipient: Uint8Array): Buffer {
   return Buffer.from(hkdfSync('sha256', shared, Buffer.concat([ephemeral, recipient]), INFO, 32));
 }
 
 /** An ephemeral key pair for encryptTo: generating one is most of an encryption's cost. */
-export type Ephemeral = RawKeyPair;
-export const newEphemeral = (): Ephemeral => generateRawKeyPair();
+export type Ephemeral = EphemeralKeyPair;
+export const newEphemeral = (): Ephemeral => generateEphemeralKeyPair();
+
+/**
+ * What one ciphertext to one recipient is sealed with: the ephemeral public key that goes in its
+ * header and the content key derived from it. Use each one for ONE ciphertext only (a decryption
+ * proof reveals the content key of the ciphertext it is for).
+ */
+export interface PreparedKey {
+  ephemeralPublic: Uint8Array;
+  contentKey: Uint8Array;
+}
+
+/** The ECDH + HKDF half of encryptTo, which can be done ahead of time (see key-pool.ts). */
+export function prepareKey(recipientPublicKey: Uint8Array, eph: Ephemeral = newEphemeral()): PreparedKey {
+  return { ephemeralPublic: eph.publicKey, contentKey: contentKeyFrom(sharedSecret(eph.privateKeyObject, recipientPublicKey), eph.publicKey, recipientPublicKey) };
+}
+
+/** The AES-GCM half of encryptTo: the same wire form, opened by decrypt() like any other. */
+export function encryptWithPreparedKey(prepared: PreparedKey, plaintext: string, context: string): string {
+  const nonce = pooledRandomBytes(12);
+  const header = Buffer.concat([VERSION_BYTE, prepared.ephemeralPublic, nonce]);
+  const cipher = createCipheriv('aes-256-gcm', prepared.contentKey, nonce);
+  cipher.setAAD(aad(header, context));
+  const sealed = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return Buffer.concat([header, sealed, cipher.getAuthTag()]).toString('base64url');
+}
 
 /**
  * Encrypts a plaintext so that only the holder of the viewing key's secret can read it. One
@@ -54,14 +84,8 @@ export const newEphemeral = (): Ephemeral => generateRawKeyPair();
  * differ: as CMS does for ephemeral-static ECDH); never two ciphertexts to the same recipient,
  * whose content keys must stay one per ciphertext (a decryption proof reveals one).
  */
-export function encryptTo(recipientPublicKey: Uint8Array, plaintext: string, context: string, eph: Ephemeral = generateRawKeyPair()): string {
-  const key = contentKeyFrom(sharedSecret(eph.privateKeyObject, recipientPublicKey), eph.publicKey, recipientPublicKey);
-  const nonce = randomBytes(12);
-  const header = Buffer.concat([Buffer.from([VERSION]), eph.publicKey, nonce]);
-  const cipher = createCipheriv('aes-256-gcm', key, nonce);
-  cipher.setAAD(aad(header, context));
-  const sealed = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return Buffer.concat([header, sealed, cipher.getAuthTag()]).toString('base64url');
+export function encryptTo(recipientPublicKey: Uint8Array, plaintext: string, context: string, eph: Ephemeral = newEphemeral()): string {
+  return encryptWithPreparedKey(prepareKey(recipientPublicKey, eph), plaintext, context);
 }
 
 /**

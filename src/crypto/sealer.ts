@@ -2,6 +2,7 @@
 // it belongs to (an account and asset, a transfer id...) so it cannot be moved or swapped. The
 // sandbox keeps every amount, memo and webhook secret at rest only in this form.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { pooledRandomBytes } from './random-pool.js';
 
 const VERSION = 'v1';
 const IV_BYTES = 12;
@@ -22,7 +23,7 @@ export class Sealer {
   }
 
   seal(plaintext: Buffer, aad: string): string {
-    const iv = randomBytes(IV_BYTES);
+    const iv = pooledRandomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     cipher.setAAD(Buffer.from(aad, 'utf8'));
     const ct = Buffer.concat([cipher.update(plaintext), cipher.final()]);

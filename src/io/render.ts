@@ -63,25 +63,35 @@ export function printRecord(io: IOStreams, mode: OutputMode, record: Row, fields
   }
 }
 
+export interface ListWriterOptions {
+  /** JSON mode: one object per line (JSON Lines) instead of one array. */
+  jsonLines?: boolean;
+}
+
 /**
- * A streaming list writer. JSON mode writes one array incrementally; TSV writes a header
- * then a line per row; table mode buffers one page, sizes columns, and prints it.
+ * A streaming list writer. JSON mode writes one array incrementally (or, with `jsonLines`, one
+ * object per line); TSV writes a header then a line per row; table mode buffers one page, sizes
+ * columns, and prints it. Each write() is one chunk on stdout.
  */
 export class ListWriter {
   private count = 0;
   private pending: Row[] = [];
+  private readonly jsonLines: boolean;
   constructor(
     private readonly io: IOStreams,
     private readonly mode: OutputMode,
     private readonly columns: Column[],
-  ) {}
+    opts: ListWriterOptions = {},
+  ) {
+    this.jsonLines = mode === 'json' && Boolean(opts.jsonLines);
+  }
 
   /** Writes a batch (one page) of rows. */
   write(rows: readonly Row[]): void {
     if (this.mode === 'json') {
       let chunk = '';
       for (const row of rows) {
-        chunk += `${this.count === 0 ? '[' : ','}\n${safeJson(row)}`;
+        chunk += this.jsonLines ? `${safeJson(row)}\n` : `${this.count === 0 ? '[' : ','}\n${safeJson(row)}`;
         this.count++;
       }
       if (chunk) this.io.out(chunk);
@@ -126,6 +136,7 @@ export class ListWriter {
 
   /** Finishes the document; returns how many rows were written. */
   end(emptyMessage = 'No results.'): number {
+    if (this.jsonLines) return this.count; // an empty list is no line at all
     if (this.mode === 'json') this.io.out(this.count === 0 ? '[]\n' : '\n]\n');
     else if (this.mode === 'tsv' && this.count === 0) this.io.out(`${this.columns.map((c) => c.key).join('\t')}\n`);
     else if (this.mode === 'table' && this.count === 0) this.io.err(`${emptyMessage}\n`);

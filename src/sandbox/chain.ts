@@ -29,6 +29,13 @@ export interface SubmitInput {
 }
 
 export class Chain {
+  /**
+   * The amount of each transfer submitted by this process and not yet settled, so settling it
+   * need not open its sealed amount again (memory holds plaintext balances anyway). Keyed by the
+   * transfer object: after a reload the records are new ones and settle from the sealed value.
+   */
+  private readonly unsettled = new WeakMap<Transfer, bigint>();
+
   constructor(
     private readonly store: Store,
     private readonly scheduler: Scheduler,
@@ -62,6 +69,7 @@ export class Chain {
         reader_ciphertexts: transferCiphertexts(transfer_id, this.readersOf(input), input.units, input.memo),
       };
       store.addTransfer(transfer);
+      this.unsettled.set(transfer, input.units);
       store.onCommit(() => this.track(transfer));
       return transfer;
     });
@@ -82,13 +90,19 @@ export class Chain {
     this.scheduler.at(t.settles_at, (dueAt) => this.decide(t.transfer_id, dueAt));
   }
 
-  /** Confirms or fails one pending transfer at its settlement instant, in one transaction. */
+  /**
+   * Confirms or fails one pending transfer at its settlement instant, in one transaction: the
+   * batch of this event-loop turn (group commit, store.ts), so the settlements due at one instant
+   * commit together. Nobody waits for the commit; should the batch fail, the transfer is still
+   * pending in the database and the reload (which reports the failure) schedules it again.
+   */
   decide(transferId: string, at: number): void {
     const { store } = this;
-    store.tx(() => {
+    const committed = store.txGrouped(() => {
       const t = store.transfer(transferId);
       if (!t || t.status !== 'pending') return;
-      const units = this.sealer.openAmount(t.amount_sealed, aad.transferAmount(t.transfer_id));
+      const units = this.unsettled.get(t) ?? this.sealer.openAmount(t.amount_sealed, aad.transferAmount(t.transfer_id));
+      this.unsettled.delete(t);
       const fails = t.to_account_id === null && externalWallet(t.to_address).fails;
       // A credit that would overflow the recipient's maximum balance cannot settle either.
       const credited = !fails && (t.to_account_id === null || store.credit(t.to_account_id, t.asset, units));
@@ -99,5 +113,6 @@ export class Chain {
       store.credit(t.from_account_id, t.asset, units, { uncapped: true }); // return the reservation
       store.settleTransfer(t, 'failed', at);
     });
+    committed.catch(() => {});
   }
 }

@@ -1,24 +1,11 @@
 // Random identifiers and hashes used across the sandbox.
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { pooledRandomBytes } from '../crypto/random-pool.js';
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-// Ids are drawn from a pool of CSPRNG bytes refilled 4 KiB at a time: one call into the RNG
-// per few dozen ids instead of several per request.
-const POOL_SIZE = 4096;
-let pool = Buffer.alloc(0);
-let poolOffset = 0;
-
-function randomPool(n: number): Buffer {
-  if (n > POOL_SIZE) return randomBytes(n);
-  if (poolOffset + n > pool.length) {
-    pool = randomBytes(POOL_SIZE);
-    poolOffset = 0;
-  }
-  const out = pool.subarray(poolOffset, poolOffset + n);
-  poolOffset += n;
-  return out;
-}
+// Ids are drawn from a pool of CSPRNG bytes (one call into the RNG per few dozen ids).
+const randomPool = pooledRandomBytes;
 
 /** `length` characters from [A-Za-z0-9], uniformly (rejection sampling, no modulo bias). */
 export function randomAlnum(length: number): string {

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
-import { ZodError } from 'zod';
+import { $ZodError } from 'zod/v4/core';
 import { SealError, Sealer } from '../crypto/sealer.js';
 import { isLoopbackHost } from '../domain/loopback.js';
 import { SandboxClock } from './clock.js';
@@ -116,7 +116,7 @@ export async function openSandbox(opts: SandboxOptions = {}, internals: SandboxI
     if (err instanceof SealError) {
       throw new SandboxStartError('state_unreadable', `${statePath}: a sealed value does not open with its key file ${keyPathFor(statePath ?? '')} (${err.message})`, 'the key file must be the one created with this state');
     }
-    if (err instanceof ZodError) {
+    if (err instanceof $ZodError) {
       throw new SandboxStartError('state_unreadable', `${statePath}: a stored record is not what this svc expects (${err.issues[0]?.path.join('.')}: ${err.issues[0]?.message})`, 'move the file away to start a fresh sandbox, or use --ephemeral');
     }
     throw err;
@@ -180,6 +180,7 @@ export async function openSandbox(opts: SandboxOptions = {}, internals: SandboxI
       if (!Number.isSafeInteger(ms) || ms < 0) throw new RangeError('advance(ms) takes a whole number of milliseconds, 0 or more');
       await world.scheduler.advance(ms);
       world.saveClock();
+      await world.store.committed(); // what became due (settlements) is on disk too
     },
     now: () => new Date(world.now()),
     webhooksIdle: () => world.webhooks.idle(),

@@ -2,11 +2,11 @@
 // from them. The store writes these records to SQLite as JSON and checks them when it loads.
 // Amounts and memos appear only sealed (AES-GCM under the sandbox key) or encrypted to a reader's
 // viewing key, never in plaintext.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { EVENT_TYPES } from '../domain/events.js';
 
 /** Epoch milliseconds on the sandbox clock. */
-const ms = z.number().int();
+const ms = z.int();
 
 export const ACCOUNT_TYPES = ['personal', 'business', 'agent'] as const;
 export const KYC_STATUSES = ['unverified', 'pending', 'verified', 'enhanced'] as const;
@@ -26,11 +26,11 @@ export const AccountRecord = z.object({
   confidential_ready: z.boolean(),
   created_at: ms,
   /** The X25519 viewing public key (the secret half is never stored). */
-  viewing_public_key: z.string().optional(),
+  viewing_public_key: z.optional(z.string()),
   /** Agents only: the owning personal or business account. */
-  parent_account_id: z.string().optional(),
+  parent_account_id: z.optional(z.string()),
   /** Agents only. */
-  status: z.enum(AGENT_STATUSES).optional(),
+  status: z.optional(z.enum(AGENT_STATUSES)),
 });
 export type Account = z.infer<typeof AccountRecord>;
 export type AccountType = Account['type'];
@@ -42,18 +42,18 @@ export const ApiKeyRecord = z.object({
   name: z.string(),
   account_id: z.string(),
   /** SHA-256 of the key, hex. The key itself is never stored. */
-  hash: z.string().regex(/^[0-9a-f]{64}$/),
+  hash: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
   /** Last four characters of the key. */
   hint: z.string(),
   created_at: ms,
-  last_used_at: ms.nullable(),
-  request_count: z.number().int().nonnegative(),
-  revoked_at: ms.nullable(),
+  last_used_at: z.nullable(ms),
+  request_count: z.int().check(z.nonnegative()),
+  revoked_at: z.nullable(ms),
 });
 export type ApiKeyRecord = z.infer<typeof ApiKeyRecord>;
 
 /** Amount (minor units) and memo of one transfer, encrypted to one reader's viewing key. */
-export const ReaderCiphertexts = z.object({ amount_ciphertext: z.string(), memo_ciphertext: z.string().optional() });
+export const ReaderCiphertexts = z.object({ amount_ciphertext: z.string(), memo_ciphertext: z.optional(z.string()) });
 export type ReaderCiphertexts = z.infer<typeof ReaderCiphertexts>;
 
 export const TransferRecord = z.object({
@@ -64,7 +64,7 @@ export const TransferRecord = z.object({
   /** Recipient exactly as given in the request. */
   to: z.string(),
   /** The recipient's sandbox account, when it is one (by handle or by its address). */
-  to_account_id: z.string().nullable(),
+  to_account_id: z.nullable(z.string()),
   /** The recipient's chain address, lowercase. */
   to_address: z.string(),
   asset: z.string(),
@@ -74,18 +74,18 @@ export const TransferRecord = z.object({
   created_at: ms,
   /** When the chain decides the transfer (created_at + block time). */
   settles_at: ms,
-  confirmed_at: ms.nullable(),
-  failed_at: ms.nullable(),
+  confirmed_at: z.nullable(ms),
+  failed_at: z.nullable(ms),
   /** AES-256-GCM under the sandbox key, bound to the transfer id. Never plaintext. */
   amount_sealed: z.string(),
-  memo_sealed: z.string().nullable(),
+  memo_sealed: z.nullable(z.string()),
   /** By reader account id. */
-  reader_ciphertexts: z.record(z.string(), ReaderCiphertexts).optional(),
+  reader_ciphertexts: z.optional(z.record(z.string(), ReaderCiphertexts)),
 });
 export type Transfer = z.infer<typeof TransferRecord>;
 export type TransferStatus = Transfer['status'];
 
-const policyLimit = z.union([z.number().nonnegative(), z.string()]).nullable().optional();
+const policyLimit = z.optional(z.nullable(z.union([z.number().check(z.nonnegative()), z.string()])));
 export const SpendPolicyRecord = z.object({
   policy_id: z.string(),
   agent_account_id: z.string(),
@@ -94,9 +94,9 @@ export const SpendPolicyRecord = z.object({
     daily_limit_usdc: policyLimit,
     per_transaction_limit_usdc: policyLimit,
     hitl_threshold_usdc: policyLimit,
-    allowed_recipients: z.array(z.string()).nullable().optional(),
-    assets: z.array(z.string()).nullable().optional(),
-    active_hours: z.string().nullable().optional(),
+    allowed_recipients: z.optional(z.nullable(z.array(z.string()))),
+    assets: z.optional(z.nullable(z.array(z.string()))),
+    active_hours: z.optional(z.nullable(z.string())),
   }),
   created_at: ms,
   updated_at: ms,
@@ -117,15 +117,15 @@ export const HeldRecord = z.object({
   requested_at: ms,
   expires_at: ms,
   status: z.enum(HELD_STATUSES),
-  decided_at: ms.nullable(),
+  decided_at: z.nullable(ms),
   /** Set when approved: the transfer it created. */
-  transfer_id: z.string().nullable(),
+  transfer_id: z.nullable(z.string()),
   /** Sealed under the sandbox key, never plaintext. */
   amount_sealed: z.string(),
-  memo_sealed: z.string().nullable(),
+  memo_sealed: z.nullable(z.string()),
   /** Amount (minor units) and memo encrypted to the OWNER's viewing key at hold time. */
-  amount_ciphertext: z.string().optional(),
-  memo_ciphertext: z.string().optional(),
+  amount_ciphertext: z.optional(z.string()),
+  memo_ciphertext: z.optional(z.string()),
 });
 export type HeldTransaction = z.infer<typeof HeldRecord>;
 
@@ -134,7 +134,7 @@ export const IdempotencyRecord = z.object({
   key: z.string(),
   /** SHA-256 of method, path and the canonical body: the body itself is not kept. */
   request_hash: z.string(),
-  status: z.number().int(),
+  status: z.int(),
   /** The serialized first answer (answers never carry amounts). */
   body: z.string(),
   created_at: ms,
@@ -148,9 +148,9 @@ export const BalanceRecord = z.object({
   /** AES-256-GCM under the sandbox key, bound to account and asset. */
   sealed: z.string(),
   /** Goes up at every change; a decryption proof opens only the current version. */
-  version: z.number().int().nonnegative(),
+  version: z.int().check(z.nonnegative()),
   /** The balance encrypted to the account's viewing key, for `version` (made when first read). */
-  ciphertext: z.string().optional(),
+  ciphertext: z.optional(z.string()),
 });
 export type BalanceRecord = z.infer<typeof BalanceRecord>;
 
@@ -191,9 +191,9 @@ export const DeliveryRecord = z.object({
   event: eventType,
   body: z.string(),
   /** Attempts made so far. */
-  attempts: z.number().int().nonnegative(),
+  attempts: z.int().check(z.nonnegative()),
   /** When the first attempt was made (start of the 24 h window); null before it. */
-  first_attempt_at: ms.nullable(),
+  first_attempt_at: z.nullable(ms),
   /** When the next attempt is due (sandbox clock). */
   due_at: ms,
   /** The next attempt is the last one (end of the 24 h window). */
@@ -212,14 +212,14 @@ export const AttemptRecord = z.object({
   webhook_id: z.string(),
   event_id: z.string(),
   event: eventType,
-  attempt: z.number().int().positive(),
+  attempt: z.int().check(z.positive()),
   /** null when no HTTP answer arrived (timeout, connection error). */
-  status_code: z.number().int().nullable(),
-  error: z.string().nullable(),
-  duration_ms: z.number().nonnegative(),
+  status_code: z.nullable(z.int()),
+  error: z.nullable(z.string()),
+  duration_ms: z.number().check(z.nonnegative()),
   attempted_at: ms,
-  next_retry_at: ms.nullable(),
-  retry_count: z.number().int().nonnegative(),
+  next_retry_at: z.nullable(ms),
+  retry_count: z.int().check(z.nonnegative()),
   state: z.enum(DELIVERY_STATES),
   replay: z.boolean(),
 });

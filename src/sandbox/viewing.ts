@@ -1,7 +1,8 @@
 // Ciphertexts to accounts' viewing keys: what an account's own tool decrypts locally (balances,
 // and the per-reader amount/memo ciphertexts of transfers). Only public keys are used here: the
 // sandbox never holds a decryption key after handing it out.
-import { contexts, encryptTo, newEphemeral, type Ephemeral } from '../crypto/ciphertext.js';
+import { contexts, encryptWithPreparedKey, newEphemeral, prepareKey, type Ephemeral } from '../crypto/ciphertext.js';
+import { keyPool } from '../crypto/key-pool.js';
 import { parseViewingPublicKey } from '../crypto/viewing-key.js';
 import type { Account, ReaderCiphertexts } from './records.js';
 
@@ -19,10 +20,16 @@ export function viewingKeyOf(account: Account | undefined): Buffer | undefined {
   return key ?? undefined;
 }
 
-/** Encrypts to an account's viewing key; undefined when the account has none. */
-export function encryptFor(account: Account | undefined, plaintext: string, context: string, eph?: Ephemeral): string | undefined {
+/**
+ * Encrypts to an account's viewing key; undefined when the account has none. The key agreement
+ * comes from the pool made ahead of time (crypto/key-pool.ts) when it has one ready for this key,
+ * else it is made here, with `eph` when given (see encryptTo).
+ */
+export function encryptFor(account: Account | undefined, plaintext: string, context: string, eph?: Ephemeral | (() => Ephemeral)): string | undefined {
   const key = viewingKeyOf(account);
-  return key ? encryptTo(key, plaintext, context, eph) : undefined;
+  if (!key) return undefined;
+  const prepared = keyPool.take(key) ?? prepareKey(key, typeof eph === 'function' ? eph() : eph);
+  return encryptWithPreparedKey(prepared, plaintext, context);
 }
 
 /**
@@ -36,15 +43,18 @@ export function transferCiphertexts(
   memo: string | undefined,
 ): Record<string, ReaderCiphertexts> {
   const out: Record<string, ReaderCiphertexts> = {};
-  // One ephemeral key for the amounts of all readers, one for the memos: each reader still gets
-  // its own content key per ciphertext (see encryptTo), at half the key generations or less.
+  // Made here (the pool had nothing ready): one ephemeral key for the amounts of all readers, one
+  // for the memos: each reader still gets its own content key per ciphertext (see encryptTo), at
+  // half the key generations or less.
   let amountEph: Ephemeral | undefined;
   let memoEph: Ephemeral | undefined;
+  const amountKey = () => (amountEph ??= newEphemeral());
+  const memoKey = () => (memoEph ??= newEphemeral());
+  const amount = units.toString();
   for (const reader of readers) {
     if (!reader || out[reader.account_id] || !viewingKeyOf(reader)) continue;
-    const amount = encryptFor(reader, units.toString(), contexts.transferAmount(transferId, reader.account_id), (amountEph ??= newEphemeral()))!;
-    const entry: ReaderCiphertexts = { amount_ciphertext: amount };
-    if (memo !== undefined) entry.memo_ciphertext = encryptFor(reader, memo, contexts.transferMemo(transferId, reader.account_id), (memoEph ??= newEphemeral()))!;
+    const entry: ReaderCiphertexts = { amount_ciphertext: encryptFor(reader, amount, contexts.transferAmount(transferId, reader.account_id), amountKey)! };
+    if (memo !== undefined) entry.memo_ciphertext = encryptFor(reader, memo, contexts.transferMemo(transferId, reader.account_id), memoKey)!;
     out[reader.account_id] = entry;
   }
   return out;

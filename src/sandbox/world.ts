@@ -48,7 +48,7 @@ export class World {
     this.onError = opts.onError ?? (() => {});
     this.clock = opts.clock ?? new SandboxClock();
     this.scheduler = new Scheduler(this.clock, this.onError);
-    this.store = new Store(opts.db, opts.sealer, { onRollback: (err) => this.reload(err) });
+    this.store = new Store(opts.db, opts.sealer, { onRollback: (err) => this.reload(err), onError: this.onError });
     this.sealer = opts.sealer;
     this.adminToken = opts.adminToken;
     this.blockTimeMs = opts.blockTimeMs;

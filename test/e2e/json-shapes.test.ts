@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+// The tool's schemas are zod/mini: extended with its function (local schemas use the classic build).
+import { extend as extendMini } from 'zod/mini';
 import {
   AccountSchema, AgentSchema, BalanceEntrySchema, DeliverySchema, HeldTransactionSchema, PendingTransactionSchema,
   QueuedDeliverySchema, SpendPolicySchema, TransactionStateSchema, TransferSchema, WebhookDeletedSchema, WebhookSchema,
@@ -26,17 +28,17 @@ function noNulls(v: unknown, path = '$'): void {
 }
 
 /** Runs `svc --json ...` (exit 0 or the expected code) and checks stdout is one document of `schema`. */
-async function shape<T extends z.ZodType>(schema: T, argv: string[], o: { env?: Record<string, string | undefined>; input?: string; exit?: number } = {}): Promise<z.infer<T>> {
+async function shape<T extends z.core.$ZodType>(schema: T, argv: string[], o: { env?: Record<string, string | undefined>; input?: string; exit?: number } = {}): Promise<z.infer<T>> {
   const r = await runCli(['--json', ...argv], { env: { ...t.env, ...o.env }, ...(o.input !== undefined ? { input: o.input } : {}) });
   expect(r.code, `${argv.join(' ')}: ${r.stderr}`).toBe(o.exit ?? 0);
   const doc: unknown = JSON.parse(r.stdout);
   noNulls(doc);
-  const parsed = schema.safeParse(doc);
+  const parsed = z.safeParse(schema, doc);
   expect(parsed.success, `${argv.join(' ')}: ${JSON.stringify(parsed.error?.issues)}\n${r.stdout}`).toBe(true);
-  return parsed.data;
+  return parsed.data as z.infer<T>;
 }
 
-const list = <T extends z.ZodType>(item: T) => z.array(item);
+const list = <T extends z.core.$ZodType>(item: T) => z.array(item);
 
 beforeAll(async () => {
   t = await startTestSandbox();
@@ -48,26 +50,26 @@ afterAll(async () => {
 describe('--json documents, command by command', () => {
   it('account, balance', async () => {
     await shape(AccountSchema, ['account']);
-    const rows = await shape(list(BalanceEntrySchema.extend({ amount: z.string() })), ['balance']);
+    const rows = await shape(list(extendMini(BalanceEntrySchema, { amount: z.string() })), ['balance']);
     expect(rows.map((b) => b.asset)).toEqual(['USDG', 'USDC']);
-    await shape(list(BalanceEntrySchema.extend({ amount: z.string(), verified: z.literal(true) })), ['balance', '--verify']);
+    await shape(list(extendMini(BalanceEntrySchema, { amount: z.string(), verified: z.literal(true) })), ['balance', '--verify']);
   });
 
   it('transfer send / get / ls, with --decrypt', async () => {
-    const sent = await shape(TransferSchema.extend({ idempotency_key: z.string() }), ['transfer', 'send', '@acme', '2.5', '--memo', 'hello']);
+    const sent = await shape(extendMini(TransferSchema, { idempotency_key: z.string() }), ['transfer', 'send', '@acme', '2.5', '--memo', 'hello']);
     expect(sent).not.toHaveProperty('amount');
     const got = await shape(TransferSchema, ['transfer', 'get', sent.transfer_id]);
     expect(got).not.toHaveProperty('amount');
-    const opened = await shape(TransferSchema.extend({ amount: z.literal('2.50'), memo: z.literal('hello') }), ['transfer', 'get', sent.transfer_id, '--decrypt']);
+    const opened = await shape(extendMini(TransferSchema, { amount: z.literal('2.50'), memo: z.literal('hello') }), ['transfer', 'get', sent.transfer_id, '--decrypt']);
     expect(opened.transfer_id).toBe(sent.transfer_id);
     const all = await shape(list(TransferSchema), ['transfer', 'ls', '--all']);
     expect(all.length).toBeGreaterThan(0);
-    await shape(list(TransferSchema.extend({ amount: z.string() })), ['transfer', 'ls', '--decrypt']);
+    await shape(list(extendMini(TransferSchema, { amount: z.string() })), ['transfer', 'ls', '--decrypt']);
     await shape(z.tuple([]), ['transfer', 'ls', '--status', 'failed']); // an empty list is []
   });
 
   it('agent create / ls / policy get / set / check / suspend / resume', async () => {
-    await shape(AgentSchema.extend({ decryption_key: z.string() }), ['agent', 'create', 'shapes', '--hitl-threshold', '1', '--daily-limit', '100']);
+    await shape(extendMini(AgentSchema, { decryption_key: z.string() }), ['agent', 'create', 'shapes', '--hitl-threshold', '1', '--daily-limit', '100']);
     await shape(list(AgentSchema), ['agent', 'ls']);
     await shape(SpendPolicySchema, ['agent', 'policy', 'get', 'shapes']);
     await shape(SpendPolicySchema, ['agent', 'policy', 'set', 'shapes', '--daily-limit', '90']);
@@ -83,20 +85,20 @@ describe('--json documents, command by command', () => {
   it('a held transfer (exit 8), pending ls (with --decrypt), approve, reject', async () => {
     agentKey = (await runCli(['sandbox', 'key', 'create', '--account', '@alice/shapes'], { env: t.env })).stdout.trim();
     expect((await runCli(['sandbox', 'fund', '@alice/shapes', '50'], { env: t.env })).code).toBe(0);
-    const held = await shape(HeldTransactionSchema.extend({ idempotency_key: z.string() }), ['transfer', 'send', '@acme', '3', '--memo', 'needs ok'], { env: { SVC_API_KEY: agentKey }, exit: 8 });
+    const held = await shape(extendMini(HeldTransactionSchema, { idempotency_key: z.string() }), ['transfer', 'send', '@acme', '3', '--memo', 'needs ok'], { env: { SVC_API_KEY: agentKey }, exit: 8 });
     const second = await shape(HeldTransactionSchema, ['transfer', 'send', '@acme', '4'], { env: { SVC_API_KEY: agentKey }, exit: 8 });
     const queue = await shape(list(PendingTransactionSchema), ['pending', 'ls']);
     expect(queue.every((p) => !('amount' in p))).toBe(true);
-    const opened = await shape(list(PendingTransactionSchema.extend({ amount: z.string() })), ['pending', 'ls', '--decrypt']);
+    const opened = await shape(list(extendMini(PendingTransactionSchema, { amount: z.string() })), ['pending', 'ls', '--decrypt']);
     expect(opened.find((p) => p.transaction_id === held.transaction_id)).toMatchObject({ amount: '3.00', memo: 'needs ok' });
-    const approved = await shape(TransactionStateSchema.extend({ transfer_id: z.string() }), ['pending', 'approve', held.transaction_id]);
+    const approved = await shape(extendMini(TransactionStateSchema, { transfer_id: z.string() }), ['pending', 'approve', held.transaction_id]);
     expect(approved.status).toBe('approved');
     const rejected = await shape(TransactionStateSchema, ['pending', 'reject', second.transaction_id]);
     expect(rejected).not.toHaveProperty('transfer_id');
   });
 
   it('webhook create / ls / deliveries / replay / rm / verify', async () => {
-    const created = await shape(WebhookSchema.extend({ secret: z.string() }), ['webhook', 'create', 'http://127.0.0.1:9/shapes', '--events', 'transfer.initiated']);
+    const created = await shape(extendMini(WebhookSchema, { secret: z.string() }), ['webhook', 'create', 'http://127.0.0.1:9/shapes', '--events', 'transfer.initiated']);
     const listed = await shape(list(WebhookSchema), ['webhook', 'ls']);
     expect(listed.every((w) => !('secret' in w))).toBe(true);
     await shape(z.tuple([]), ['webhook', 'deliveries', created.webhook_id]);
@@ -131,6 +133,6 @@ describe('--json documents, command by command', () => {
     await shape(TriggerSchema, ['sandbox', 'trigger', 'transfer.confirmed']);
     const exported = await shape(ExportSchema, ['sandbox', 'export']);
     expect(exported.transfers.length).toBeGreaterThan(0);
-    await shape(ResetSchema.extend({ profile: z.literal('sandbox') }), ['sandbox', 'reset', '--yes']);
+    await shape(extendMini(ResetSchema, { profile: z.literal('sandbox') }), ['sandbox', 'reset', '--yes']);
   });
 });

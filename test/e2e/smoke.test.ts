@@ -9,7 +9,7 @@ function spawnWithStdout(args: string[], stdout: number): Promise<{ code: number
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', stdout, 'pipe'], env: { PATH: process.env.PATH, NO_COLOR: '1' } });
     let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stderr }));
   });

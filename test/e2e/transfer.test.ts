@@ -343,14 +343,19 @@ describe('--wait (the test moves the sandbox clock while the CLI waits)', () => 
 
   it('gives up after --timeout-wait with exit 7, the transfer still pending', async () => {
     const sent = await t.svcJson<Transfer>(['transfer', 'send', '@acme', '1']);
-    const started = Date.now();
-    const r = await t.svc(['transfer', 'get', sent.transfer_id, '--wait', '--timeout-wait', '1s']);
+    // The command's own clock: its waits pass at once, and add up to what it waited (the
+    // sandbox clock does not move, so the transfer stays pending).
+    let now = Date.now();
+    let waited = 0;
+    const clock = { now: () => now, sleep: async (ms: number) => void ((now += ms), (waited += ms)) };
+    const r = await runCli(['transfer', 'get', sent.transfer_id, '--wait', '--timeout-wait', '1s'], { env: t.env, clock });
     expect(r.code).toBe(7);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    expect(waited).toBeGreaterThanOrEqual(1000);
+    expect(waited).toBeLessThan(1000 + 2000); // it stopped at the limit (one poll interval past at most)
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(new RegExp(`^error: gave up waiting for transfer ${sent.transfer_id} after 1s: it is still pending \\(wait_timeout\\)$`, 'm'));
     expect(r.stderr).toMatch(/^hint: it may still settle/m);
-    const j = await t.svc(['--json', 'transfer', 'get', sent.transfer_id, '--wait', '--timeout-wait', '1s']);
+    const j = await runCli(['--json', 'transfer', 'get', sent.transfer_id, '--wait', '--timeout-wait', '1s'], { env: t.env, clock });
     expect(j.code).toBe(7);
     expect(j.stdout).toBe('');
     expect(j.stderr.trim().split('\n')).toHaveLength(1);

@@ -107,7 +107,7 @@ describe('svc sandbox start', () => {
 });
 
 describe('admin commands', () => {
-  let s: Started;
+  let s: SpawnedSandbox;
   beforeEach(async () => {
     s = await start(['--ephemeral', '--block-time', '2s']);
   });

@@ -3,7 +3,7 @@ import Database from 'libsql';
 // Test helpers: an in-process sandbox on an ephemeral port, and a small fetch wrapper that checks
 // every answer against the shared response schemas (src/api/schemas.ts, control-schemas.ts).
 import { connect } from 'node:net';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import * as C from '../../src/api/control-schemas.js';
 import * as S from '../../src/api/schemas.js';
 import { parseAmount } from '../../src/domain/amount.js';
@@ -50,24 +50,24 @@ export async function request(url: string, method: string, path: string, opts: R
 // ---- the answer check -----------------------------------------------------------------------------
 
 // What the sandbox always sends on top of the shared schemas (sandbox extensions, exact values).
-const Transfer = S.TransferSchema.required({ from: true, tx_hash: true, asset: true }).superRefine((t, ctx) => {
+// (zod/mini, like the schemas: its functions instead of the classic build's methods.)
+const Transfer = z.required(S.TransferSchema, { from: true, tx_hash: true, asset: true }).check(z.superRefine((t, ctx) => {
   if ((t.status === 'confirmed') !== (t.confirmed_at !== undefined)) ctx.addIssue({ code: 'custom', message: 'confirmed_at must be present exactly when status is confirmed' });
-});
-const Held = S.HeldTransactionSchema.required({ agent: true, to: true, asset: true, requested_at: true }).extend({ status: z.literal('pending_approval') });
-const Agent = S.AgentSchema.required({ type: true, created_at: true }).extend({ status: z.enum(['active', 'suspended']) });
-const TransactionState = S.TransactionStateSchema.required({ decided_at: true })
-  .extend({ status: z.enum(['approved', 'rejected']) })
-  .superRefine((x, ctx) => {
+}));
+const Held = z.extend(z.required(S.HeldTransactionSchema, { agent: true, to: true, asset: true, requested_at: true }), { status: z.literal('pending_approval') });
+const Agent = z.extend(z.required(S.AgentSchema, { type: true, created_at: true }), { status: z.enum(['active', 'suspended']) });
+const TransactionState = z.extend(z.required(S.TransactionStateSchema, { decided_at: true }), { status: z.enum(['approved', 'rejected']) })
+  .check(z.superRefine((x, ctx) => {
     if ((x.status === 'approved') !== (x.transfer_id !== undefined)) ctx.addIssue({ code: 'custom', message: 'transfer_id must be present exactly when approved' });
-  });
-const Delivery = S.DeliverySchema.required({ webhook_id: true, replay: true }).superRefine((d, ctx) => {
+  }));
+const Delivery = z.required(S.DeliverySchema, { webhook_id: true, replay: true }).check(z.superRefine((d, ctx) => {
   if ((d.state === 'retrying') !== (d.next_retry_at !== undefined)) ctx.addIssue({ code: 'custom', message: 'next_retry_at must be present exactly when retrying' });
   if ((d.state === 'succeeded') === (d.error !== undefined)) ctx.addIssue({ code: 'custom', message: 'error must be present exactly when the attempt failed' });
   if (d.status_code === undefined && d.error === undefined) ctx.addIssue({ code: 'custom', message: 'an attempt without status_code must say its error' });
-});
+}));
 const Balances = z.union([
-  z.looseObject({ balances: z.array(S.BalanceEntrySchema.required({ nonzero: true })) }),
-  z.looseObject({ balances: z.array(S.BalanceEntrySchema.required({ amount: true })) }),
+  z.looseObject({ balances: z.array(z.required(S.BalanceEntrySchema, { nonzero: true })) }),
+  z.looseObject({ balances: z.array(z.required(S.BalanceEntrySchema, { amount: true })) }),
 ]);
 
 interface AnswerRule {
@@ -75,20 +75,20 @@ interface AnswerRule {
   /** Path with `:param` segments, as registered by the sandbox. */
   path: string;
   status: number;
-  schema: z.ZodType;
+  schema: z.ZodMiniType;
 }
 
 /** Every 2xx answer of the sandbox: method + route + status → the schema it must satisfy. */
 export const ANSWER_RULES: readonly AnswerRule[] = [
-  { method: 'GET', path: '/v1/accounts/me', status: 200, schema: S.AccountSchema.required({ created_at: true, viewing_public_key: true }) },
+  { method: 'GET', path: '/v1/accounts/me', status: 200, schema: z.required(S.AccountSchema, { created_at: true, viewing_public_key: true }) },
   { method: 'GET', path: '/v1/accounts/me/balances', status: 200, schema: Balances },
   { method: 'POST', path: '/v1/transfers', status: 201, schema: Transfer },
   { method: 'POST', path: '/v1/transfers', status: 202, schema: Held },
-  { method: 'GET', path: '/v1/transfers', status: 200, schema: S.TransferPageSchema.extend({ transfers: z.array(Transfer) }) },
+  { method: 'GET', path: '/v1/transfers', status: 200, schema: z.extend(S.TransferPageSchema, { transfers: z.array(Transfer) }) },
   { method: 'GET', path: '/v1/transfers/:id', status: 200, schema: Transfer },
   { method: 'POST', path: '/v1/accounts/me/agents', status: 201, schema: Agent },
-  { method: 'GET', path: '/v1/accounts/me/agents', status: 200, schema: S.AgentListSchema.extend({ agents: z.array(Agent) }) },
-  { method: 'GET', path: '/v1/agents/transactions/pending', status: 200, schema: S.PendingListSchema.extend({ pending: z.array(S.PendingTransactionSchema.required({ asset: true })) }) },
+  { method: 'GET', path: '/v1/accounts/me/agents', status: 200, schema: z.extend(S.AgentListSchema, { agents: z.array(Agent) }) },
+  { method: 'GET', path: '/v1/agents/transactions/pending', status: 200, schema: z.extend(S.PendingListSchema, { pending: z.array(z.required(S.PendingTransactionSchema, { asset: true })) }) },
   { method: 'POST', path: '/v1/agents/transactions/:transaction_id/approve', status: 200, schema: TransactionState },
   { method: 'POST', path: '/v1/agents/transactions/:transaction_id/reject', status: 200, schema: TransactionState },
   { method: 'GET', path: '/v1/agents/:account_id/spend-policy', status: 200, schema: S.SpendPolicySchema },
@@ -99,7 +99,7 @@ export const ANSWER_RULES: readonly AnswerRule[] = [
   { method: 'GET', path: '/v1/webhooks', status: 200, schema: S.WebhookListSchema },
   { method: 'GET', path: '/v1/webhooks/:id', status: 200, schema: S.WebhookSchema },
   { method: 'DELETE', path: '/v1/webhooks/:id', status: 200, schema: S.WebhookDeletedSchema },
-  { method: 'GET', path: '/v1/webhooks/:id/deliveries', status: 200, schema: S.DeliveryListSchema.extend({ deliveries: z.array(Delivery) }) },
+  { method: 'GET', path: '/v1/webhooks/:id/deliveries', status: 200, schema: z.extend(S.DeliveryListSchema, { deliveries: z.array(Delivery) }) },
   { method: 'POST', path: '/v1/webhooks/:id/replay/:event_id', status: 202, schema: S.QueuedDeliverySchema },
   { method: 'GET', path: '/_sandbox/health', status: 200, schema: C.HealthSchema },
   { method: 'POST', path: '/_sandbox/reset', status: 200, schema: C.ResetSchema },
@@ -135,13 +135,13 @@ export function nullPaths(value: unknown, at = '$'): string[] {
  * Keys present in `value` that `schema` does not declare (its objects are loose, so parsing alone
  * lets them through). Unions follow the first option that parses.
  */
-export function undeclaredKeys(schema: z.ZodType, value: unknown, at = '$'): string[] {
+export function undeclaredKeys(schema: z.ZodMiniType, value: unknown, at = '$'): string[] {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const def = (schema as any)._zod.def;
   switch (def.type) {
     case 'object': {
       if (!value || typeof value !== 'object' || Array.isArray(value)) return [];
-      const shape = def.shape as Record<string, z.ZodType>;
+      const shape = def.shape as Record<string, z.ZodMiniType>;
       return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) =>
         shape[k] ? undeclaredKeys(shape[k]!, v, `${at}.${k}`) : [`${at}.${k}`],
       );
@@ -157,7 +157,7 @@ export function undeclaredKeys(schema: z.ZodType, value: unknown, at = '$'): str
     case 'array':
       return Array.isArray(value) ? value.flatMap((v, i) => undeclaredKeys(def.element, v, `${at}[${i}]`)) : [];
     case 'union': {
-      const option = (def.options as z.ZodType[]).find((o) => o.safeParse(value).success);
+      const option = (def.options as z.ZodMiniType[]).find((o) => o.safeParse(value).success);
       return option ? undeclaredKeys(option, value, at) : [];
     }
     default:
@@ -185,7 +185,7 @@ export function checkAnswer(method: string, pathWithQuery: string, status: numbe
   }
   const nulls = nullPaths(body);
   if (nulls.length) fail(`has null at ${nulls.join(', ')} (an unset field must be omitted)`);
-  let schema: z.ZodType;
+  let schema: z.ZodMiniType;
   if (status >= 400) {
     schema = S.ErrorBodySchema;
   } else {
@@ -470,13 +470,18 @@ export async function assertAlive(t: TestSandbox, key = t.keyOf('@alice')): Prom
 }
 
 /** The records of one table of a (closed) sandbox database, parsed. */
-export function dbRecords(path: string, table: string): any[] {
+/** A second, read-only connection: what another process would find on disk right now. */
+export function onDisk<T>(path: string, sql: string): T[] {
   const db = new Database(path, { readonly: true });
   try {
-    return (db.prepare(`SELECT record FROM ${table} ORDER BY rowid`).all() as Array<{ record: string }>).map((r) => JSON.parse(r.record));
+    return db.prepare(sql).all() as T[];
   } finally {
     db.close();
   }
+}
+
+export function dbRecords(path: string, table: string): any[] {
+  return onDisk<{ record: string }>(path, `SELECT record FROM ${table} ORDER BY rowid`).map((r) => JSON.parse(r.record));
 }
 
 /** Runs SQL against a (closed) sandbox database: to play an older or damaged file. */

@@ -5,10 +5,9 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import Database from 'libsql';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSandbox, SandboxStartError } from '../../src/sandbox/index.js';
-import { dbBytes, dbExec, dbRecords, startSandbox, units } from './helpers.js';
+import { dbBytes, dbExec, dbRecords, onDisk, startSandbox, units } from './helpers.js';
 
 let dir: string;
 beforeEach(() => {
@@ -20,16 +19,6 @@ afterEach(() => {
 
 const mode = (p: string) => statSync(p).mode & 0o777;
 const FIXTURE = resolve(import.meta.dirname, '../fixtures/legacy-v1');
-
-/** A second, read-only connection: what another process would find on disk right now. */
-function onDisk<T>(path: string, sql: string): T[] {
-  const db = new Database(path, { readonly: true });
-  try {
-    return db.prepare(sql).all() as T[];
-  } finally {
-    db.close();
-  }
-}
 
 describe('the database file', () => {
   it('holds no plaintext amount, balance or memo; 0600 files in a 0700 directory', async () => {

@@ -1,7 +1,7 @@
 // The one sanitiser (src/io/sanitize.ts): every class of unsafe character becomes a visible
 // escape, nothing else changes, applying it twice changes nothing, and safeJson stays valid JSON
 // that gives back the original string. Also the spinner, which sanitises every text it shows.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { isSafe, safeJson, sanitize } from '../../src/io/sanitize.js';
 import { startSpinner } from '../../src/io/spinner.js';
 import type { IOStreams } from '../../src/io/streams.js';
@@ -121,18 +121,26 @@ describe('spinner', () => {
   // eslint-disable-next-line no-control-regex
   const OWN = /\r\u001b\[2K|\u001b\[\?25[lh]/g;
 
-  it('sanitises its text, updates and final line on a terminal', async () => {
-    const f = fakeIO(true);
-    const s = startSpinner(f.io, `waiting for tr_${ATTACK}`, { env: { TERM: 'xterm' } });
-    s.update(`still tr_\u009b2J\u202e`);
-    await new Promise((r) => setTimeout(r, 200)); // a few frames with the updated text
-    s.stop(`done tr_${ATTACK}`);
-    const out = f.stderr().replace(OWN, '');
+  it('sanitises its text, updates and final line on a terminal', () => {
+    vi.useFakeTimers();
+    try {
+      const f = fakeIO(true);
+      const s = startSpinner(f.io, `waiting for tr_${ATTACK}`, { env: { TERM: 'xterm' } });
+      s.update(`still tr_\u009b2J\u202e`);
+      vi.advanceTimersByTime(200); // a few frames with the updated text
+      s.stop(`done tr_${ATTACK}`);
+      check(f.stderr());
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+  function check(stderr: string): void {
+    const out = stderr.replace(OWN, '');
     expect(RAW.test(out.replace(/\n$/, '')), out).toBe(false); // only the final line's own \n
     expect(out).toContain('waiting for tr_pay \\x1b[2J');
     expect(out).toContain('still tr_\\x9b2J\\u202e');
     expect(out).toContain('done tr_pay \\x1b[2J \\x1b[1;1H approved by admin \\x1b]0;pwned\\x07\n');
-  });
+  }
 
   it('sanitises the plain line it prints without a terminal', () => {
     const f = fakeIO(false);

@@ -1,6 +1,6 @@
 import type { App } from '../../app.js';
 import { BalanceEntrySchema } from '../../api/schemas.js';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { CliError, UsageError } from '../../errors.js';
 import { outputMode, printList } from '../../io/render.js';
 import { parseNonNegativeDecimal } from '../../domain/amount.js';
@@ -20,10 +20,13 @@ interface Row {
 export async function showBalance(app: App, opts: { asset?: string; verify?: boolean }): Promise<void> {
   const asset = opts.asset === undefined ? undefined : parseAssetFlag(opts.asset);
   const client = await app.client();
+  // The key and its crypto load while the request is on the wire (errors surface below, in order).
+  const readerReady = app.reader();
+  readerReady.catch(() => {});
   const { data } = await client.get('/v1/accounts/me/balances', { schema: BalancesSchema });
   const entries = data.balances.filter((b) => !asset || b.asset === asset);
   if (asset && entries.length === 0) throw new CliError('not_found', 'balance_not_found', `no ${asset} balance on this account`);
-  const reader = await app.reader();
+  const reader = await readerReady;
   const mode = outputMode(app.io, app.json);
 
   if (!reader && opts.verify) {

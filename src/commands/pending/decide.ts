@@ -1,5 +1,5 @@
 import type { App } from '../../app.js';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { printJson, printRecord, outputMode } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
 
@@ -7,7 +7,7 @@ export const DecisionSchema = z.looseObject({
   transaction_id: z.string(),
   status: z.string(),
   // null (or absent) for a rejection: no transfer was made.
-  transfer_id: z.string().nullable().optional(),
+  transfer_id: z.optional(z.nullable(z.string())),
 });
 
 export type Decision = 'approve' | 'reject';

@@ -1,4 +1,5 @@
 import type { App } from '../../app.js';
+import { accountCacheFor } from '../../config/account-cache.js';
 import type { Account } from '../../api/schemas.js';
 import type { DecryptionKey } from '../../crypto/viewing-key.js';
 import { ApiError, CliError, UsageError } from '../../errors.js';
@@ -69,6 +70,7 @@ export async function addProfile(app: App, name: string, opts: AddOptions): Prom
   const keep = decryptionKey ?? (existing?.apiKey === apiKey ? existing.decryptionKey : undefined);
   if (keep) profile.decryptionKey = keep;
   if (existing?.sandboxAdminToken && existing.baseUrl === baseUrl) profile.sandboxAdminToken = existing.sandboxAdminToken;
+  if (account) profile.account = accountCacheFor(baseUrl, apiKey, account);
   store.set(name, profile, { makeCurrent: opts.use });
   if (app.json) {
     printJson(app.io, {

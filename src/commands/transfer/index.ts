@@ -63,16 +63,20 @@ export function registerTransfer(program: Command, deps: ProgramDeps): void {
     .option('--limit <n>', 'page size, 1 to 100 (default 20; 100 with --all)')
     .option('--offset <n>', 'skip this many transfers')
     .option('--all', 'follow every page (streams; --json still prints one array)')
-    .option('--decrypt', 'with --json, add amount and memo, decrypted locally')
+    .option('--jsonl', 'print one JSON object per line (JSON Lines) instead of one array; implies --json')
+    .option('--decrypt', 'with --json or --jsonl, add amount and memo, decrypted locally')
     .addHelpText('after', [
       '',
-      'Output: a table on a terminal, tab-separated values with a header when piped, one JSON array with --json.',
-      'AMOUNT is decrypted locally with the decryption key, or shows "encrypted".',
+      'Output: a table on a terminal, tab-separated values with a header when piped, one JSON array with',
+      '--json, one JSON object per line with --jsonl. Rows are written as pages arrive.',
+      'AMOUNT is decrypted locally with the decryption key, or shows "encrypted". JSON output has no',
+      'amount unless --decrypt asks for it (a key operation per row).',
       '',
       'Examples:',
       '  $ svc transfer ls --status pending',
       '  $ svc transfer ls --since 2024-05-01 --all | cut -f1,2',
       '  $ svc transfer ls --all --json | jq length',
+      '  $ svc transfer ls --all --jsonl | jq -r .transfer_id',
     ].join('\n'))
     .action(async (_opts, cmd: Command) => {
       const { listTransfers } = await import('./ls.js');

@@ -1,12 +1,18 @@
 // `svc transfer ls`: one page, or every page with --all, streamed through ListWriter so memory
-// stays flat however many transfers there are.
+// stays flat however many transfers there are: the next page is fetched while the current one is
+// written (ls-pages.ts), rows are checked cheaply (ls-page.ts), and only a human's AMOUNT column
+// or --decrypt pays for decryption.
 import { once } from 'node:events';
 import type { App } from '../../app.js';
-import { listOf, TransferSchema } from '../../api/schemas.js';
-import { CliError, ExitCode, UsageError } from '../../errors.js';
+import type { Transfer } from '../../api/schemas.js';
+import type { LocalReader } from '../../crypto/reader.js';
+import { DEFAULT_ASSET } from '../../domain/assets.js';
+import { UsageError } from '../../errors.js';
 import { palette } from '../../io/colors.js';
 import { ListWriter, outputMode } from '../../io/render.js';
-import { openerFor, TRANSFER_STATUSES, transferColumns, withOpened } from './shared.js';
+import { TransferPageAnswer } from './ls-page.js';
+import { mapInTurns, transferPages } from './ls-pages.js';
+import { TRANSFER_STATUSES, transferColumns, withOpened, type Opened } from './shared.js';
 
 export interface LsOptions {
   status?: string;
@@ -16,6 +22,7 @@ export interface LsOptions {
   offset?: string;
   all?: boolean;
   decrypt?: boolean;
+  jsonl?: boolean;
 }
 
 export interface LsPlan {
@@ -91,46 +98,64 @@ async function drainOrClose(stream: NodeJS.WritableStream & { destroyed?: boolea
 }
 
 export async function listTransfers(app: App, opts: LsOptions): Promise<void> {
+  // JSON Lines is machine output like --json: failures are reported as one JSON object too.
+  if (opts.jsonl) app.globals.json = true;
   const plan = planList(opts);
   const client = await app.client();
   const mode = outputMode(app.io, app.json);
   const p = await palette(app.io);
-  const writer = new ListWriter(app.io, mode, transferColumns(p));
-  const schema = listOf('transfers', TransferSchema);
+  const writer = new ListWriter(app.io, mode, transferColumns(p), { jsonLines: Boolean(opts.jsonl) });
+  // Decrypting is a key operation per row, paid only where it shows: a human's AMOUNT column
+  // (table, TSV: amounts only, the memo is not a column) or --decrypt with JSON (amounts and
+  // memos). Plain --json / --jsonl never loads the key nor looks the account up.
+  const opens = mode !== 'json' ? { memo: false } : opts.decrypt ? { memo: true } : undefined;
+  // The key (and the account lookup it needs) is loaded once, when a row first carries a
+  // ciphertext to open; undefined once loaded means there is no decryption key.
+  let reader: LocalReader | undefined;
+  let readerLoaded = false;
+  const needsReader = (t: Transfer) => Boolean(t.amount_ciphertext || (opens?.memo && t.memo_ciphertext));
+  const opened = (t: Transfer): Opened => ({
+    amount: (reader && t.amount_ciphertext ? reader.transferAmount(t.transfer_id, t.asset ?? DEFAULT_ASSET, t.amount_ciphertext) : undefined) ?? null,
+    memo: (opens?.memo && reader && t.memo_ciphertext ? reader.transferMemo(t.transfer_id, t.memo_ciphertext) : undefined) ?? null,
+  });
   // A reader that stops early (`svc transfer ls --all | head`) closes the pipe: stop paging
   // quietly instead of crashing on EPIPE.
   let readerGone = false;
   app.io.stdout.on('error', () => {
     readerGone = true;
   });
-  let offset = plan.offset ?? 0;
-  let previousFirst: string | undefined;
+  const pages = transferPages({
+    fetch: async (offset) => {
+      const query: Record<string, string | number | undefined> = { ...plan.filters, limit: plan.limit };
+      if (plan.all || plan.offset !== undefined) query.offset = offset;
+      return (await client.get('/v1/transfers', { query, schema: TransferPageAnswer })).data;
+    },
+    offset: plan.offset ?? 0,
+    all: plan.all,
+    ...(plan.limit !== undefined ? { limit: plan.limit } : {}),
+    // Before the next page is requested, so requests never overlap.
+    prepare: async (items) => {
+      if (opens && !readerLoaded && items.some(needsReader)) {
+        reader = await app.reader();
+        readerLoaded = true;
+      }
+    },
+  });
+  // Where the last page ended and whether more follow (for the hint), not the page itself.
+  let next = 0;
   let more: boolean | undefined;
-  let lastCount = 0;
-  for (;;) {
-    const query: Record<string, string | number | undefined> = { ...plan.filters, limit: plan.limit };
-    if (plan.all || plan.offset !== undefined) query.offset = offset;
-    const { data } = await client.get('/v1/transfers', { query, schema });
-    const first = data.items[0]?.transfer_id;
-    if (plan.all && offset > (plan.offset ?? 0) && first !== undefined && first === previousFirst) {
-      writer.end();
-      throw new CliError('failure', 'invalid_response', 'the service ignored the page offset (it answered the same page twice); stopped to avoid looping');
-    }
-    previousFirst = first;
-    const open = await openerFor(app, data.items);
-    writer.write(data.items.map((t) => withOpened(t, open(t), mode, Boolean(opts.decrypt))));
-    lastCount = data.items.length;
+  for await (const page of pages) {
+    next = page.offset + page.items.length;
+    more = page.more;
+    // Without a key to open anything, rows are cheap: no turns needed.
+    const row = (t: Transfer) => withOpened(t, opened(t), mode, true);
+    writer.write(!opens ? page.items : reader ? await mapInTurns(page.items, row) : page.items.map(row));
     // Respect back-pressure so a slow reader never makes us buffer pages in memory.
     if (app.io.stdout.writableNeedDrain && !readerGone) await drainOrClose(app.io.stdout);
     if (readerGone) return;
-    more = data.hasMore ?? (plan.limit !== undefined ? data.items.length >= plan.limit : undefined);
-    if (!plan.all) break;
-    if (data.items.length === 0 || more === false) break;
-    offset += data.items.length;
   }
   writer.end('No transfers.');
   if (!plan.all && more && mode === 'table') {
-    const next = offset + lastCount;
     app.io.err(`${p.dim(`more transfers: --offset ${next} for the next page, or --all for everything`)}\n`);
   }
 }

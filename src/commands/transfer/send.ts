@@ -2,7 +2,7 @@
 // idempotency key, offer a standard transfer when the recipient is not confidential-ready,
 // optionally wait for settlement.
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { App } from '../../app.js';
 import type { ApiClient } from '../../api/client.js';
 import { HeldTransactionSchema, TransferSchema, type HeldTransaction, type Transfer } from '../../api/schemas.js';

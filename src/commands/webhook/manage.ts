@@ -6,7 +6,7 @@ import { isLoopbackHost } from '../../api/url.js';
 import { UsageError } from '../../errors.js';
 import { outputMode, printJson, printList, printRecord } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 export function checkWebhookUrl(text: string): void {
   let url: URL;

@@ -3,7 +3,8 @@
 // body (at most 1 MiB), check it, forward it only when it passes (unless told otherwise), never
 // forward the same event twice, and report what happened. No printing here: listen.ts does that.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { request } from 'undici';
+import { dispatcherFor } from '../../api/dispatcher.js';
+import { httpRequest } from '../../api/undici.js';
 import { isLoopbackHostHeader } from '../../domain/loopback.js';
 import { inspectDelivery, type DeliveryCheck } from './delivery-check.js';
 
@@ -96,7 +97,8 @@ async function forwardTo(target: URL, req: IncomingMessage, body: Buffer): Promi
   const headers: Record<string, string> = {};
   for (const h of FORWARDED_HEADERS) if (typeof req.headers[h] === 'string') headers[h] = req.headers[h] as string;
   try {
-    const r = await request(target, { method: 'POST', headers, body, signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS) });
+    // Direct (no proxy settings passed): the local app is on this machine.
+    const r = await httpRequest(dispatcherFor(target, {}), target, { method: 'POST', headers, body, signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS) });
     await r.body.dump();
     return { status: r.statusCode };
   } catch (err) {

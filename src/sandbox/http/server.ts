@@ -32,7 +32,11 @@ export function createRequestListener(world: World, routes: Routes, opts: Pipeli
     const requestId = newRequestId();
     const method = req.method ?? 'GET';
     const { path, queryText } = splitUrl(req.url ?? '/');
-    void answer(world, routes, req, method, path, queryText, requestId, limit)
+    // Group commit (store.ts): what an answer shows may include writes of a batch not committed
+    // yet (its own, or another request's that a read sees); it leaves only once they are. If that
+    // batch fails instead, committed() rejects and the request answers 500.
+    void compute(world, routes, req, method, path, queryText, requestId, limit)
+      .then(async (a) => (await world.store.committed(), a))
       .catch((err: unknown) => {
         log?.(`error ${method} ${path} ${requestId}: ${(err as Error)?.stack ?? String(err)}`);
         return render(new ApiFault(500, 'internal_error', 'internal sandbox error'), requestId);
@@ -107,7 +111,7 @@ function renderReply(reply: Reply): Answer {
   return { status: reply.status, text: JSON.stringify(reply.body), ...(reply.headers ? { headers: reply.headers } : {}) };
 }
 
-async function answer(
+async function compute(
   world: World,
   routes: Routes,
   req: IncomingMessage,
@@ -164,11 +168,17 @@ async function answer(
     const idemKey = route.idempotent ? header(req, 'idempotency-key') : undefined;
     // A read changes nothing, and a handler that awaits commits each of its steps itself.
     if (method === 'GET' || method === 'HEAD' || route.async) return renderReply(await route.handler(ctx));
-    // One transaction per request: its effects and its idempotency record commit together,
-    // before the answer is written (an ApiFault is an answer: what it leaves also commits).
-    return world.store.tx(() => {
-      if (idemKey !== undefined) return runIdempotent(world, route, ctx, idemKey, account ? `account:${account.account_id}` : 'admin');
-      return runHandler(route, ctx);
+    // One transaction per request, or rather one batch of requests (group commit, store.ts): its
+    // effects and its idempotency record commit together, before the answer is written (an
+    // ApiFault is an answer: what it leaves also commits; anything else fails the batch).
+    return await world.store.txGrouped(() => {
+      try {
+        if (idemKey !== undefined) return runIdempotent(world, route, ctx, idemKey, account ? `account:${account.account_id}` : 'admin');
+        return runHandler(route, ctx);
+      } catch (err) {
+        if (err instanceof ApiFault) return render(err, requestId);
+        throw err;
+      }
     });
   } catch (err) {
     if (err instanceof ApiFault) return render(err, requestId);

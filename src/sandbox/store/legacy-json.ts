@@ -2,7 +2,7 @@
 // On start it is imported once into the database, in one transaction, and kept beside it as a
 // backup (`<file>.v1.bak`). Sealed values are copied as they are: the same key file opens them.
 import { copyFileSync, existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { SandboxStartError } from '../errors.js';
 import {
   AccountRecord, ApiKeyRecord, AttemptRecord, DeliveryRecord, EventRecord, HeldRecord, IdempotencyRecord, SpendPolicyRecord,
@@ -14,31 +14,27 @@ import { keyPathFor } from './key-file.js';
 
 export const LEGACY_FORMAT = 'svc-sandbox-state';
 
-const ms = z.number().int();
+const ms = z.int();
 const LegacySnapshot = z.object({
   format: z.literal(LEGACY_FORMAT),
   version: z.literal(1),
-  chain_id: z.number().int(),
+  chain_id: z.int(),
   saved_at: z.string(),
-  clock: z.object({ offset_ms: ms.nonnegative(), last_now_ms: ms }),
+  clock: z.object({ offset_ms: ms.check(z.nonnegative()), last_now_ms: ms }),
   accounts: z.array(AccountRecord),
   keys: z.array(ApiKeyRecord),
   balances: z.array(z.object({ account_id: z.string(), asset: z.string(), sealed: z.string() })),
-  balance_ciphertexts: z
-    .array(z.object({ account_id: z.string(), asset: z.string(), version: z.number().int().positive(), ciphertext: z.string() }))
-    .default([]),
+  balance_ciphertexts: z._default(z.array(z.object({ account_id: z.string(), asset: z.string(), version: z.int().check(z.positive()), ciphertext: z.string() })), []),
   transfers: z.array(TransferRecord),
   idempotency: z.array(IdempotencyRecord),
-  policies: z.array(SpendPolicyRecord).default([]),
-  held: z.array(HeldRecord).default([]),
-  webhooks: z
-    .object({
-      subscriptions: z.array(SubscriptionRecord),
-      events: z.array(EventRecord),
-      deliveries: z.array(DeliveryRecord),
-      attempts: z.array(AttemptRecord),
-    })
-    .optional(),
+  policies: z._default(z.array(SpendPolicyRecord), []),
+  held: z._default(z.array(HeldRecord), []),
+  webhooks: z.optional(z.object({
+    subscriptions: z.array(SubscriptionRecord),
+    events: z.array(EventRecord),
+    deliveries: z.array(DeliveryRecord),
+    attempts: z.array(AttemptRecord),
+  })),
 });
 export type LegacySnapshot = z.infer<typeof LegacySnapshot>;
 

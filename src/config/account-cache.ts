@@ -1,0 +1,32 @@
+// What a profile remembers about the account its key belongs to (id and handle), so commands
+// that need the account id (to open ciphertexts addressed to it) skip GET /v1/accounts/me. An
+// API key belongs to one account for good; the entry names the key and base URL it was learnt
+// with (a hash, not the key), and any other key or URL ignores it.
+
+export interface AccountCache {
+  /** FNV-1a 64 of (base URL, API key), 16 hex digits. */
+  for: string;
+  account_id: string;
+  handle: string;
+}
+
+/**
+ * Tells whether the key or URL changed since the entry was made. Not a secret-keeping hash (the
+ * key sits in the same 0600 file): FNV-1a, because node:crypto costs ~5 ms to load on commands
+ * that otherwise never need it.
+ */
+export function accountCacheKey(baseUrl: string, apiKey: string): string {
+  let h = 0xcbf29ce484222325n;
+  for (const byte of Buffer.from(`${baseUrl}\n${apiKey}`, 'utf8')) h = ((h ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return h.toString(16).padStart(16, '0');
+}
+
+/** The cached account when it was learnt with this base URL and key. */
+export function cachedAccount(cache: AccountCache | undefined, baseUrl: string, apiKey: string): { account_id: string; handle: string } | undefined {
+  if (!cache || cache.for !== accountCacheKey(baseUrl, apiKey)) return undefined;
+  return { account_id: cache.account_id, handle: cache.handle };
+}
+
+export function accountCacheFor(baseUrl: string, apiKey: string, account: { account_id: string; handle: string }): AccountCache {
+  return { for: accountCacheKey(baseUrl, apiKey), account_id: account.account_id, handle: account.handle };
+}
