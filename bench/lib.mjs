@@ -1,8 +1,9 @@
 // Shared helpers for the benchmarks: a sandbox in its own process, timing, peak memory.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { spawnSandboxProcess } from '../test/helpers/spawn-sandbox.mjs';
 
 export const ROOT = resolve(import.meta.dirname, '..');
 export const BIN = join(ROOT, 'bin/svc.js');
@@ -15,21 +16,10 @@ const RSS_REPORTER = join(ROOT, 'bench/rss-reporter.mjs');
 export async function startSandbox(extraArgs = [], { durable = false, bin = BIN } = {}) {
   const configDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const env = { ...process.env, SVC_CONFIG_DIR: configDir, NO_COLOR: '1' };
-  const child = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', ...(durable ? [] : ['--ephemeral']), ...extraArgs], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const sandbox = await spawnSandboxProcess(bin, ['sandbox', 'start', '--port', '0', ...(durable ? [] : ['--ephemeral']), ...extraArgs], env, {
+    echoStderr: Boolean(process.env.BENCH_SANDBOX_VERBOSE),
   });
-  let stderr = '';
-  const url = await new Promise((resolvePromise, reject) => {
-    child.stderr.setEncoding('utf8').on('data', (d) => {
-      stderr += d;
-      const m = /listening on (http:\/\/\S+)/.exec(stderr);
-      if (m) resolvePromise(m[1]);
-    });
-    child.stdout.resume();
-    child.on("exit", (code) => reject(new Error(`sandbox exited ${code}: ${stderr}`)));
-    if (process.env.BENCH_SANDBOX_VERBOSE) child.stderr.on("data", (d) => process.stderr.write(d));
-  });
+  const url = sandbox.url;
   const config = JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'));
   const profile = config.profiles.sandbox;
   return {
@@ -38,8 +28,7 @@ export async function startSandbox(extraArgs = [], { durable = false, bin = BIN 
     apiKey: profile.apiKey,
     adminToken: profile.sandboxAdminToken,
     async stop() {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
+      await sandbox.stop();
       rmSync(configDir, { recursive: true, force: true });
     },
   };

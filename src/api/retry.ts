@@ -1,4 +1,5 @@
-// Retry policy: at most 3 tries, exponential backoff with full jitter, Retry-After honoured.
+// Retry policy: at most 3 tries, exponential backoff with "equal jitter" (half of each wait
+// fixed, half random), Retry-After honoured (capped at a minute).
 
 export const MAX_TRIES = 3;
 

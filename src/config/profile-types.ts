@@ -11,5 +11,5 @@ export interface Profile {
   account?: AccountCache;
 }
 
-export const DEFAULT_BASE_URL = 'http://127.0.0.1:46630';
+export { DEFAULT_SANDBOX_URL as DEFAULT_BASE_URL } from '../sandbox/defaults.js';
 export const PROFILE_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;

@@ -16,3 +16,26 @@ export function isLoopbackHostHeader(value: string): boolean {
   const m = /^(\[[^\]]*\]|[^:[\]]*)(?::(\d{1,5}))?$/.exec(value.trim());
   return m !== null && m[1] !== '' && isLoopbackHost(m[1]!);
 }
+
+export type TransportCheck =
+  | { ok: true; url: URL }
+  /** not a URL; plain http to a host that is not loopback; or another scheme. */
+  | { ok: false; why: 'invalid' }
+  | { ok: false; why: 'plain-http' | 'scheme'; url: URL };
+
+/**
+ * The one transport rule for every URL svc or the sandbox sends something to (an API key, a
+ * webhook delivery): https anywhere, plain http only to a loopback host. Each caller words the
+ * refusal for its own field.
+ */
+export function checkTransportUrl(text: string): TransportCheck {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { ok: false, why: 'invalid' };
+  }
+  if (url.protocol === 'https:') return { ok: true, url };
+  if (url.protocol === 'http:') return isLoopbackHost(url.hostname) ? { ok: true, url } : { ok: false, why: 'plain-http', url };
+  return { ok: false, why: 'scheme', url };
+}

@@ -178,7 +178,7 @@ export interface Evaluation {
 const fmt = (u: bigint) => formatUnits(u, 'USDG', { minFraction: 2 });
 
 /** Converts an asset amount to the policy's 6-decimal USD units (USDG and USDC count 1:1). */
-function toPolicyUnits(amount: bigint, asset: string): bigint {
+export function toPolicyUnits(amount: bigint, asset: string): bigint {
   const d = decimalsOf(asset);
   return d === LIMIT_DECIMALS ? amount : d > LIMIT_DECIMALS ? amount / 10n ** BigInt(d - LIMIT_DECIMALS) : amount * 10n ** BigInt(LIMIT_DECIMALS - d);
 }

@@ -1,32 +1,23 @@
-// Agents (issue 4): creation, spend-policy enforcement with the shared engine
+// Agents: creation, spend-policy enforcement with the shared engine
 // (src/domain/policy.ts), today's spend, and the human approval queue of held transactions.
 // Every function is synchronous: a check and the change it guards happen in one turn of the
 // event loop, so two requests (approve and reject of one transaction) can never interleave.
 import { contexts } from '../crypto/ciphertext.js';
 import { parseNonNegativeDecimal } from '../domain/amount.js';
-import { decimalsOf } from '../domain/assets.js';
-import { compilePolicy, evaluatePolicy, mergePolicyFields, type Evaluation, type PolicyFields } from '../domain/policy.js';
+import { compilePolicy, evaluatePolicy, mergePolicyFields, toPolicyUnits, type Evaluation, type PolicyFields } from '../domain/policy.js';
 import { parseRecipient } from '../domain/recipient.js';
 import { utcDay } from '../domain/time-range.js';
 import { ApiFault } from './http/respond.js';
 import { newPolicyId, newTransactionId } from './ids.js';
 import type { Account, AgentStatus, HeldTransaction, SpendPolicyRecord, Transfer } from './records.js';
 import { aad } from './seal-contexts.js';
+import { findRecipient } from './recipient.js';
 import { createAccount } from './seed.js';
 import { encryptFor } from './viewing.js';
 import type { World } from './world.js';
 
 export { AGENT_NAME_RE, AGENT_NAME_RULE } from '../domain/agent-name.js';
 export { newPolicyId, newTransactionId };
-
-const POLICY_DECIMALS = 6;
-
-/** An asset amount in the policy's 6-decimal USD units (USDG and USDC count 1:1). */
-function toPolicyUnits(units: bigint, asset: string): bigint {
-  const d = decimalsOf(asset);
-  if (d === POLICY_DECIMALS) return units;
-  return d > POLICY_DECIMALS ? units / 10n ** BigInt(d - POLICY_DECIMALS) : units * 10n ** BigInt(POLICY_DECIMALS - d);
-}
 
 /** YYYY-MM-DD of the UTC day containing `at`. */
 export function utcDayKey(at: number): string {
@@ -262,9 +253,9 @@ export function decide(world: World, owner: Account, transactionId: string, deci
   const agent = store.account(held.agent_account_id);
   if (!agent) throw new Error(`held transaction ${transactionId} has no agent`);
   const recipient = parseRecipient(held.to);
-  const toAccount = recipient?.kind === 'handle' ? store.accountByHandle(recipient.handle) : recipient ? store.accountByAddress(recipient.address) : undefined;
-  const toAddress = recipient?.kind === 'address' ? recipient.address : toAccount?.public_key;
-  if (!toAddress) throw new ApiFault(404, 'recipient_not_found', `no account has the handle ${held.to}`);
+  const found = recipient ? findRecipient(store, recipient) : undefined;
+  if (!found) throw new ApiFault(404, 'recipient_not_found', `no account has the handle ${held.to}`);
+  const { account: toAccount, address: toAddress } = found;
   const units = world.sealer.openAmount(held.amount_sealed, aad.heldAmount(held.transaction_id));
   const memo = held.memo_sealed === null ? undefined : world.sealer.openText(held.memo_sealed, aad.heldMemo(held.transaction_id));
   // The transfer and the approval commit together.

@@ -8,6 +8,7 @@ import { $ZodError } from 'zod/v4/core';
 import { SealError, Sealer } from '../crypto/sealer.js';
 import { isLoopbackHost } from '../domain/loopback.js';
 import { SandboxClock } from './clock.js';
+import { DEFAULT_APPROVAL_WINDOW_MS, DEFAULT_BLOCK_TIME_MS, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
 import { SandboxStartError } from './errors.js';
 import { registerAccountRoutes } from './handlers/accounts.js';
 import { registerAgentRoutes } from './handlers/agents.js';
@@ -30,10 +31,7 @@ import type { WebhookEngineOptions } from './webhooks/engine.js';
 export type { SandboxHandle, SandboxOptions, SeededAccount } from './types.js';
 export { SandboxStartError } from './errors.js';
 
-export const DEFAULT_PORT = 46630;
-export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_BLOCK_TIME_MS = 1500;
-export const DEFAULT_APPROVAL_WINDOW_MS = 15 * 60 * 1000;
+export { DEFAULT_APPROVAL_WINDOW_MS, DEFAULT_BLOCK_TIME_MS, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
 /** Time a client has to send its request headers, and its whole request. */
 export const SLOW_CLIENT_HEADERS_MS = 10_000;
 export const SLOW_CLIENT_REQUEST_MS = 30_000;
@@ -94,7 +92,13 @@ export async function openSandbox(opts: SandboxOptions = {}, internals: SandboxI
   const { host, port, blockTimeMs, approvalWindowMs } = checkOptions(opts);
   const log = opts.log;
   const statePath = opts.ephemeral ? undefined : opts.statePath;
-  const onError = (err: unknown) => log?.(`error: ${(err as Error)?.message ?? String(err)}`);
+  // Errors of the sandbox's own work (a settlement, a delivery, a rollback) have no request to
+  // answer: they go to the log, or to stderr when the embedder gave none; never nowhere.
+  const onError = (err: unknown) => {
+    const line = `error: ${(err as Error)?.message ?? String(err)}`;
+    if (log) log(line);
+    else process.stderr.write(`svc sandbox: ${line}\n`);
+  };
 
   const { db, key } = openState(statePath, opts.ephemeral ? undefined : opts.legacyStatePath);
   const world = new World({

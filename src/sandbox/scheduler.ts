@@ -31,7 +31,8 @@ export class Scheduler {
 
   constructor(
     private readonly clock: SandboxClock,
-    private readonly onError: (err: unknown) => void = () => {},
+    /** A task that throws is reported here (and the others still run). */
+    private readonly onError: (err: unknown) => void,
   ) {}
 
   /** Number of tasks waiting (cancelled ones excluded). */

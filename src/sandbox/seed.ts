@@ -48,8 +48,8 @@ export const SEED_ACCOUNTS: readonly SeedSpec[] = [
 ];
 
 /**
- * Keys an account gets at creation beyond its chain address. Issue 3 fills this in with an X25519
- * viewing key pair: the public half is stored on the account, the secret half is handed out once.
+ * Keys an account gets at creation beyond its chain address: an X25519 viewing key pair. The
+ * public half is stored on the account, the secret half is handed out once.
  */
 export function provisionAccountKeys(): { viewing_public_key?: string; decryptionKey?: string } {
   const { viewingPublicKey, decryptionKey } = generateViewingKey('test');

@@ -30,7 +30,7 @@ export interface SeededAccount {
   confidential_ready: boolean;
   /** The API key, shown once when the world is first seeded (absent after a restart). */
   apiKey?: string;
-  /** The decryption key, shown once when the account is created (issue 3). */
+  /** The decryption key, shown once when the account is created. */
   decryptionKey?: string;
 }
 

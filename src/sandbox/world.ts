@@ -18,7 +18,8 @@ export interface WorldOptions {
   adminToken: string;
   sealer: Sealer;
   /** Called with errors thrown by scheduled tasks, flushes and reloads. */
-  onError?: (err: unknown) => void;
+  /** Where errors of the sandbox's own work go (required: nothing is swallowed). */
+  onError: (err: unknown) => void;
   clock?: SandboxClock;
   /** Webhook engine settings (time limit, concurrency, jitter source, log). */
   webhooks?: Partial<WebhookEngineOptions>;
@@ -45,7 +46,7 @@ export class World {
   private flushTimer: NodeJS.Timeout | undefined;
 
   constructor(opts: WorldOptions) {
-    this.onError = opts.onError ?? (() => {});
+    this.onError = opts.onError;
     this.clock = opts.clock ?? new SandboxClock();
     this.scheduler = new Scheduler(this.clock, this.onError);
     this.store = new Store(opts.db, opts.sealer, { onRollback: (err) => this.reload(err), onError: this.onError });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSandbox, startTestSandbox, type RunResult, type TestSandbox } from '../helpers/e2e.js';
 import { svcIn } from '../helpers/cli.js';
-import { FAKE_LIVE_KEY, startFakeServer } from '../helpers/fake-server.js';
+import { FAKE_LIVE_KEY, startScriptedServer } from '../helpers/scripted-server.js';
 
 const HOUR = 3_600_000;
 const BLOCK = 60_000;
@@ -219,7 +219,7 @@ describe('svc agent create / ls / policy get / set / check', () => {
   describe('with a live key (a fake service: the sandbox refuses live keys)', () => {
     const agent = { account_id: 'acct_bot1', handle: '@me/bot', public_key: `0x${'a'.repeat(40)}`, status: 'active', spend_policy_id: 'pol_1' };
     const policy = { policy_id: 'pol_1', daily_limit_usdc: 500, updated_at: '2024-01-01T00:00:00Z' };
-    const liveService = () => startFakeServer((req) => {
+    const liveService = () => startScriptedServer((req) => {
       if (req.method === 'GET' && req.url === '/v1/accounts/me/agents') return { status: 200, body: { agents: [agent] } };
       if (req.url === '/v1/agents/acct_bot1/spend-policy') {
         return { status: 200, body: req.method === 'PATCH' ? { ...policy, ...JSON.parse(req.body) } : policy };

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../helpers/e2e.js';
 import { svcIn } from '../helpers/cli.js';
-import { HAS_SCRIPT, runInTty, startFakeServer, UNKNOWN_TEST_KEY } from '../helpers/fake-server.js';
+import { startScriptedServer, UNKNOWN_TEST_KEY } from '../helpers/scripted-server.js';
+import { HAS_SCRIPT, runInTty } from '../helpers/run.js';
 
 let t: TestSandbox;
 let work: string;
@@ -113,7 +114,7 @@ describe('svc api local checks (exit 2, nothing sent)', () => {
     ['an idempotency key on a GET', ['GET', '/v1/transfers', '--idempotency-key', 'k1'], 'error: --idempotency-key applies to POST requests only (invalid_argument)\n'],
   ];
   it.each(cases)('refuses %s', async (_name, args, stderr, input) => {
-    const server = await startFakeServer(() => ({ status: 200, body: {} }));
+    const server = await startScriptedServer(() => ({ status: 200, body: {} }));
     try {
       const r = await svcIn(['api', ...args], { SVC_CONFIG_DIR: work, SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url }, { input: input ?? '' });
       expect(r.code).toBe(2);
@@ -131,7 +132,7 @@ describe('svc api local checks (exit 2, nothing sent)', () => {
   });
 
   it('sends what it was given: method, path with query, body, key and idempotency key', async () => {
-    const server = await startFakeServer(() => ({ status: 200, body: { ok: true } }));
+    const server = await startScriptedServer(() => ({ status: 200, body: { ok: true } }));
     try {
       const r = await svcIn(['api', 'post', '/v1/webhooks?x=1', '--data', '{"url":"https://h.example.com","events":["transfer.confirmed"]}', '-q', 'y=2 3', '--idempotency-key', 'wh-1'], {
         SVC_CONFIG_DIR: work, SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: `${server.url}/prefix/`,
@@ -150,7 +151,7 @@ describe('svc api local checks (exit 2, nothing sent)', () => {
   });
 
   it('an empty 204 answer prints {}', async () => {
-    const server = await startFakeServer(() => ({ status: 204 }));
+    const server = await startScriptedServer(() => ({ status: 204 }));
     try {
       const r = await svcIn(['api', 'DELETE', '/v1/webhooks/wh_1'], { SVC_CONFIG_DIR: work, SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url });
       expect(r.code, r.stderr).toBe(0);
@@ -161,7 +162,7 @@ describe('svc api local checks (exit 2, nothing sent)', () => {
   });
 
   it('an error body of another shape still gives one line and the mapped exit code', async () => {
-    const server = await startFakeServer(() => ({ status: 409, body: { code: 'transaction_expired', message: 'too late' } }));
+    const server = await startScriptedServer(() => ({ status: 409, body: { code: 'transaction_expired', message: 'too late' } }));
     try {
       const r = await svcIn(['--json', 'api', 'POST', '/v1/agents/transactions/txn_1/approve'], { SVC_CONFIG_DIR: work, SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url });
       expect(r.code).toBe(5);

@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dbBytes } from '../sandbox/helpers.js';
-import { runSvc, spawnSandbox, type RunResult, type SpawnedSandbox } from '../helpers/run.js';
+import { realClock } from '../../src/app.js';
+import { svcIn } from '../helpers/cli.js';
+import { spawnSandbox, type RunResult, type SpawnedSandbox } from '../helpers/run.js';
 
 const CANARY_AMOUNT = '7341.902817';
 const CANARY_MEMO = 'canary-memo-Zq81xW';
@@ -41,7 +43,8 @@ let acmeKey: string;
 const outputs: Array<{ what: string; r: RunResult }> = [];
 
 async function svc(args: string[], extra: Record<string, string> = {}, input?: string): Promise<RunResult> {
-  const r = await runSvc(args, { ...env, ...extra }, input === undefined ? {} : { input });
+  // The spawned sandbox settles in real time (50 ms blocks), so --wait polls on the real clock.
+  const r = await svcIn(args, { ...env, ...extra }, { clock: realClock, ...(input === undefined ? {} : { input }) });
   outputs.push({ what: `svc ${args.join(' ')}`, r });
   return r;
 }
@@ -105,12 +108,12 @@ describe('no plaintext amount or memo outside balance and local decryption', () 
     expect(forbidden).toEqual([]);
 
     // Allowed: local decryption (sender and recipient) and the recipient's balance.
-    const mine = await runSvc(['transfer', 'get', id], env);
+    const mine = await svcIn(['transfer', 'get', id], env);
     expect(mine.stdout).toContain(CANARY_AMOUNT);
     expect(mine.stdout).toContain(CANARY_MEMO);
-    const theirs = await runSvc(['--json', 'transfer', 'get', id, '--decrypt'], { ...env, SVC_API_KEY: acmeKey, SVC_DECRYPTION_KEY: acmeDk });
+    const theirs = await svcIn(['--json', 'transfer', 'get', id, '--decrypt'], { ...env, SVC_API_KEY: acmeKey, SVC_DECRYPTION_KEY: acmeDk });
     expect(JSON.parse(theirs.stdout)).toMatchObject({ amount: CANARY_AMOUNT, memo: CANARY_MEMO });
-    const balance = await runSvc(['balance', '--verify'], { ...env, SVC_API_KEY: acmeKey, SVC_DECRYPTION_KEY: acmeDk });
+    const balance = await svcIn(['balance', '--verify'], { ...env, SVC_API_KEY: acmeKey, SVC_DECRYPTION_KEY: acmeDk });
     expect(balance.code, balance.stderr).toBe(0);
     expect(balance.stdout).toContain(`5${CANARY_AMOUNT}`); // 50000 + the canary
 

@@ -1,11 +1,10 @@
 // Decryption keys in profiles and `svc balance`, through the built CLI.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contexts, encryptTo } from '../../src/crypto/ciphertext.js';
+import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 import { generateViewingKey } from '../../src/crypto/viewing-key.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/e2e.js';
 import { svcIn } from '../helpers/cli.js';
@@ -117,28 +116,20 @@ describe('svc profile add with a decryption key', () => {
 });
 
 describe('--verify against a service that lies', () => {
-  let server: Server;
+  let server: ScriptedServer;
   let url: string;
   const vk = generateViewingKey('test');
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (d) => (body += d));
-      req.on('end', () => {
-        res.setHeader('content-type', 'application/json');
-        if (req.url === '/v1/accounts/me') {
-          res.end(JSON.stringify({ account_id: 'acct_x', handle: '@x', type: 'personal', public_key: '0x' + '1'.repeat(40), kyc_status: 'verified', viewing_public_key: vk.viewingPublicKey }));
-        } else if (body) {
-          res.end(JSON.stringify({ balances: [{ asset: 'USDG', amount: '6.00' }] })); // not what the ciphertext says
-        } else {
-          res.end(JSON.stringify({ balances: [{ asset: 'USDG', nonzero: true, version: 1, ciphertext: encryptTo(vk.publicKey, '5000000', contexts.balance('acct_x', 'USDG', 1)) }] }));
-        }
-      });
+    server = await startScriptedServer((req) => {
+      if (req.url === '/v1/accounts/me') {
+        return { status: 200, body: { account_id: 'acct_x', handle: '@x', type: 'personal', public_key: '0x' + '1'.repeat(40), kyc_status: 'verified', viewing_public_key: vk.viewingPublicKey } };
+      }
+      if (req.body) return { status: 200, body: { balances: [{ asset: 'USDG', amount: '6.00' }] } }; // not what the ciphertext says
+      return { status: 200, body: { balances: [{ asset: 'USDG', nonzero: true, version: 1, ciphertext: encryptTo(vk.publicKey, '5000000', contexts.balance('acct_x', 'USDG', 1)) }] } };
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    url = server.url;
   });
-  afterAll(() => new Promise((r) => server.close(r)));
+  afterAll(() => server.close());
 
   it('fails loudly with exit 1 and prints no balance', async () => {
     const env = { SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-lie-')), SVC_API_KEY: 'svc_test_liarliarliarliar0001', SVC_BASE_URL: url, SVC_DECRYPTION_KEY: vk.decryptionKey };

@@ -10,7 +10,7 @@ import type { Clock } from '../../src/app.js';
 import { generateViewingKey } from '../../src/crypto/viewing-key.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/e2e.js';
-import { ERROR, FAKE_LIVE_KEY, refusedPort, startFakeServer, UNKNOWN_TEST_KEY, type FakeServer, type Handler } from '../helpers/fake-server.js';
+import { ERROR, FAKE_LIVE_KEY, refusedPort, startScriptedServer, UNKNOWN_TEST_KEY, type ScriptedServer, type Handler } from '../helpers/scripted-server.js';
 
 let t: TestSandbox;
 let agentKey: string;
@@ -62,8 +62,8 @@ async function expectApiFailure(code: string, status: number, exit: number, argv
   expect(err.request_id).toMatch(/^req_\w+$/);
 }
 
-async function withServer(handler: Handler, body: (s: FakeServer, env: Record<string, string>) => Promise<void>): Promise<void> {
-  const s = await startFakeServer(handler);
+async function withServer(handler: Handler, body: (s: ScriptedServer, env: Record<string, string>) => Promise<void>): Promise<void> {
+  const s = await startScriptedServer(handler);
   try {
     await body(s, { SVC_CONFIG_DIR: tmp(), SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: s.url, NO_COLOR: '1' });
   } finally {
@@ -349,7 +349,7 @@ describe('confirmation: asked only with a live key, and never after sending', ()
     if (req.url.endsWith('/spend-policy')) return { status: 200, body: { ...POLICY, daily_limit_usdc: 50 } };
     return { status: 200, body: AGENT };
   };
-  const writes = (s: FakeServer) => s.requests.filter((r) => r.method !== 'GET');
+  const writes = (s: ScriptedServer) => s.requests.filter((r) => r.method !== 'GET');
   const commands: Array<[string, string[]]> = [
     ['transfer send', ['transfer', 'send', '@acme', '1']],
     ['pending approve', ['pending', 'approve', 'txn_1']],

@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type RunResult, type TestSandbox } from '../helpers/e2e.js';
-import { svcIn } from '../helpers/cli.js';
+import { runCli, svcIn, virtualClock } from '../helpers/cli.js';
 import {
-  ERROR, FAKE_LIVE_KEY, refusedPort, startFakeServer, UNKNOWN_TEST_KEY, type FakeServer, type Handler,
-} from '../helpers/fake-server.js';
+  ERROR, FAKE_LIVE_KEY, refusedPort, startScriptedServer, UNKNOWN_TEST_KEY, type ScriptedServer, type Handler,
+} from '../helpers/scripted-server.js';
 
 let t: TestSandbox;
 let emptyConfig: string;
@@ -51,12 +51,15 @@ async function transferIds(key?: string): Promise<string[]> {
 }
 
 /** svc against a fake server: its URL and a key from the environment, no profile. */
+/** The clock of the last svcAt run: retries wait on it, never in real time. */
+let lastClock = virtualClock();
 function svcAt(server: { url: string }, args: string[], env: Record<string, string> = {}) {
-  return svcIn(args, { SVC_CONFIG_DIR: emptyConfig, NO_COLOR: '1', SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url, ...env });
+  lastClock = virtualClock();
+  return runCli(args, { env: { SVC_CONFIG_DIR: emptyConfig, NO_COLOR: '1', SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url, ...env }, clock: lastClock });
 }
 
-async function withServer(handler: Handler, body: (s: FakeServer) => Promise<void>): Promise<void> {
-  const s = await startFakeServer(handler);
+async function withServer(handler: Handler, body: (s: ScriptedServer) => Promise<void>): Promise<void> {
+  const s = await startScriptedServer(handler);
   try {
     await body(s);
   } finally {
@@ -344,7 +347,7 @@ describe('transport rules', () => {
       const r = await svcAt(s, ['api', 'GET', '/v1/accounts/me']);
       expect(r.code, r.stderr).toBe(0);
       expect(s.requests).toHaveLength(2);
-      expect(s.requests[1]!.at - s.requests[0]!.at).toBeGreaterThanOrEqual(950);
+      expect(lastClock.slept).toEqual([1000]); // what Retry-After asked, on the command's clock
     });
     await withServer((_q, n) => (n <= 2 ? { status: 429, headers: { 'retry-after': '0' }, body: ERROR('rate_limited', 'slow down') } : { status: 200, body: { transfers: [], has_more: false } }), async (s) => {
       const r = await svcAt(s, ['--json', 'transfer', 'ls']);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_RESPONSE_BYTES } from '../../src/api/client.js';
 import { runCli } from '../helpers/cli.js';
-import { UNKNOWN_TEST_KEY } from '../helpers/fake-server.js';
+import { UNKNOWN_TEST_KEY } from '../helpers/scripted-server.js';
 
 interface Hostile {
   url: string;

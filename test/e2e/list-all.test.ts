@@ -14,7 +14,7 @@ import { generateViewingKey } from '../../src/crypto/viewing-key.js';
 import { main } from '../../src/main.js';
 import { runCli, svcIn } from '../helpers/cli.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/e2e.js';
-import { ERROR, startFakeServer, UNKNOWN_TEST_KEY, type FakeServer, type RecordedRequest, type Reply } from '../helpers/fake-server.js';
+import { ERROR, startScriptedServer, UNKNOWN_TEST_KEY, type ScriptedServer, type RecordedRequest, type Reply } from '../helpers/scripted-server.js';
 
 interface Transfer {
   transfer_id: string;
@@ -54,9 +54,9 @@ interface PagedOptions {
 }
 
 /** A recorded fake service holding `total` transfers, answering pages with has_more. */
-async function pagedServer(opts: PagedOptions): Promise<FakeServer> {
+async function pagedServer(opts: PagedOptions): Promise<ScriptedServer> {
   const all = Array.from({ length: opts.total }, (_, i) => transferAt(i, Boolean(opts.sealed)));
-  return startFakeServer((req) => {
+  return startScriptedServer((req) => {
     opts.onRequest?.(req);
     if (req.url === '/v1/accounts/me') return { status: 200, body: ACCOUNT };
     const q = new URL(req.url, 'http://x').searchParams;
@@ -67,10 +67,10 @@ async function pagedServer(opts: PagedOptions): Promise<FakeServer> {
   });
 }
 
-const envFor = (s: FakeServer, extra: Record<string, string> = {}) => ({
+const envFor = (s: ScriptedServer, extra: Record<string, string> = {}) => ({
   SVC_CONFIG_DIR: CONFIG, SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: s.url, NO_COLOR: '1', ...extra,
 });
-const pageUrls = (s: FakeServer) => s.requests.map((r) => r.url);
+const pageUrls = (s: ScriptedServer) => s.requests.map((r) => r.url);
 const listUrl = (offset: number) => `/v1/transfers?limit=100&offset=${offset}`;
 
 /** Rows in a chunk of --json / --jsonl / TSV output. */
@@ -146,7 +146,7 @@ describe('prefetch and back-pressure (a recorded fake service, a stdout the test
 });
 
 describe('decryption only where it shows (a fake service with encrypted amounts and memos)', () => {
-  let server: FakeServer;
+  let server: ScriptedServer;
   beforeAll(async () => {
     server = await pagedServer({ total: 250, sealed: true });
   });

@@ -10,15 +10,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProfileStore } from '../../src/config/profiles.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/e2e.js';
-import { FAKE_LIVE_KEY, startFakeServer, type FakeServer } from '../helpers/fake-server.js';
+import { FAKE_LIVE_KEY, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 
 let t: TestSandbox;
-let elsewhere: FakeServer; // records every request: a key reaching it is a leak
+let elsewhere: ScriptedServer; // records every request: a key reaching it is a leak
 let dir: string;
 
 beforeAll(async () => {
   t = await startTestSandbox();
-  elsewhere = await startFakeServer(() => ({ status: 401, body: { error: { code: 'unauthorized', message: 'no' } } }));
+  elsewhere = await startScriptedServer(() => ({ status: 401, body: { error: { code: 'unauthorized', message: 'no' } } }));
   dir = mkdtempSync(join(tmpdir(), 'svc-precedence-'));
   const store = new ProfileStore(dir);
   const dk = (h: string) => t.sandbox.seeded.find((a) => a.handle === h)!.decryptionKey!;

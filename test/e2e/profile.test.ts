@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestSandbox, type RunOptions, type TestSandbox } from '../helpers/e2e.js';
 import { svcIn } from '../helpers/cli.js';
-import { refusedPort, startFakeServer } from '../helpers/fake-server.js';
+import { refusedPort, startScriptedServer } from '../helpers/scripted-server.js';
 
 const TEST_KEY = 'svc_test_Pr0fileTestKeyAbCdEf123456';
 const LIVE_KEY = 'svc_live_Pr0fileLiveKeyZyXwVu987654';
@@ -135,7 +135,7 @@ describe('profile add / ls / use / rm / show', () => {
     ['a key with symbols', 'svc_test_abcdefghijklmnop-qrstu', /^error: API key must be svc_live_ or svc_test_ followed by .* \(invalid_api_key\)\n/],
   ];
   it.each(badKeys)('refuses %s', async (_name, key, message) => {
-    const server = await startFakeServer(() => ({ status: 200, body: {} }));
+    const server = await startScriptedServer(() => ({ status: 200, body: {} }));
     try {
       const r = await svc(['--base-url', server.url, 'profile', 'add', 'bad', '--key-stdin'], { input: `${key}\n` });
       expect(r.code).toBe(3);
@@ -157,7 +157,7 @@ describe('profile add / ls / use / rm / show', () => {
   });
 
   it('refuses a bad key in SVC_API_KEY before sending anything', async () => {
-    const server = await startFakeServer(() => ({ status: 200, body: {} }));
+    const server = await startScriptedServer(() => ({ status: 200, body: {} }));
     try {
       const r = await svc(['account'], { env: { SVC_API_KEY: 'sk_live_abcdefghijklmnopqrstuvwx', SVC_BASE_URL: server.url } });
       expect(r.code).toBe(3);

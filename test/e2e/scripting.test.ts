@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/e2e.js';
-import { startFakeServer, UNKNOWN_TEST_KEY } from '../helpers/fake-server.js';
+import { startScriptedServer, UNKNOWN_TEST_KEY } from '../helpers/scripted-server.js';
 
 let t: TestSandbox;
 const noSleep = { now: Date.now, sleep: async () => {} };
@@ -63,7 +63,7 @@ describe('transfer send and its idempotency key', () => {
   });
 
   it('an unknown outcome (5xx after retries, no answer) prints the key and the exact retry command, without the amount', async () => {
-    const s = await startFakeServer(() => ({ status: 503, body: { error: { code: 'unavailable', message: 'try later' } } }));
+    const s = await startScriptedServer(() => ({ status: 503, body: { error: { code: 'unavailable', message: 'try later' } } }));
     try {
       const env = { SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-uncertain-')), SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: s.url };
       const r = await runCli(['transfer', 'send', '@acme', '731.25', '--asset', 'USDC', '--memo', 'rent'], { env, clock: noSleep });

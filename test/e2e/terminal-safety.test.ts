@@ -16,7 +16,7 @@ import { signPayload } from '../../src/crypto/webhook-signature.js';
 import { ProfileStore } from '../../src/config/profiles.js';
 import { runCli, type CliOptions, type CliResult } from '../helpers/cli.js';
 import { BIN, startTestSandbox, type TestSandbox } from '../helpers/e2e.js';
-import { startFakeServer, UNKNOWN_TEST_KEY, type FakeServer, type RecordedRequest, type Reply } from '../helpers/fake-server.js';
+import { startScriptedServer, UNKNOWN_TEST_KEY, type ScriptedServer, type RecordedRequest, type Reply } from '../helpers/scripted-server.js';
 import { hasTmux, killAllTmux, startTmux, type TmuxSession } from '../helpers/tmux.js';
 
 const ESC = '\u001b';
@@ -308,11 +308,11 @@ function hostileService(): (req: RecordedRequest) => Reply {
 }
 
 describe('a hostile service: every string it answers is shown escaped', () => {
-  let server: FakeServer;
+  let server: ScriptedServer;
   let configDir: string;
   let env: Record<string, string>;
   beforeAll(async () => {
-    server = await startFakeServer(hostileService());
+    server = await startScriptedServer(hostileService());
     configDir = mkdtempSync(join(tmpdir(), 'svc-safety-'));
     // A sandbox profile for the admin commands, pointing at the hostile server.
     new ProfileStore(configDir).set('sandbox', { apiKey: UNKNOWN_TEST_KEY, baseUrl: server.url, sandboxAdminToken: 'tok' }, { makeCurrent: true });
@@ -391,11 +391,11 @@ describe('a hostile service: every string it answers is shown escaped', () => {
 // ---- error messages from the service ------------------------------------------------------------
 
 describe('a service whose error answers carry escape sequences', () => {
-  let server: FakeServer;
+  let server: ScriptedServer;
   let configDir: string;
   let env: Record<string, string>;
   beforeAll(async () => {
-    server = await startFakeServer(() => ({
+    server = await startScriptedServer(() => ({
       status: 422,
       headers: { 'x-request-id': `req_${CSI8}2J` },
       body: { error: { code: `bad${ESC}[2J`, message: H, request_id: `req_${RLO}1`, reason: `why${ESC}]0;t${BEL}` } },
@@ -558,7 +558,7 @@ describe('webhook listen: the fields of a delivery and the service\'s answers', 
   });
 
   it('a subscription id, secret and delete error from the service are escaped on stderr', async () => {
-    const server = await startFakeServer((req) => {
+    const server = await startScriptedServer((req) => {
       if (req.method === 'POST') return { status: 201, body: { webhook_id: `wh_${H}`, url: 'x', events: ['transfer.confirmed'], secret: `whsec_${H}0123456789abcdef`, created_at: TS } };
       if (req.method === 'DELETE') return { status: 400, body: { error: { code: 'bad_request', message: `cannot delete ${H}`, request_id: 'req_1' } } };
       return { status: 200, body: {} };
@@ -648,7 +648,7 @@ describe.skipIf(!hasTmux())('svc pending review on a terminal: hostile text is s
   }, 60_000);
 
   it('a hostile service: agent, recipient, id and an error message are escaped in the prompt, the confirmation and the result', async () => {
-    const server = await startFakeServer((req) => {
+    const server = await startScriptedServer((req) => {
       if (req.method === 'GET') {
         return { status: 200, body: { pending: [{ transaction_id: `txn_${H}`, agent: `@alice/bot${ATTACK}`, to: `@acme${H}`, requested_at: TS, expires_at: LATER }] } };
       }

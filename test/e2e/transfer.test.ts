@@ -7,9 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSvc, startTestSandbox, type TestSandbox } from '../helpers/e2e.js';
 import { runCli, svcIn } from '../helpers/cli.js';
-import {
-  HAS_SCRIPT, spawnInTty, spawnSvc, startFakeServer, stripAnsi, UNKNOWN_TEST_KEY, type RecordedRequest,
-} from '../helpers/fake-server.js';
+import { startScriptedServer, UNKNOWN_TEST_KEY, type RecordedRequest } from '../helpers/scripted-server.js';
+import { HAS_SCRIPT, spawnInTty, spawnSvc, stripAnsi } from '../helpers/run.js';
 
 interface Transfer {
   transfer_id: string;
@@ -164,7 +163,7 @@ describe('transfer send / get / ls output modes', () => {
   });
 
   it('ls sends the normalised query (status, from, to, limit, offset)', async () => {
-    const server = await startFakeServer(() => ({ status: 200, body: { transfers: [], limit: 5, offset: 2, has_more: false } }));
+    const server = await startScriptedServer(() => ({ status: 200, body: { transfers: [], limit: 5, offset: 2, has_more: false } }));
     try {
       const r = await svcIn(['transfer', 'ls', '--status', 'Confirmed', '--since', '2024-05-01', '--until', '2024-05-02T10:00:00+02:00', '--limit', '5', '--offset', '2'], {
         SVC_CONFIG_DIR: t.configDir, SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url,
@@ -437,7 +436,7 @@ describe('idempotency', () => {
 
 describe('request body and special answers (fake service)', () => {
   it('POSTs the amount as a decimal string, never a number, with the defaults spelled out', async () => {
-    const server = await startFakeServer(() => ({ status: 201, body: { transfer_id: 'tr_1', status: 'pending', to: '@acme', confidential: true, tx_hash: '0x1', created_at: '2024-01-01T00:00:00Z' } }));
+    const server = await startScriptedServer(() => ({ status: 201, body: { transfer_id: 'tr_1', status: 'pending', to: '@acme', confidential: true, tx_hash: '0x1', created_at: '2024-01-01T00:00:00Z' } }));
     try {
       const env = { SVC_CONFIG_DIR: EMPTY_CONFIG, SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url };
       const r = await svcIn(['transfer', 'send', '@ACME', '0.10', '--memo', 'hi'], env);
@@ -460,7 +459,7 @@ describe('request body and special answers (fake service)', () => {
 
   it('202 pending_approval (an agent transfer held for a human) prints the transaction and exits 8', async () => {
     const held = { transaction_id: 'txn_42', status: 'pending_approval', expires_at: '2030-01-01T00:15:00Z' };
-    const server = await startFakeServer(() => ({ status: 202, body: held }));
+    const server = await startScriptedServer(() => ({ status: 202, body: held }));
     try {
       const env = { SVC_CONFIG_DIR: EMPTY_CONFIG, SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url };
       const r = await svcIn(['transfer', 'send', '@acme', '900', '--wait'], env);
@@ -496,7 +495,7 @@ describe('amounts and memos, decrypted locally', () => {
     // A memo is written by the other party: its control characters must not reach the terminal.
     const readable = transfer('tr_mine', mine.publicKey, 'rent for may\u001b[2J');
     const sealed = transfer('tr_other', other.publicKey);
-    const server = await startFakeServer((req) => {
+    const server = await startScriptedServer((req) => {
       if (req.url === '/v1/accounts/me') return { status: 200, body: account };
       if (req.url === '/v1/transfers/tr_mine') return { status: 200, body: readable };
       return { status: 200, body: { transfers: [readable, sealed], has_more: false } };
@@ -597,7 +596,7 @@ describe('ls --all pagination', () => {
 describe('ls --all against a fake service', () => {
   /** A service holding `total` transfers, answering pages in the given shape. */
   function pagedServer(total: number, shape: 'has_more' | 'bare', gate?: (req: RecordedRequest) => Promise<void>) {
-    return startFakeServer(async (req) => {
+    return startScriptedServer(async (req) => {
       const q = new URL(req.url, 'http://x').searchParams;
       const offset = Number(q.get('offset') ?? 0);
       const limit = Number(q.get('limit') ?? 20);

@@ -2,13 +2,12 @@
 // badges on a TTY, confirmation prompts that default to No, and the 422 "retry as a standard
 // transfer" question. The profile tests use only a private SVC_CONFIG_DIR; the transfer tests
 // use the sandbox, or a local fake service for a live key (the sandbox refuses live keys).
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ProfileStore } from '../../src/config/profiles.js';
+import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 import { hasTmux, killAllTmux, startTmux, type TmuxSession } from '../helpers/tmux.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -158,43 +157,22 @@ describe.skipIf(!hasTmux())('transfer send on a terminal, against the sandbox', 
 // ---------------------------------------------------------------------------------------------
 // A live key: the sandbox refuses live keys, so a local fake service records what arrives.
 
-interface Recorded {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-async function startRecorder(): Promise<{ url: string; requests: Recorded[]; close(): Promise<void> }> {
-  const requests: Recorded[] = [];
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8').on('data', (c: string) => (body += c));
-    req.on('end', () => {
-      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
-      res.setHeader('content-type', 'application/json');
-      if (req.method === 'POST' && req.url === '/v1/transfers') {
-        const sent = JSON.parse(body) as { to: string; confidential?: boolean };
-        res.writeHead(201).end(JSON.stringify({
-          transfer_id: 'tr_fakeLive0000000000000001', status: 'pending', to: sent.to,
-          confidential: sent.confidential ?? true, tx_hash: null, created_at: new Date().toISOString(),
-        }));
-        return;
-      }
-      res.writeHead(404).end(JSON.stringify({ error: { code: 'not_found', message: 'not here', request_id: 'req_fake' } }));
-    });
+/** A pretend live service (test/helpers/scripted-server.ts): accepts a transfer, records every request. */
+function startRecorder(): Promise<ScriptedServer> {
+  return startScriptedServer((req) => {
+    if (req.method === 'POST' && req.url === '/v1/transfers') {
+      const sent = JSON.parse(req.body) as { to: string; confidential?: boolean };
+      return {
+        status: 201,
+        body: { transfer_id: 'tr_fakeLive0000000000000001', status: 'pending', to: sent.to, confidential: sent.confidential ?? true, tx_hash: null, created_at: new Date().toISOString() },
+      };
+    }
+    return { status: 404, body: { error: { code: 'not_found', message: 'not here', request_id: 'req_fake' } } };
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
-  };
 }
 
 describe.skipIf(!hasTmux())('transfer send with a live key, on a terminal', () => {
-  let fake: Awaited<ReturnType<typeof startRecorder>>;
+  let fake: ScriptedServer;
   let configDir = '';
   beforeAll(async () => {
     fake = await startRecorder();

@@ -4,65 +4,16 @@
 // receivers resolve when requests arrive, and webhooksIdle() after a clock advance.
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../helpers/e2e.js';
-import { spawnSvc, type LiveRun } from '../helpers/fake-server.js';
+import { startReceiver, type Received, type Receiver } from '../helpers/webhook-receiver.js';
+import { spawnSvc, type LiveRun } from '../helpers/run.js';
 
 const CANARY = '7341.902817';
 const hmac = (secret: string, body: Buffer | string) => createHmac('sha256', secret).update(body).digest('hex');
 
-interface Hit {
-  headers: IncomingMessage['headers'];
-  raw: Buffer;
-  json: Record<string, unknown>;
-}
-
-/** A local receiver: `status(hit, n)` decides each answer; waitFor(n) resolves at the n-th request. */
-async function startReceiver(status: (hit: Hit, n: number) => number = () => 200) {
-  const hits: Hit[] = [];
-  const sockets = new Set<Socket>();
-  let waiters: Array<{ n: number; resolve: () => void }> = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks);
-      let json: Record<string, unknown> = {};
-      try {
-        json = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
-      } catch {
-        /* not JSON */
-      }
-      const hit = { headers: req.headers, raw, json };
-      hits.push(hit);
-      res.writeHead(status(hit, hits.length));
-      res.end();
-      const ready = waiters.filter((w) => hits.length >= w.n);
-      waiters = waiters.filter((w) => hits.length < w.n);
-      ready.forEach((w) => w.resolve());
-    });
-  });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    hits,
-    waitFor: (n: number) => (hits.length >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve }))),
-    close: () =>
-      new Promise<void>((r) => {
-        sockets.forEach((s) => s.destroy());
-        server.close(() => r());
-      }),
-  };
-}
-type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
 interface Webhook {
   webhook_id: string;
@@ -87,8 +38,9 @@ const open: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   while (open.length) await open.pop()!().catch(() => {});
 });
-async function receiver(status?: (hit: Hit, n: number) => number): Promise<Receiver> {
-  const r = await startReceiver(status);
+/** A receiver (test/helpers/webhook-receiver.ts) that answers each delivery with `status(hit, n)`. */
+async function receiver(status: (hit: Received, n: number) => number = () => 200): Promise<Receiver> {
+  const r = await startReceiver((n, hit) => ({ status: status(hit, n) }));
   open.push(r.close);
   return r;
 }
@@ -169,12 +121,12 @@ describe('deliveries, retries, replay', () => {
     await t.sandbox.webhooksIdle();
     expect((await t.svc(['sandbox', 'clock', 'advance', '6s'])).code).toBe(0);
     await t.sandbox.webhooksIdle();
-    expect(rx.hits).toHaveLength(2);
+    expect(rx.got).toHaveLength(2);
     expect((await t.svc(['sandbox', 'clock', 'advance', '6m'])).code).toBe(0);
     await t.sandbox.webhooksIdle();
-    expect(rx.hits).toHaveLength(3);
+    expect(rx.got).toHaveLength(3);
 
-    for (const [i, hit] of rx.hits.entries()) {
+    for (const [i, hit] of rx.got.entries()) {
       expect(hit.headers['x-service-signature']).toBe(hmac(wh.secret!, hit.raw));
       expect(hit.headers['x-service-delivery-attempt']).toBe(String(i + 1));
       expect(hit.headers['x-service-event-id']).toBe(hit.json.event_id);
@@ -184,7 +136,7 @@ describe('deliveries, retries, replay', () => {
       expect(text).not.toContain('7341902817');
       expect(text).not.toContain('canary memo');
     }
-    expect(new Set(rx.hits.map((h) => h.json.event_id)).size).toBe(1);
+    expect(new Set(rx.got.map((h) => h.json.event_id)).size).toBe(1);
 
     const rows = await t.svcJson<DeliveryRow[]>(['webhook', 'deliveries', wh.webhook_id]);
     expect(rows.map((r) => [r.attempt, r.status_code, r.retry_count, r.state])).toEqual([
@@ -200,13 +152,13 @@ describe('deliveries, retries, replay', () => {
     expect(lines[3]).toMatch(/\t500\t/);
 
     // Replay: the same event, a new delivery, attempt 1.
-    const eventId = rx.hits[0]!.json.event_id as string;
+    const eventId = rx.got[0]!.json.event_id as string;
     const rp = await t.svc(['webhook', 'replay', wh.webhook_id, eventId]);
     expect(rp.code).toBe(0);
     expect(rp.stderr).toMatch(/as delivery dlv_/);
     await rx.waitFor(4);
     await t.sandbox.webhooksIdle();
-    const replayed = rx.hits[3]!;
+    const replayed = rx.got[3]!;
     expect(replayed.json.event_id).toBe(eventId);
     expect(replayed.headers['x-service-delivery-attempt']).toBe('1');
     expect(replayed.headers['x-service-signature']).toBe(hmac(wh.secret!, replayed.raw));
@@ -241,7 +193,7 @@ describe('svc webhook verify', () => {
     const wh = await t.svcJson<Webhook>(['webhook', 'create', rx.url, '--events', 'transfer.initiated']);
     await t.svc(['transfer', 'send', '@acme', '1']);
     await rx.waitFor(1);
-    const hit = rx.hits[0]!;
+    const hit = rx.got[0]!;
     const file = join(dir, 'body.json');
     writeFileSync(file, hit.raw);
     const sig = String(hit.headers['x-service-signature']);
@@ -353,7 +305,7 @@ describe('svc webhook listen', () => {
     expect((await t.svc(['transfer', 'send', '@acme', '3'])).code).toBe(0);
     await target.waitFor(1);
     await run.waitFor('stdout', /"forwarded_status":204/);
-    const hit = target.hits[0]!;
+    const hit = target.got[0]!;
     expect(hit.headers['x-service-signature']).toBe(hmac(secret, hit.raw)); // exact bytes
     expect(hit.headers['content-type']).toBe('application/json');
     expect(hit.headers['x-service-event-id']).toBe(hit.json.event_id);
@@ -381,8 +333,8 @@ describe('svc sandbox trigger', () => {
     expect(eventId).toMatch(/^evt_/);
     expect(r.stderr).toMatch(/queued for 1 subscription/);
     await rx.waitFor(1);
-    expect(rx.hits[0]!.json).toMatchObject({ event_id: eventId, event: 'agent.transaction.pending_approval', sample: true, agent: '@alice/sample-agent' });
-    expect(rx.hits[0]!.headers['x-service-signature']).toBe(hmac(wh.secret!, rx.hits[0]!.raw));
+    expect(rx.got[0]!.json).toMatchObject({ event_id: eventId, event: 'agent.transaction.pending_approval', sample: true, agent: '@alice/sample-agent' });
+    expect(rx.got[0]!.headers['x-service-signature']).toBe(hmac(wh.secret!, rx.got[0]!.raw));
 
     const json = await t.svcJson<{ event: string; account: string; sample: boolean; deliveries: unknown[] }>(['sandbox', 'trigger', 'transfer.failed']);
     expect(json).toMatchObject({ event: 'transfer.failed', account: '@alice', sample: true });

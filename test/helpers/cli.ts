@@ -18,6 +18,7 @@ export interface CliOptions {
   input?: string | Buffer;
   /** Pretend these streams are terminals. */
   tty?: { stdin?: boolean; stdout?: boolean; stderr?: boolean };
+  /** Default: a virtualClock() (every wait passes at once; no test waits in real time). */
   clock?: Clock;
   /** Aborting it is Ctrl-C for commands that wait for one. */
   interrupt?: AbortSignal;
@@ -57,14 +58,33 @@ export async function runCli(argv: readonly string[], opts: CliOptions = {}): Pr
     stderr,
     env: cleanEnv(opts.env ?? {}),
     tty: { stdin: false, stdout: false, stderr: false, ...opts.tty },
-    ...(opts.clock ? { clock: opts.clock } : {}),
+    clock: opts.clock ?? virtualClock(),
     ...(interrupt ? { interrupt } : {}),
   });
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 
 
+/**
+ * A clock for a command under test: its waits (retry backoff, Retry-After, --wait polls) pass at
+ * once, move its `now`, and are recorded, so a test can check how long it would have waited
+ * without waiting.
+ */
+export function virtualClock(start = Date.now()): Clock & { slept: number[] } {
+  let now = start;
+  const slept: number[] = [];
+  return {
+    slept,
+    now: () => now,
+    sleep: async (ms) => {
+      slept.push(ms);
+      now += ms;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    },
+  };
+}
+
 /** runSvc's signature, in-process: the same environment rules, no child process. */
-export function svcIn(args: readonly string[], env: Record<string, string | undefined>, opts: { input?: string; env?: Record<string, string | undefined> } = {}): Promise<CliResult> {
-  return runCli(args, { env: { ...env, ...opts.env }, ...(opts.input !== undefined ? { input: opts.input } : {}) });
+export function svcIn(args: readonly string[], env: Record<string, string | undefined>, opts: { input?: string; env?: Record<string, string | undefined>; clock?: Clock } = {}): Promise<CliResult> {
+  return runCli(args, { env: { ...env, ...opts.env }, ...(opts.input !== undefined ? { input: opts.input } : {}), ...(opts.clock ? { clock: opts.clock } : {}) });
 }

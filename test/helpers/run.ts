@@ -1,6 +1,7 @@
 // Spawning the built CLI as a user or script would (no sandbox needed).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join, resolve } from 'node:path';
+import { spawnSandboxProcess, type SandboxProcess } from './spawn-sandbox.mjs';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(ROOT, 'bin/svc.js');
@@ -34,44 +35,151 @@ export function runSvc(args: string[], baseEnv: Record<string, string | undefine
   });
 }
 
-export interface SpawnedSandbox {
-  child: ChildProcess;
-  url: string;
-  /** Everything the process wrote so far. */
-  stdout: () => string;
-  stderr: () => string;
-  /** Sends a signal (unless it already exited) and resolves with the exit code. */
-  stop(signal?: NodeJS.Signals): Promise<number | null>;
-}
+export type SpawnedSandbox = SandboxProcess;
 
 /**
  * Spawns bin/svc.js with `argv` (a `sandbox start ...` command line) and resolves once it prints
  * "svc sandbox listening on <url>"; rejects if it exits first.
  */
-export async function spawnSandbox(argv: string[], baseEnv: Record<string, string | undefined>): Promise<SpawnedSandbox> {
+export function spawnSandbox(argv: string[], baseEnv: Record<string, string | undefined>): Promise<SpawnedSandbox> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries({ PATH: process.env.PATH, HOME: process.env.HOME, ...baseEnv })) if (v !== undefined) env[k] = v;
-  const child = spawn(process.execPath, [BIN, ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawnSandboxProcess(BIN, argv, env);
+}
+
+export interface LiveRun {
+  child: ChildProcessWithoutNullStreams;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves when stderr (or stdout) matches, rejects when the process ends first. */
+  waitFor(stream: 'stdout' | 'stderr', re: RegExp, timeoutMs?: number): Promise<void>;
+  exited: Promise<{ code: number | null; stdout: string; stderr: string }>;
+  /** Whether the process has already exited. */
+  done(): boolean;
+}
+
+/** Spawns bin/svc.js and lets the test watch its output while it runs. */
+export function spawnSvc(args: string[], env: Record<string, string | undefined>): LiveRun {
+  const fullEnv: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ PATH: process.env.PATH, HOME: process.env.HOME, ...env })) if (v !== undefined) fullEnv[k] = v;
+  const child = spawn(process.execPath, [BIN, ...args], { env: fullEnv, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
-      err += d;
-      const m = /^svc sandbox listening on (http:\/\/\S+)$/m.exec(err);
-      if (m) resolve(m[1]!);
+  let finished = false;
+  const listeners = new Set<() => void>();
+  const notify = () => listeners.forEach((l) => l());
+  child.stdout.setEncoding('utf8').on('data', (d: string) => ((out += d), notify()));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => ((err += d), notify()));
+  child.stdin.end();
+  const exited = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      finished = true;
+      notify();
+      resolve({ code, stdout: out, stderr: err });
     });
-    child.on('exit', (code) => reject(new Error(`sandbox exited ${code}: ${err}`)));
   });
   return {
     child,
-    url,
     stdout: () => out,
     stderr: () => err,
-    async stop(signal = 'SIGTERM') {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
+    exited,
+    done: () => finished,
+    waitFor(stream, re, timeoutMs = 15_000) {
+      return new Promise<void>((resolve, reject) => {
+        const check = () => {
+          const text = stream === 'stdout' ? out : err;
+          if (re.test(text)) return finish(resolve);
+          if (finished) finish(() => reject(new Error(`process exited before ${stream} matched ${re}\nstdout: ${out}\nstderr: ${err}`)));
+        };
+        const timer = setTimeout(() => finish(() => reject(new Error(`timed out waiting for ${stream} to match ${re}\nstderr: ${err}`))), timeoutMs);
+        const finish = (f: () => void) => {
+          clearTimeout(timer);
+          listeners.delete(check);
+          f();
+        };
+        listeners.add(check);
+        check();
+      });
     },
   };
+}
+
+/** Whether util-linux `script` is available to run the CLI under a pseudo-terminal. */
+export const HAS_SCRIPT = (() => {
+  try {
+    return spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0;
+  } catch {
+    return false;
+  }
+})();
+
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+export interface TtyRun {
+  /** Everything the terminal showed (stdout and stderr together), with \r\n turned into \n. */
+  output(): string;
+  /** Types into the terminal. */
+  write(text: string): void;
+  waitFor(re: RegExp, timeoutMs?: number): Promise<void>;
+  exited: Promise<{ code: number | null; output: string }>;
+}
+
+/**
+ * Runs bin/svc.js under a pseudo-terminal (stdin, stdout and stderr are all TTYs) through
+ * `script`, so table output, spinners and prompts can be tested end to end.
+ */
+export function spawnInTty(args: string[], env: Record<string, string | undefined>): TtyRun {
+  const fullEnv: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm', ...env })) if (v !== undefined) fullEnv[k] = v;
+  const cmd = [process.execPath, BIN, ...args].map(shellQuote).join(' ');
+  const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: fullEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let finished = false;
+  const listeners = new Set<() => void>();
+  const notify = () => listeners.forEach((l) => l());
+  child.stdout.setEncoding('utf8').on('data', (d: string) => ((out += d), notify()));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => ((out += d), notify()));
+  const norm = () => out.replace(/\r\n/g, '\n');
+  const exited = new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      finished = true;
+      notify();
+      resolve({ code, output: norm() });
+    });
+  });
+  return {
+    output: norm,
+    write: (text) => void child.stdin.write(text),
+    exited,
+    waitFor(re, timeoutMs = 15_000) {
+      return new Promise<void>((resolve, reject) => {
+        const finish = (f: () => void) => {
+          clearTimeout(timer);
+          listeners.delete(check);
+          f();
+        };
+        const check = () => {
+          if (re.test(norm())) return finish(resolve);
+          if (finished) finish(() => reject(new Error(`terminal closed before matching ${re}:\n${norm()}`)));
+        };
+        const timer = setTimeout(() => finish(() => reject(new Error(`timed out waiting for ${re}:\n${norm()}`))), timeoutMs);
+        listeners.add(check);
+        check();
+      });
+    },
+  };
+}
+
+/** Runs bin/svc.js under a pseudo-terminal and waits for it to end. */
+export async function runInTty(args: string[], env: Record<string, string | undefined>): Promise<{ code: number | null; output: string }> {
+  const run = spawnInTty(args, env);
+  return run.exited;
+}
+
+/** Removes ANSI escape sequences (colours, cursor movement). */
+export function stripAnsi(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
 }

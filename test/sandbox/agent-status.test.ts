@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dbExec, dbRecords, makeAgent, startSandbox, units, type Res, type TestAgent, type TestSandbox } from './helpers.js';
+import { dbExec, dbRecords, makeAgent, startSandbox, units, type Res, type TestAgent, type TestSandbox, expectApiError } from './helpers.js';
 
 let t: TestSandbox;
 let bot: TestAgent;
@@ -15,10 +15,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await t.close();
 });
-
-function expectError(res: Res, status: number, code: string) {
-  expect({ status: res.status, code: res.body?.error?.code }, res.text).toEqual({ status, code });
-}
 
 const suspend = (id = bot.account_id, key = t.keyOf('@alice'), headers: Record<string, string> = {}) => t.call('POST', `/v1/agents/${id}/suspend`, { key, headers });
 const resume = (id = bot.account_id, key = t.keyOf('@alice'), headers: Record<string, string> = {}) => t.call('POST', `/v1/agents/${id}/resume`, { key, headers });
@@ -51,20 +47,20 @@ describe('POST /v1/agents/{id}/suspend and /resume', () => {
   });
 
   it('only the owner: unknown ids and other accounts\' agents are 403 not_agent_owner, the agent itself 403 forbidden', async () => {
-    expectError(await suspend('acct_doesnotexist000000'), 403, 'not_agent_owner');
-    expectError(await resume('acct_doesnotexist000000'), 403, 'not_agent_owner');
-    expectError(await suspend(bot.account_id, t.keyOf('@acme')), 403, 'not_agent_owner');
-    expectError(await resume(bot.account_id, t.keyOf('@acme')), 403, 'not_agent_owner');
-    expectError(await suspend(t.accountId('@acme')), 403, 'not_agent_owner'); // not an agent
-    expectError(await suspend(t.accountId('@alice')), 403, 'not_agent_owner'); // yourself
+    expectApiError(await suspend('acct_doesnotexist000000'), 403, 'not_agent_owner');
+    expectApiError(await resume('acct_doesnotexist000000'), 403, 'not_agent_owner');
+    expectApiError(await suspend(bot.account_id, t.keyOf('@acme')), 403, 'not_agent_owner');
+    expectApiError(await resume(bot.account_id, t.keyOf('@acme')), 403, 'not_agent_owner');
+    expectApiError(await suspend(t.accountId('@acme')), 403, 'not_agent_owner'); // not an agent
+    expectApiError(await suspend(t.accountId('@alice')), 403, 'not_agent_owner'); // yourself
     const own = await suspend(bot.account_id, bot.key);
-    expectError(own, 403, 'forbidden');
+    expectApiError(own, 403, 'forbidden');
     expect(own.body.error.message).toContain('cannot suspend itself');
-    expectError(await resume(bot.account_id, bot.key), 403, 'forbidden');
+    expectApiError(await resume(bot.account_id, bot.key), 403, 'forbidden');
     const sibling = await makeAgent(t, {}, { name: 'sibling' });
-    expectError(await suspend(bot.account_id, sibling.key), 403, 'not_agent_owner');
-    expectError(await t.call('POST', `/v1/agents/${bot.account_id}/suspend`), 401, 'unauthorized');
-    expectError(await t.call('GET', `/v1/agents/${bot.account_id}/suspend`, { key: t.keyOf('@alice') }), 405, 'method_not_allowed');
+    expectApiError(await suspend(bot.account_id, sibling.key), 403, 'not_agent_owner');
+    expectApiError(await t.call('POST', `/v1/agents/${bot.account_id}/suspend`), 401, 'unauthorized');
+    expectApiError(await t.call('GET', `/v1/agents/${bot.account_id}/suspend`, { key: t.keyOf('@alice') }), 405, 'method_not_allowed');
     expect((await listed()).status).toBe('active');
   });
 
@@ -77,7 +73,7 @@ describe('POST /v1/agents/{id}/suspend and /resume', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.text).toBe(first.text);
     expect((await listed()).status).toBe('active');
-    expectError(await resume(bot.account_id, t.keyOf('@alice'), h), 409, 'idempotency_key_reused');
+    expectApiError(await resume(bot.account_id, t.keyOf('@alice'), h), 409, 'idempotency_key_reused');
   });
 
   it('fire no webhook event (the spec has none for a status change)', async () => {
@@ -100,7 +96,7 @@ describe('a suspended agent', () => {
 
   it('gets 403 agent_suspended on POST /v1/transfers, naming itself and how its owner resumes it; nothing moves', async () => {
     const res = await sendAs({ to: '@acme', amount: '1' });
-    expectError(res, 403, 'agent_suspended');
+    expectApiError(res, 403, 'agent_suspended');
     expect(res.body.error.message).toContain(bot.handle);
     expect(res.body.error.message).toContain(`svc agent resume ${bot.handle}`);
     expect(t.balance(bot.handle)).toBe(units('500'));
@@ -108,10 +104,10 @@ describe('a suspended agent', () => {
   });
 
   it('is checked after body validation and before the policy gate (no hold, no policy verdict)', async () => {
-    expectError(await sendAs({ to: '@acme', amount: 5 }), 400, 'invalid_request');
-    expectError(await sendAs({ to: '@bob', amount: '1' }), 403, 'agent_suspended'); // the policy would deny this recipient
-    expectError(await sendAs({ to: '@acme', amount: '75' }), 403, 'agent_suspended'); // the policy would hold this one
-    expectError(await sendAs({ to: '@nobody', amount: '1' }), 403, 'agent_suspended');
+    expectApiError(await sendAs({ to: '@acme', amount: 5 }), 400, 'invalid_request');
+    expectApiError(await sendAs({ to: '@bob', amount: '1' }), 403, 'agent_suspended'); // the policy would deny this recipient
+    expectApiError(await sendAs({ to: '@acme', amount: '75' }), 403, 'agent_suspended'); // the policy would hold this one
+    expectApiError(await sendAs({ to: '@nobody', amount: '1' }), 403, 'agent_suspended');
     expect((await t.as('@alice').get('/v1/agents/transactions/pending')).body.pending).toEqual([]);
   });
 
@@ -182,7 +178,7 @@ describe('the status in the database', () => {
     expect(t.world.store.account(two.account_id)!.status).toBe('active');
     expect(t.world.store.account(t.accountId('@alice'))!.status).toBeUndefined(); // not an agent
     const k = await t.admin('POST', '/_sandbox/keys', { account: '@alice/one' });
-    expectError(await t.call('POST', '/v1/transfers', { key: k.body.key, body: { to: '@acme', amount: '1' } }), 403, 'agent_suspended');
+    expectApiError(await t.call('POST', '/v1/transfers', { key: k.body.key, body: { to: '@acme', amount: '1' } }), 403, 'agent_suspended');
     await t.close();
     t = await startSandbox(); // an ephemeral one for afterEach, so nothing writes into the removed dir
   });

@@ -7,16 +7,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { contexts, decrypt } from '../../src/crypto/ciphertext.js';
 import { parseDecryptionKey } from '../../src/crypto/viewing-key.js';
 import type { SandboxEvent } from '../../src/sandbox/store.js';
-import { checkAnswer, dbBytes, dbRecords, startSandbox, units, type ReqOptions, type Res, type TestSandbox } from './helpers.js';
+import { checkAnswer, dbBytes, dbRecords, startSandbox, units, type ReqOptions, type Res, type TestSandbox, expectApiError } from './helpers.js';
 
 const DEAD = '0x000000000000000000000000000000000000dEaD';
 const WINDOW = 15 * 60_000;
 const HOUR = 3_600_000;
-
-function expectError(res: Res, status: number, code: string) {
-  expect({ status: res.status, code: res.body?.error?.code }, res.text).toEqual({ status, code });
-  expect(res.body.error.request_id).toBe(res.headers.get('x-request-id'));
-}
 
 /** Moves the frozen clock to 06:00 UTC of the next day, so no test crosses midnight by accident. */
 async function toMorning(t: TestSandbox): Promise<void> {
@@ -48,7 +43,7 @@ const policyPath = (id: string) => `/v1/agents/${id}/spend-policy`;
 const patchAs = (who: string, id: string, body: unknown, o: ReqOptions = {}) =>
   t.call('PATCH', policyPath(id), { ...o, key: t.keyOf(who), ...(body === undefined ? {} : { body }) });
 
-/** Alice's decryption key (issue 3), when the sandbox provisions viewing keys. */
+/** Alice's decryption key, when the sandbox provisions viewing keys. */
 function aliceKey(t: TestSandbox) {
   const dk = t.sandbox.seeded.find((s) => s.handle === '@alice')?.decryptionKey;
   if (!dk) return undefined;
@@ -97,7 +92,7 @@ describe('POST /v1/accounts/me/agents', () => {
 
   it('a taken name is 409 agent_name_taken; another owner may use the same name', async () => {
     await makeAgent(t, {});
-    expectError(await t.as('@alice').post('/v1/accounts/me/agents', { name: 'bot', spend_policy: {} }), 409, 'agent_name_taken');
+    expectApiError(await t.as('@alice').post('/v1/accounts/me/agents', { name: 'bot', spend_policy: {} }), 409, 'agent_name_taken');
     const acme = await t.as('@acme').post('/v1/accounts/me/agents', { name: 'bot', spend_policy: {} });
     expect(acme.status).toBe(201);
     expect(acme.body.handle).toBe('@acme/bot');
@@ -114,7 +109,7 @@ describe('POST /v1/accounts/me/agents', () => {
     [{ name: 'bot' }, 'spend_policy is required'],
   ])('400 invalid_request for %j', async (body, message) => {
     const res = await t.as('@alice').post('/v1/accounts/me/agents', body);
-    expectError(res, 400, 'invalid_request');
+    expectApiError(res, 400, 'invalid_request');
     expect(res.body.error.message).toContain(message);
   });
 
@@ -130,7 +125,7 @@ describe('POST /v1/accounts/me/agents', () => {
     [{ weekly_limit_usdc: 5 }, 'weekly_limit_usdc', 'not a spend policy field'],
   ])('400 invalid_policy naming the field for %j', async (policy, fieldName, rule) => {
     const res = await t.as('@alice').post('/v1/accounts/me/agents', { name: 'bot', spend_policy: policy });
-    expectError(res, 400, 'invalid_policy');
+    expectApiError(res, 400, 'invalid_policy');
     expect(res.body.error.field).toBe(fieldName);
     expect(res.body.error.message).toContain(fieldName);
     expect(res.body.error.message).toContain(rule);
@@ -139,14 +134,14 @@ describe('POST /v1/accounts/me/agents', () => {
 
   it('spend_policy that is not an object is 400 invalid_policy', async () => {
     const res = await t.as('@alice').post('/v1/accounts/me/agents', { name: 'bot', spend_policy: [1] });
-    expectError(res, 400, 'invalid_policy');
+    expectApiError(res, 400, 'invalid_policy');
     expect(res.body.error.field).toBe('spend_policy');
   });
 
   it("an agent's key cannot create agents (403 forbidden); no key is 401", async () => {
     const a = await makeAgent(t, {});
-    expectError(await t.call('POST', '/v1/accounts/me/agents', { key: a.key, body: { name: 'sub', spend_policy: {} } }), 403, 'forbidden');
-    expectError(await t.call('POST', '/v1/accounts/me/agents', { body: { name: 'sub', spend_policy: {} } }), 401, 'unauthorized');
+    expectApiError(await t.call('POST', '/v1/accounts/me/agents', { key: a.key, body: { name: 'sub', spend_policy: {} } }), 403, 'forbidden');
+    expectApiError(await t.call('POST', '/v1/accounts/me/agents', { body: { name: 'sub', spend_policy: {} } }), 401, 'unauthorized');
   });
 
   it('honours Idempotency-Key: the same request replays the first answer and creates one agent', async () => {
@@ -211,13 +206,13 @@ describe('GET and PATCH /v1/agents/{account_id}/spend-policy', () => {
 
   it('403 not_agent_owner for another account\'s agent, an unknown id and a non-agent account', async () => {
     const a = await makeAgent(t, {});
-    expectError(await t.as('@acme').get(policyPath(a.account_id)), 403, 'not_agent_owner');
-    expectError(await patchAs('@acme', a.account_id, { daily_limit_usdc: 1 }), 403, 'not_agent_owner');
-    expectError(await t.as('@alice').get(policyPath('acct_doesnotexist000000')), 403, 'not_agent_owner');
-    expectError(await t.as('@alice').get(policyPath(t.accountId('@alice'))), 403, 'not_agent_owner');
-    expectError(await patchAs('@alice', t.accountId('@acme'), { daily_limit_usdc: 1 }), 403, 'not_agent_owner');
+    expectApiError(await t.as('@acme').get(policyPath(a.account_id)), 403, 'not_agent_owner');
+    expectApiError(await patchAs('@acme', a.account_id, { daily_limit_usdc: 1 }), 403, 'not_agent_owner');
+    expectApiError(await t.as('@alice').get(policyPath('acct_doesnotexist000000')), 403, 'not_agent_owner');
+    expectApiError(await t.as('@alice').get(policyPath(t.accountId('@alice'))), 403, 'not_agent_owner');
+    expectApiError(await patchAs('@alice', t.accountId('@acme'), { daily_limit_usdc: 1 }), 403, 'not_agent_owner');
     const other = await makeAgent(t, {}, { name: 'other' });
-    expectError(await t.call('GET', policyPath(other.account_id), { key: a.key }), 403, 'not_agent_owner');
+    expectApiError(await t.call('GET', policyPath(other.account_id), { key: a.key }), 403, 'not_agent_owner');
   });
 
   it('an agent may read its own policy but never change it (403 forbidden)', async () => {
@@ -225,7 +220,7 @@ describe('GET and PATCH /v1/agents/{account_id}/spend-policy', () => {
     const own = await t.call('GET', policyPath(a.account_id), { key: a.key });
     expect(own.status).toBe(200);
     expect(own.body.per_transaction_limit_usdc).toBe(10);
-    expectError(await t.call('PATCH', policyPath(a.account_id), { key: a.key, body: { per_transaction_limit_usdc: 1000 } }), 403, 'forbidden');
+    expectApiError(await t.call('PATCH', policyPath(a.account_id), { key: a.key, body: { per_transaction_limit_usdc: 1000 } }), 403, 'forbidden');
     expect(t.world.store.policy(a.account_id)!.fields.per_transaction_limit_usdc).toBe(10);
   });
 
@@ -301,10 +296,10 @@ describe('GET and PATCH /v1/agents/{account_id}/spend-policy', () => {
   it('PATCH validates like create (400 invalid_policy naming the field) and changes nothing then', async () => {
     const a = await makeAgent(t, { daily_limit_usdc: 500 });
     const bad = await patchAs('@alice', a.account_id, { daily_limit_usdc: 100, hitl_threshold_usdc: -5 });
-    expectError(bad, 400, 'invalid_policy');
+    expectApiError(bad, 400, 'invalid_policy');
     expect(bad.body.error.field).toBe('hitl_threshold_usdc');
     expect((await t.as('@alice').get(policyPath(a.account_id))).body.daily_limit_usdc).toBe(500);
-    expectError(await patchAs('@alice', a.account_id, undefined, { raw: '[1]' }), 400, 'invalid_request');
+    expectApiError(await patchAs('@alice', a.account_id, undefined, { raw: '[1]' }), 400, 'invalid_request');
   });
 });
 
@@ -328,7 +323,7 @@ describe('POST /v1/transfers with an agent key', () => {
   ])('denied: 403 policy_violation with reason %s; nothing reserved', async (reason, policy, body) => {
     const a = await makeAgent(t, policy, { fund: '100' });
     const res = await sendAs(t, a, body);
-    expectError(res, 403, 'policy_violation');
+    expectApiError(res, 403, 'policy_violation');
     expect(res.body.error.reason).toBe(reason);
     expect(res.body.error.message).toMatch(/spend policy of @alice\/bot denies/);
     expect(t.balance('@alice/bot')).toBe(units('100'));
@@ -339,7 +334,7 @@ describe('POST /v1/transfers with an agent key', () => {
     // The clock is at 06:00 UTC.
     const a = await makeAgent(t, { active_hours: '09:00-17:00' }, { fund: '100' });
     const res = await sendAs(t, a, { to: '@acme', amount: '1' });
-    expectError(res, 403, 'policy_violation');
+    expectApiError(res, 403, 'policy_violation');
     expect(res.body.error.reason).toBe('outside_active_hours');
     await t.sandbox.advance(3 * HOUR); // 09:00: start included
     expect((await sendAs(t, a, { to: '@acme', amount: '1' })).status).toBe(201);
@@ -386,7 +381,7 @@ describe('POST /v1/transfers with an agent key', () => {
     expect(again.body.transaction_id).toBe(first.body.transaction_id);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect([...t.world.store.heldTransactions()]).toHaveLength(1);
-    expectError(await sendAs(t, a, { to: '@acme', amount: '6' }, { 'idempotency-key': 'k-1' }), 409, 'idempotency_key_reused');
+    expectApiError(await sendAs(t, a, { to: '@acme', amount: '6' }, { 'idempotency-key': 'k-1' }), 409, 'idempotency_key_reused');
   });
 
   it('a policy change applies to the very next attempt', async () => {
@@ -416,7 +411,7 @@ describe('POST /v1/transfers with an agent key', () => {
     expect((await sendAs(t, a, { to: '@acme', amount: '25' })).status).toBe(201);
     expect((await sendAs(t, a, { to: '@acme', amount: '25' })).status).toBe(201);
     const over = await sendAs(t, a, { to: '@acme', amount: '10.000001' });
-    expectError(over, 403, 'policy_violation');
+    expectApiError(over, 403, 'policy_violation');
     expect(over.body.error.reason).toBe('daily_limit');
     expect(over.body.error.message).toContain('10.00 left today');
     expect((await sendAs(t, a, { to: '@acme', amount: '10' })).status).toBe(201); // exactly 100
@@ -435,14 +430,14 @@ describe('POST /v1/transfers with an agent key', () => {
 
   it('an allowed transfer above the agent balance is 402; an agent of an unverified owner is 403 kyc_required', async () => {
     const a = await makeAgent(t, {}, { fund: '5' });
-    expectError(await sendAs(t, a, { to: '@acme', amount: '6' }), 402, 'insufficient_balance');
+    expectApiError(await sendAs(t, a, { to: '@acme', amount: '6' }), 402, 'insufficient_balance');
     const b = await makeAgent(t, {}, { owner: '@bob', fund: '5' });
-    expectError(await sendAs(t, b, { to: '@acme', amount: '1' }), 403, 'kyc_required');
+    expectApiError(await sendAs(t, b, { to: '@acme', amount: '1' }), 403, 'kyc_required');
   });
 
   it('body validation still comes first (400), and an owner key is never policy-checked', async () => {
     const a = await makeAgent(t, { per_transaction_limit_usdc: 1 }, { fund: '5' });
-    expectError(await sendAs(t, a, { to: '@acme', amount: 5 }), 400, 'invalid_request');
+    expectApiError(await sendAs(t, a, { to: '@acme', amount: 5 }), 400, 'invalid_request');
     expect((await t.as('@alice').send({ to: '@acme', amount: '500' })).status).toBe(201);
   });
 });
@@ -508,9 +503,9 @@ describe('the approval queue', () => {
     expect(events[1]).toMatchObject({ held: { transaction_id: id, status: 'approved', transfer_id: res.body.transfer_id } });
 
     const again = await approve(id);
-    expectError(again, 409, 'transaction_already_decided');
+    expectApiError(again, 409, 'transaction_already_decided');
     expect(again.body.error.status).toBe('approved');
-    expectError(await reject(id), 409, 'transaction_already_decided');
+    expectApiError(await reject(id), 409, 'transaction_already_decided');
   });
 
   it('reject discards it: no funds move, status rejected, event fired', async () => {
@@ -524,15 +519,15 @@ describe('the approval queue', () => {
     expect(t.balance('@alice/bot')).toBe(units('100'));
     expect(t.world.store.countTransfers(a.account_id)).toBe(0);
     expect(events.map((e) => e.type)).toEqual(['agent.transaction.pending_approval', 'agent.transaction.rejected']);
-    expectError(await approve(id), 409, 'transaction_already_decided');
+    expectApiError(await approve(id), 409, 'transaction_already_decided');
   });
 
   it('after expires_at both approve and reject are 409 transaction_expired, and nothing moves', async () => {
     const a = await makeAgent(t, { hitl_threshold_usdc: 50 }, { fund: '100' });
     const id = await holdOne(a);
     await t.sandbox.advance(WINDOW);
-    expectError(await approve(id), 409, 'transaction_expired');
-    expectError(await reject(id), 409, 'transaction_expired');
+    expectApiError(await approve(id), 409, 'transaction_expired');
+    expectApiError(await reject(id), 409, 'transaction_expired');
     expect(t.balance('@alice/bot')).toBe(units('100'));
     expect(t.world.store.heldTransaction(id)!.status).toBe('pending_approval');
   });
@@ -540,19 +535,19 @@ describe('the approval queue', () => {
   it('unknown ids and other accounts\' transactions are 404 transaction_not_found; an agent key is 403 forbidden', async () => {
     const a = await makeAgent(t, { hitl_threshold_usdc: 50 }, { fund: '100' });
     const id = await holdOne(a);
-    expectError(await approve('txn_nope'), 404, 'transaction_not_found');
-    expectError(await reject('txn_nope'), 404, 'transaction_not_found');
-    expectError(await approve(id, '@acme'), 404, 'transaction_not_found');
-    expectError(await reject(id, '@acme'), 404, 'transaction_not_found');
-    expectError(await t.call('POST', `/v1/agents/transactions/${id}/approve`, { key: a.key }), 403, 'forbidden');
-    expectError(await t.call('POST', `/v1/agents/transactions/${id}/reject`, { key: a.key }), 403, 'forbidden');
+    expectApiError(await approve('txn_nope'), 404, 'transaction_not_found');
+    expectApiError(await reject('txn_nope'), 404, 'transaction_not_found');
+    expectApiError(await approve(id, '@acme'), 404, 'transaction_not_found');
+    expectApiError(await reject(id, '@acme'), 404, 'transaction_not_found');
+    expectApiError(await t.call('POST', `/v1/agents/transactions/${id}/approve`, { key: a.key }), 403, 'forbidden');
+    expectApiError(await t.call('POST', `/v1/agents/transactions/${id}/reject`, { key: a.key }), 403, 'forbidden');
     expect(t.world.store.heldTransaction(id)!.status).toBe('pending_approval');
   });
 
   it('approve with the agent balance short is 402 insufficient_balance and stays pending; after funding it goes', async () => {
     const a = await makeAgent(t, { hitl_threshold_usdc: 50 }, { fund: '10' });
     const id = await holdOne(a, '75');
-    expectError(await approve(id), 402, 'insufficient_balance');
+    expectApiError(await approve(id), 402, 'insufficient_balance');
     expect((await t.as('@alice').get('/v1/agents/transactions/pending')).body.pending).toHaveLength(1);
     await t.admin('POST', '/_sandbox/fund', { handle: '@alice/bot', amount: '100' });
     const ok = await approve(id);
@@ -567,7 +562,7 @@ describe('the approval queue', () => {
       const results = await Promise.all([approve(id), reject(id), approve(id), reject(id)]);
       const winners = results.filter((r) => r.status === 200);
       expect(winners).toHaveLength(1);
-      for (const r of results.filter((x) => x.status !== 200)) expectError(r, 409, 'transaction_already_decided');
+      for (const r of results.filter((x) => x.status !== 200)) expectApiError(r, 409, 'transaction_already_decided');
       const final = t.world.store.heldTransaction(id)!;
       expect(final.status).toBe(winners[0]!.body.status);
     }
@@ -584,7 +579,7 @@ describe('the approval queue', () => {
     const res = await sendAs(t, a, { to: '@acme', amount: '2' });
     expect(Date.parse(res.body.expires_at) - Date.parse(res.body.requested_at)).toBe(60_000);
     await t.sandbox.advance(60_000);
-    expectError(await approve(res.body.transaction_id), 409, 'transaction_expired');
+    expectApiError(await approve(res.body.transaction_id), 409, 'transaction_expired');
   });
 
   it('reset forgets agents, policies and held transactions', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox } from '../../src/sandbox/index.js';
-import { request, startSandbox, type TestSandbox } from './helpers.js';
+import { request, startSandbox, type TestSandbox, expectApiError } from './helpers.js';
 
 let t: TestSandbox;
 beforeAll(async () => {
@@ -9,11 +9,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
 });
-
-function expectError(res: { status: number; body: { error?: { code?: string; request_id?: string } }; headers: Headers }, status: number, code: string) {
-  expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status, code });
-  expect(res.body.error!.request_id).toBe(res.headers.get('x-request-id'));
-}
 
 describe('seeded world', () => {
   it('has @alice, @acme, @bob and @oldwallet with keys, addresses and the documented settings', async () => {
@@ -56,19 +51,19 @@ describe('authentication', () => {
     ['a live key', 'Bearer svc_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'live keys (svc_live_...) are refused: the sandbox is testnet only (chain id 46630); use a svc_test_ key'],
   ])('401 unauthorized with %s', async (_what, authorization, message) => {
     const res = await t.call('GET', '/v1/accounts/me', authorization ? { headers: { authorization } } : {});
-    expectError(res, 401, 'unauthorized');
+    expectApiError(res, 401, 'unauthorized');
     expect(res.body.error.message).toBe(message);
     const post = await t.call('POST', '/v1/transfers', { body: { to: '@acme', amount: '1' }, ...(authorization ? { headers: { authorization } } : {}) });
-    expectError(post, 401, 'unauthorized');
+    expectApiError(post, 401, 'unauthorized');
   });
 
   it('a live key is refused even when its rest matches a real key', async () => {
     const live = t.keyOf('@alice').replace('svc_test_', 'svc_live_');
-    expectError(await t.call('GET', '/v1/accounts/me', { key: live }), 401, 'unauthorized');
+    expectApiError(await t.call('GET', '/v1/accounts/me', { key: live }), 401, 'unauthorized');
   });
 
   it('401 comes before body validation', async () => {
-    expectError(await t.call('POST', '/v1/transfers', { raw: 'not json' }), 401, 'unauthorized');
+    expectApiError(await t.call('POST', '/v1/transfers', { raw: 'not json' }), 401, 'unauthorized');
   });
 
   it('a revoked key is refused at once; others keep working', async () => {
@@ -78,7 +73,7 @@ describe('authentication', () => {
     const revoked = await t.admin('POST', `/_sandbox/keys/${created.body.key_id}/revoke`);
     expect(revoked.status).toBe(200);
     const res = await t.call('GET', '/v1/accounts/me', { key });
-    expectError(res, 401, 'unauthorized');
+    expectApiError(res, 401, 'unauthorized');
     expect(res.body.error.message).toBe('this API key has been revoked');
     expect((await t.as('@acme').get('/v1/accounts/me')).status).toBe(200);
   });
@@ -104,20 +99,20 @@ describe('authentication', () => {
 
 describe('HTTP plumbing', () => {
   it('404 not_found for an unknown route, 405 with Allow for a wrong method', async () => {
-    expectError(await t.as('@alice').get('/v1/nothing'), 404, 'not_found');
-    expectError(await t.call('GET', '/'), 404, 'not_found');
+    expectApiError(await t.as('@alice').get('/v1/nothing'), 404, 'not_found');
+    expectApiError(await t.call('GET', '/'), 404, 'not_found');
     const res = await t.call('DELETE', '/v1/transfers', { key: t.keyOf('@alice') });
-    expectError(res, 405, 'method_not_allowed');
+    expectApiError(res, 405, 'method_not_allowed');
     expect(res.headers.get('allow')).toBe('POST, GET');
     const res2 = await t.call('POST', '/v1/transfers/tr_x', { key: t.keyOf('@alice') });
-    expectError(res2, 405, 'method_not_allowed');
+    expectApiError(res2, 405, 'method_not_allowed');
     expect(res2.headers.get('allow')).toBe('GET');
-    expectError(await t.call('PUT', '/_sandbox/reset'), 405, 'method_not_allowed');
+    expectApiError(await t.call('PUT', '/_sandbox/reset'), 405, 'method_not_allowed');
   });
 
   it('413 payload_too_large beyond 64 KiB', async () => {
     const res = await t.as('@alice').send({ to: '@acme', amount: '1', memo: 'x'.repeat(70 * 1024) });
-    expectError(res, 413, 'payload_too_large');
+    expectApiError(res, 413, 'payload_too_large');
     expect(t.balance('@alice')).toBe(1_000_000_000n);
   });
 

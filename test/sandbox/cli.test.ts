@@ -1,10 +1,12 @@
-// `svc sandbox ...` through the built CLI (run `npx tsc -p .` first; `npm test` does).
+// `svc sandbox ...`: the sandbox runs as the built binary (`npm test` builds it first), so start-up,
+// signals and the state file are real; the commands against it run in-process.
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runSvc, spawnSandbox, type SpawnedSandbox } from '../helpers/e2e.js';
+import { svcIn } from '../helpers/cli.js';
+import { spawnSandbox, type SpawnedSandbox } from '../helpers/e2e.js';
 import { dbBytes } from './helpers.js';
 
 let configDir: string;
@@ -26,7 +28,7 @@ async function start(args: string[] = []): Promise<SpawnedSandbox> {
   return s;
 }
 
-const svc = (args: string[]) => runSvc(args, env);
+const svc = (args: string[]) => svcIn(args, env);
 const config = () => JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'));
 
 describe('svc sandbox start', () => {
@@ -144,7 +146,7 @@ describe('admin commands', () => {
     const key = created.stdout.trim();
     expect(key).toMatch(/^svc_test_[A-Za-z0-9]{32}$/);
     expect(created.stderr).toMatch(/^created key_\w+ "ci" for @acme; the key above is shown once$/m);
-    const viaKey = await runSvc(['--json', 'account'], { ...env, SVC_API_KEY: key });
+    const viaKey = await svcIn(['--json', 'account'], { ...env, SVC_API_KEY: key });
     expect(JSON.parse(viaKey.stdout).handle).toBe('@acme');
 
     const ls = await svc(['--json', 'sandbox', 'key', 'ls']);
@@ -159,7 +161,7 @@ describe('admin commands', () => {
     expect(asked.stderr).toMatch(/^hint: .*pass --yes to confirm$/m);
     const revoked = await svc(['--yes', 'sandbox', 'key', 'revoke', ci.key_id]);
     expect(revoked.code).toBe(0);
-    const after = await runSvc(['account'], { ...env, SVC_API_KEY: key });
+    const after = await svcIn(['account'], { ...env, SVC_API_KEY: key });
     expect(after.code).toBe(3);
   });
 
@@ -175,7 +177,7 @@ describe('admin commands', () => {
     expect(after).toBe(doc.seeded[0].api_key);
     expect(after).not.toBe(before);
     expect((await svc(['account'])).code).toBe(0);
-    expect((await runSvc(['account'], { ...env, SVC_API_KEY: before })).code).toBe(3);
+    expect((await svcIn(['account'], { ...env, SVC_API_KEY: before })).code).toBe(3);
   });
 
   it('a wrong admin token or a missing profile gives a clear error', async () => {

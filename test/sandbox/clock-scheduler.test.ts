@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SandboxClock } from '../../src/sandbox/clock.js';
+
+/** A task that throws here is a failure of the test, reported where runDue() is awaited. */
+const unexpected = (err: unknown) => {
+  throw err;
+};
 import { Scheduler } from '../../src/sandbox/scheduler.js';
 
 function fakeClock(start = 1_700_000_000_000) {
@@ -52,7 +57,7 @@ describe('Scheduler', () => {
 
   it('advance() runs every task that became due, in due order, and no other', async () => {
     const { clock } = fakeClock(0);
-    const s = new Scheduler(clock);
+    const s = new Scheduler(clock, unexpected);
     const ran: string[] = [];
     s.at(300, () => void ran.push('c@300'));
     s.at(100, () => void ran.push('a@100'));
@@ -71,7 +76,7 @@ describe('Scheduler', () => {
 
   it('passes the due instant, not the time of the run', async () => {
     const { clock } = fakeClock(0);
-    const s = new Scheduler(clock);
+    const s = new Scheduler(clock, unexpected);
     const seen: number[] = [];
     s.at(1500, (due) => void seen.push(due));
     await s.advance(60_000);
@@ -80,7 +85,7 @@ describe('Scheduler', () => {
 
   it('runs tasks scheduled by tasks when they are already due', async () => {
     const { clock } = fakeClock(0);
-    const s = new Scheduler(clock);
+    const s = new Scheduler(clock, unexpected);
     const ran: number[] = [];
     s.at(10, () => {
       ran.push(10);
@@ -93,7 +98,7 @@ describe('Scheduler', () => {
 
   it('awaits async tasks in order before resolving', async () => {
     const { clock } = fakeClock(0);
-    const s = new Scheduler(clock);
+    const s = new Scheduler(clock, unexpected);
     const ran: string[] = [];
     s.at(1, async () => {
       await new Promise((r) => setImmediate(r));
@@ -127,7 +132,7 @@ describe('Scheduler', () => {
   it('runs a task when real time reaches it, through one timer', async () => {
     vi.useFakeTimers({ now: 1_000_000 });
     const clock = new SandboxClock();
-    const s = new Scheduler(clock);
+    const s = new Scheduler(clock, unexpected);
     const ran: number[] = [];
     s.at(1_000_000 + 1500, (due) => void ran.push(due));
     s.at(1_000_000 + 3000, (due) => void ran.push(due));
@@ -144,7 +149,7 @@ describe('Scheduler', () => {
   it('re-arms the timer after advance() so real time is counted from the new offset', async () => {
     vi.useFakeTimers({ now: 0 });
     const clock = new SandboxClock();
-    const s = new Scheduler(clock);
+    const s = new Scheduler(clock, unexpected);
     const ran: number[] = [];
     s.at(10_000, (due) => void ran.push(due));
     await s.advance(6_000); // 4 s of real time left

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, units, type TestSandbox } from './helpers.js';
+import { startSandbox, units, type TestSandbox, expectApiError } from './helpers.js';
 
 let t: TestSandbox;
 beforeEach(async () => {
@@ -8,10 +8,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await t.close();
 });
-
-function expectError(res: { status: number; body: { error?: { code?: string } } }, status: number, code: string) {
-  expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status, code });
-}
 
 describe('/_sandbox control API', () => {
   it('health needs no token', async () => {
@@ -22,9 +18,9 @@ describe('/_sandbox control API', () => {
 
   it('every other route needs the admin token (header or Bearer); API keys do not count', async () => {
     for (const [method, path] of [['POST', '/_sandbox/reset'], ['POST', '/_sandbox/fund'], ['POST', '/_sandbox/keys'], ['GET', '/_sandbox/keys'], ['POST', '/_sandbox/keys/key_x/revoke'], ['GET', '/_sandbox/clock'], ['POST', '/_sandbox/clock/advance']] as const) {
-      expectError(await t.call(method, path), 401, 'unauthorized');
-      expectError(await t.call(method, path, { key: t.keyOf('@alice') }), 401, 'unauthorized');
-      expectError(await t.call(method, path, { headers: { 'x-sandbox-admin-token': 'nope' } }), 401, 'unauthorized');
+      expectApiError(await t.call(method, path), 401, 'unauthorized');
+      expectApiError(await t.call(method, path, { key: t.keyOf('@alice') }), 401, 'unauthorized');
+      expectApiError(await t.call(method, path, { headers: { 'x-sandbox-admin-token': 'nope' } }), 401, 'unauthorized');
     }
     const bearer = await t.call('GET', '/_sandbox/clock', { headers: { authorization: `Bearer ${t.sandbox.adminToken}` } });
     expect(bearer.status).toBe(200);
@@ -37,12 +33,12 @@ describe('/_sandbox control API', () => {
     expect(t.balance('@bob', 'USDC')).toBe(1n);
     expect((await t.admin('POST', '/_sandbox/fund', { handle: '@BOB', amount: '5' })).body.asset).toBe('USDG');
     expect(t.balance('@bob')).toBe(units('105'));
-    expectError(await t.admin('POST', '/_sandbox/fund', { handle: '@nobody', amount: '5' }), 404, 'account_not_found');
-    expectError(await t.admin('POST', '/_sandbox/fund', { handle: 'bob', amount: '5' }), 400, 'invalid_request');
-    expectError(await t.admin('POST', '/_sandbox/fund', { handle: '@bob', amount: '5.0000001' }), 400, 'invalid_request');
-    expectError(await t.admin('POST', '/_sandbox/fund', { handle: '@bob', amount: 5 }), 400, 'invalid_request');
-    expectError(await t.admin('POST', '/_sandbox/fund', { handle: '@bob', amount: '5', asset: 'DOGE' }), 400, 'invalid_request');
-    expectError(await t.admin('POST', '/_sandbox/fund', { handle: '@bob', amount: '1' + '0'.repeat(40) }), 400, 'invalid_request');
+    expectApiError(await t.admin('POST', '/_sandbox/fund', { handle: '@nobody', amount: '5' }), 404, 'account_not_found');
+    expectApiError(await t.admin('POST', '/_sandbox/fund', { handle: 'bob', amount: '5' }), 400, 'invalid_request');
+    expectApiError(await t.admin('POST', '/_sandbox/fund', { handle: '@bob', amount: '5.0000001' }), 400, 'invalid_request');
+    expectApiError(await t.admin('POST', '/_sandbox/fund', { handle: '@bob', amount: 5 }), 400, 'invalid_request');
+    expectApiError(await t.admin('POST', '/_sandbox/fund', { handle: '@bob', amount: '5', asset: 'DOGE' }), 400, 'invalid_request');
+    expectApiError(await t.admin('POST', '/_sandbox/fund', { handle: '@bob', amount: '1' + '0'.repeat(40) }), 400, 'invalid_request');
     expect(t.balance('@bob')).toBe(units('105'));
   });
 
@@ -52,7 +48,7 @@ describe('/_sandbox control API', () => {
     const again = await t.admin('POST', '/_sandbox/fund', { handle: '@bob', amount: '5' }, h);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(t.balance('@bob')).toBe(units('105'));
-    expectError(await t.admin('POST', '/_sandbox/fund', { handle: '@bob', amount: '6' }, h), 409, 'idempotency_key_reused');
+    expectApiError(await t.admin('POST', '/_sandbox/fund', { handle: '@bob', amount: '6' }, h), 409, 'idempotency_key_reused');
   });
 
   it('keys: create shows the key once; the list never does; revoke is immediate and idempotent', async () => {
@@ -83,9 +79,9 @@ describe('/_sandbox control API', () => {
     await t.sandbox.advance(5000);
     const again = await t.admin('POST', `/_sandbox/keys/${created.body.key_id}/revoke`);
     expect(again.body.revoked_at).toBe(revoked.body.revoked_at);
-    expectError(await t.admin('POST', '/_sandbox/keys/key_unknown/revoke'), 404, 'key_not_found');
-    expectError(await t.admin('POST', '/_sandbox/keys', { account: '@nobody' }), 404, 'account_not_found');
-    expectError(await t.admin('POST', '/_sandbox/keys', { account: '@acme', name: 'x'.repeat(65) }), 400, 'invalid_request');
+    expectApiError(await t.admin('POST', '/_sandbox/keys/key_unknown/revoke'), 404, 'key_not_found');
+    expectApiError(await t.admin('POST', '/_sandbox/keys', { account: '@nobody' }), 404, 'account_not_found');
+    expectApiError(await t.admin('POST', '/_sandbox/keys', { account: '@acme', name: 'x'.repeat(65) }), 400, 'invalid_request');
     expect((await t.admin('POST', '/_sandbox/keys', { account: '@acme' })).body.name).toBe('unnamed');
   });
 
@@ -96,10 +92,10 @@ describe('/_sandbox control API', () => {
     const adv = await t.admin('POST', '/_sandbox/clock/advance', { ms: 1500 });
     expect(adv.body).toEqual({ now: new Date(Date.parse(before.body.now) + 1500).toISOString(), offset_ms: 1500 });
     expect((await t.as('@alice').get(`/v1/transfers/${sent.transfer_id}`)).body.status).toBe('confirmed');
-    expectError(await t.admin('POST', '/_sandbox/clock/advance', { ms: -1 }), 400, 'invalid_request');
-    expectError(await t.admin('POST', '/_sandbox/clock/advance', { ms: 1.5 }), 400, 'invalid_request');
-    expectError(await t.admin('POST', '/_sandbox/clock/advance', { ms: '10' }), 400, 'invalid_request');
-    expectError(await t.admin('POST', '/_sandbox/clock/advance', {}), 400, 'invalid_request');
+    expectApiError(await t.admin('POST', '/_sandbox/clock/advance', { ms: -1 }), 400, 'invalid_request');
+    expectApiError(await t.admin('POST', '/_sandbox/clock/advance', { ms: 1.5 }), 400, 'invalid_request');
+    expectApiError(await t.admin('POST', '/_sandbox/clock/advance', { ms: '10' }), 400, 'invalid_request');
+    expectApiError(await t.admin('POST', '/_sandbox/clock/advance', {}), 400, 'invalid_request');
     expect((await t.admin('GET', '/_sandbox/clock')).body.offset_ms).toBe(1500);
   });
 
@@ -115,7 +111,7 @@ describe('/_sandbox control API', () => {
     expect(Object.keys(alice).sort()).toEqual(['account_id', 'api_key', 'confidential_ready', 'decryption_key', 'handle', 'key_id', 'kyc_status', 'public_key', 'type']);
     expect(alice.decryption_key).toMatch(/^svc_dk_test_/);
     expect(alice.api_key).not.toBe(oldKey);
-    expectError(await t.call('GET', '/v1/accounts/me', { key: oldKey }), 401, 'unauthorized');
+    expectApiError(await t.call('GET', '/v1/accounts/me', { key: oldKey }), 401, 'unauthorized');
     const list = await t.call('GET', '/v1/transfers', { key: alice.api_key });
     expect(list.body.transfers).toEqual([]);
     expect(t.balance('@alice')).toBe(units('1000'));

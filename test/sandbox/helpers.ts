@@ -3,6 +3,7 @@ import Database from 'libsql';
 // Test helpers: an in-process sandbox on an ephemeral port, and a small fetch wrapper that checks
 // every answer against the shared response schemas (src/api/schemas.ts, control-schemas.ts).
 import { connect } from 'node:net';
+import { expect } from 'vitest';
 import * as z from 'zod/mini';
 import * as C from '../../src/api/control-schemas.js';
 import * as S from '../../src/api/schemas.js';
@@ -45,6 +46,15 @@ export async function request(url: string, method: string, path: string, opts: R
     parsed = undefined;
   }
   return { status: res.status, body: parsed, text, headers: res.headers };
+}
+
+/**
+ * An error answer: its status and code, and (every sandbox error carries one) the request id,
+ * the same in the body and the X-Request-Id header.
+ */
+export function expectApiError(res: Res, status: number, code: string): void {
+  expect({ status: res.status, code: res.body?.error?.code }, res.text).toEqual({ status, code });
+  expect(res.body.error.request_id).toBe(res.headers.get('x-request-id'));
 }
 
 // ---- the answer check -----------------------------------------------------------------------------

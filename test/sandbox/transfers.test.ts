@@ -1,15 +1,10 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, units, type TestSandbox } from './helpers.js';
+import { startSandbox, units, type TestSandbox, expectApiError } from './helpers.js';
 
 const DEAD = '0x000000000000000000000000000000000000dEaD';
 // The spec's fields, `asset`, and the amount ciphertext to the reader's own viewing key (no memo
 // was sent); `confirmed_at` only once confirmed (an unset field is omitted, never null).
 const VIEW_KEYS = ['amount_ciphertext', 'asset', 'confidential', 'created_at', 'from', 'status', 'to', 'transfer_id', 'tx_hash'];
-
-function expectError(res: { status: number; body: { error?: { code?: string; request_id?: string } }; headers: Headers }, status: number, code: string) {
-  expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status, code });
-  expect(res.body.error!.request_id).toBe(res.headers.get('x-request-id'));
-}
 
 describe('POST /v1/transfers', () => {
   let t: TestSandbox;
@@ -52,7 +47,7 @@ describe('POST /v1/transfers', () => {
     ['empty', '', 'request body is required: a JSON object'],
   ])('400 invalid_request when the body is %s', async (_what, raw, message) => {
     const res = await t.call('POST', '/v1/transfers', { key: t.keyOf('@alice'), raw });
-    expectError(res, 400, 'invalid_request');
+    expectApiError(res, 400, 'invalid_request');
     expect(res.body.error.message).toBe(message);
   });
 
@@ -77,7 +72,7 @@ describe('POST /v1/transfers', () => {
     [{ to: '@alice', amount: '1' }, 'to must not be your own account: a transfer to yourself is not allowed'],
   ])('400 invalid_request for %j', async (body, message) => {
     const res = await t.as('@alice').send(body as Record<string, unknown>);
-    expectError(res, 400, 'invalid_request');
+    expectApiError(res, 400, 'invalid_request');
     expect(res.body.error.message).toBe(message);
     expect(t.balance('@alice')).toBe(units('1000'));
   });
@@ -89,41 +84,41 @@ describe('POST /v1/transfers', () => {
   it('400 for sending to your own address', async () => {
     const me = (await t.as('@alice').get('/v1/accounts/me')).body;
     const res = await t.as('@alice').send({ to: me.public_key.toUpperCase().replace('0X', '0x'), amount: '1' });
-    expectError(res, 400, 'invalid_request');
+    expectApiError(res, 400, 'invalid_request');
   });
 
   it('403 kyc_required for @bob, after body validation', async () => {
-    expectError(await t.as('@bob').send({ to: '@alice', amount: '1' }), 403, 'kyc_required');
-    expectError(await t.as('@bob').send({ to: '@alice', amount: 'x' }), 400, 'invalid_request');
+    expectApiError(await t.as('@bob').send({ to: '@alice', amount: '1' }), 403, 'kyc_required');
+    expectApiError(await t.as('@bob').send({ to: '@alice', amount: 'x' }), 400, 'invalid_request');
     expect(t.balance('@bob')).toBe(units('100'));
   });
 
   it('404 recipient_not_found for an unknown handle, before 422 and 402', async () => {
     const res = await t.as('@alice').send({ to: '@nobody', amount: '999999' });
-    expectError(res, 404, 'recipient_not_found');
+    expectApiError(res, 404, 'recipient_not_found');
     expect(res.body.error.message).toBe('no account has the handle @nobody');
   });
 
   it('422 recipient_not_confidential_ready for @oldwallet and 0x2222…, unless confidential is false; before 402', async () => {
     for (const to of ['@oldwallet', '0x2222222222222222222222222222222222222222']) {
-      expectError(await t.as('@alice').send({ to, amount: '999999' }), 422, 'recipient_not_confidential_ready');
-      expectError(await t.as('@alice').send({ to, amount: '1', confidential: true }), 422, 'recipient_not_confidential_ready');
+      expectApiError(await t.as('@alice').send({ to, amount: '999999' }), 422, 'recipient_not_confidential_ready');
+      expectApiError(await t.as('@alice').send({ to, amount: '1', confidential: true }), 422, 'recipient_not_confidential_ready');
       const ok = await t.as('@alice').send({ to, amount: '1', confidential: false });
       expect(ok.status).toBe(201);
       expect(ok.body.confidential).toBe(false);
     }
     // @oldwallet by its address is the same wallet.
     const addr = t.world.store.accountByHandle('@oldwallet')!.public_key;
-    expectError(await t.as('@alice').send({ to: addr, amount: '1' }), 422, 'recipient_not_confidential_ready');
+    expectApiError(await t.as('@alice').send({ to: addr, amount: '1' }), 422, 'recipient_not_confidential_ready');
   });
 
   it('402 insufficient_balance, per asset, and nothing is reserved', async () => {
-    expectError(await t.as('@alice').send({ to: '@acme', amount: '1000.000001' }), 402, 'insufficient_balance');
-    expectError(await t.as('@alice').send({ to: '@acme', amount: '250.000001', asset: 'USDC' }), 402, 'insufficient_balance');
-    expectError(await t.as('@acme').send({ to: '@alice', amount: '1', asset: 'USDC' }), 402, 'insufficient_balance');
+    expectApiError(await t.as('@alice').send({ to: '@acme', amount: '1000.000001' }), 402, 'insufficient_balance');
+    expectApiError(await t.as('@alice').send({ to: '@acme', amount: '250.000001', asset: 'USDC' }), 402, 'insufficient_balance');
+    expectApiError(await t.as('@acme').send({ to: '@alice', amount: '1', asset: 'USDC' }), 402, 'insufficient_balance');
     expect(t.balance('@alice')).toBe(units('1000'));
     expect((await t.as('@alice').send({ to: '@acme', amount: '1000' })).status).toBe(201);
-    expectError(await t.as('@alice').send({ to: '@acme', amount: '0.000001' }), 402, 'insufficient_balance');
+    expectApiError(await t.as('@alice').send({ to: '@acme', amount: '0.000001' }), 402, 'insufficient_balance');
   });
 
   it('concurrent sends never overdraw: of 50 parallel sends only the 7 that fit succeed', async () => {
@@ -184,14 +179,14 @@ describe('settlement', () => {
     expect(sent.status).toBe(201);
     expect(sent.body.to).toBe(DEAD.toLowerCase());
     expect(t.balance('@oldwallet')).toBe(0n);
-    expectError(await t.as('@oldwallet').send({ to: '@alice', amount: '0.000001', confidential: true }), 402, 'insufficient_balance');
+    expectApiError(await t.as('@oldwallet').send({ to: '@alice', amount: '0.000001', confidential: true }), 402, 'insufficient_balance');
     await t.sandbox.advance(1500);
     const got = await t.as('@oldwallet').get(`/v1/transfers/${sent.body.transfer_id}`);
     expect(got.body).toMatchObject({ status: 'failed' });
     expect(got.body).not.toHaveProperty('confirmed_at');
     expect(t.balance('@oldwallet')).toBe(units('10'));
     // The refund is exact: 10 fits again, 10.000001 does not.
-    expectError(await t.as('@oldwallet').send({ to: DEAD, amount: '10.000001' }), 402, 'insufficient_balance');
+    expectApiError(await t.as('@oldwallet').send({ to: DEAD, amount: '10.000001' }), 402, 'insufficient_balance');
     expect((await t.as('@oldwallet').send({ to: DEAD, amount: '10' })).status).toBe(201);
   });
 
@@ -239,14 +234,14 @@ describe('Idempotency-Key', () => {
   it('same key, another body: 409 idempotency_key_reused', async () => {
     const h = { headers: { 'idempotency-key': 'order-2' } };
     await t.as('@alice').send({ to: '@acme', amount: '10' }, h);
-    expectError(await t.as('@alice').send({ to: '@acme', amount: '11' }, h), 409, 'idempotency_key_reused');
+    expectApiError(await t.as('@alice').send({ to: '@acme', amount: '11' }, h), 409, 'idempotency_key_reused');
     expect(t.balance('@alice')).toBe(units('990'));
   });
 
   it('replays an error answer too, and keys are per account', async () => {
     const h = { headers: { 'idempotency-key': 'k' } };
     const first = await t.as('@alice').send({ to: '@nobody', amount: '1' }, h);
-    expectError(first, 404, 'recipient_not_found');
+    expectApiError(first, 404, 'recipient_not_found');
     const again = await t.as('@alice').send({ to: '@nobody', amount: '1' }, h);
     expect(again.status).toBe(404);
     expect(again.text).toBe(first.text);
@@ -264,7 +259,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('a malformed key is 400; the state keeps only a hash of the request', async () => {
-    expectError(await t.as('@alice').send({ to: '@acme', amount: '1' }, { headers: { 'idempotency-key': 'a'.repeat(256) } }), 400, 'invalid_request');
+    expectApiError(await t.as('@alice').send({ to: '@acme', amount: '1' }, { headers: { 'idempotency-key': 'a'.repeat(256) } }), 400, 'invalid_request');
     await t.as('@alice').send({ to: '@acme', amount: '4321.123456', memo: 'secret-memo' }, { headers: { 'idempotency-key': 'h' } });
     const rows = JSON.stringify(t.world.store.tableRows('idempotency'));
     expect(rows).not.toMatch(/4321|secret-memo/);
@@ -291,8 +286,8 @@ describe('GET /v1/transfers/{id}', () => {
     expect({ ...byReceiver, amount_ciphertext: undefined }).toEqual({ ...created, amount_ciphertext: undefined });
     expect(byReceiver.amount_ciphertext).toEqual(expect.any(String));
     expect(byReceiver.amount_ciphertext).not.toBe(created.amount_ciphertext);
-    expectError(await t.as('@bob').get(`/v1/transfers/${created.transfer_id}`), 404, 'transfer_not_found');
-    expectError(await t.as('@alice').get('/v1/transfers/tr_doesnotexist'), 404, 'transfer_not_found');
+    expectApiError(await t.as('@bob').get(`/v1/transfers/${created.transfer_id}`), 404, 'transfer_not_found');
+    expectApiError(await t.as('@alice').get('/v1/transfers/tr_doesnotexist'), 404, 'transfer_not_found');
   });
 });
 
@@ -379,13 +374,13 @@ describe('GET /v1/transfers', () => {
     ['offset=x', 'offset must be a whole number from 0 up'],
     ['status=done', 'status must be one of pending, confirmed, failed'],
     ['status=', 'status must be one of pending, confirmed, failed'],
-    ['from=yesterday', 'from must be an ISO 8601 timestamp such as 2025-01-31T12:00:00Z or 2025-01-31'],
-    ['from=2025-02-30', 'from must be an ISO 8601 timestamp such as 2025-01-31T12:00:00Z or 2025-01-31'],
-    ['to=2025-01-31T12:00:00', 'to must be an ISO 8601 timestamp such as 2025-01-31T12:00:00Z or 2025-01-31'],
-    ['to=2025-01-31T25:00:00Z', 'to must be an ISO 8601 timestamp such as 2025-01-31T12:00:00Z or 2025-01-31'],
+    ['from=yesterday', 'from must be an ISO 8601 timestamp with an offset, such as 2025-01-31T12:00:00Z or 2025-01-31'],
+    ['from=2025-02-30', 'from must be an ISO 8601 timestamp with an offset, such as 2025-01-31T12:00:00Z or 2025-01-31'],
+    ['to=2025-01-31T12:00:00', 'to must be an ISO 8601 timestamp with an offset, such as 2025-01-31T12:00:00Z or 2025-01-31'],
+    ['to=2025-01-31T25:00:00Z', 'to must be an ISO 8601 timestamp with an offset, such as 2025-01-31T12:00:00Z or 2025-01-31'],
   ])('400 invalid_request for ?%s', async (query, message) => {
     const res = await t.as('@alice').get(`/v1/transfers?${query}`);
-    expectError(res, 400, 'invalid_request');
+    expectApiError(res, 400, 'invalid_request');
     expect(res.body.error.message).toBe(message);
   });
 });

@@ -4,8 +4,6 @@
 // webhooksIdle(), never with sleeps.
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -15,108 +13,17 @@ import { createAccount } from '../../src/sandbox/seed.js';
 import type { HeldTransaction } from '../../src/sandbox/records.js';
 import type { WebhookEngineOptions } from '../../src/sandbox/webhooks/engine.js';
 import { MAX_ATTEMPTS, nextAttempt, RETRY_DELAYS_MS, RETRY_WINDOW_MS, retryAfterMs } from '../../src/sandbox/webhooks/schedule.js';
+import { startReceiver, type Received, type Receiver } from '../helpers/webhook-receiver.js';
 import { dbBytes, dbRecords, nullPaths, request, type ReqOptions } from './helpers.js';
 
 const HOUR = 3_600_000;
 const CANARY = '7341.902817';
 const hmac = (secret: string, body: Buffer) => createHmac('sha256', secret).update(body).digest('hex');
 
-// ---- a scriptable receiver ------------------------------------------------------------------------
-
-interface Received {
-  headers: IncomingMessage['headers'];
-  raw: Buffer;
-  json: Record<string, unknown>;
-}
-type Behaviour = { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang' | 'reset';
-
-interface Receiver {
-  url: string;
-  got: Received[];
-  /** What to do with the n-th request (1-based). */
-  behave: (n: number, r: Received) => Behaviour;
-  /** Requests that arrived and are still held open. */
-  held: () => number;
-  /** Requests answered so far (a delayed answer counts once written). */
-  answered: () => number;
-  /** Resolves when no request is held open any more (their connections closed). */
-  released(): Promise<void>;
-  /** Resolves when `n` requests have arrived in total. */
-  waitFor(n: number): Promise<void>;
-  close(): Promise<void>;
-}
+// ---- a scriptable receiver (test/helpers/webhook-receiver.ts) ---------------------------------------
 
 /** Every delivery any receiver got in the current test: checked for nulls after each test. */
 const everyDelivery: Received[] = [];
-
-async function startReceiver(behave: Receiver['behave'] = () => ({ status: 200 })): Promise<Receiver> {
-  const got: Received[] = [];
-  const sockets = new Set<Socket>();
-  let heldCount = 0;
-  let answeredCount = 0;
-  let releaseWaiters: Array<() => void> = [];
-  let waiters: Array<{ n: number; resolve: () => void }> = [];
-  const rec: Receiver = {
-    url: '',
-    got,
-    behave,
-    held: () => heldCount,
-    answered: () => answeredCount,
-    released: () => (heldCount === 0 ? Promise.resolve() : new Promise((resolve) => releaseWaiters.push(resolve))),
-    waitFor: (n) => (got.length >= n ? Promise.resolve() : new Promise((resolve) => waiters.push({ n, resolve }))),
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
-  };
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks);
-      let json: Record<string, unknown> = {};
-      try {
-        json = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
-      } catch {
-        /* not JSON */
-      }
-      const r: Received = { headers: req.headers, raw, json };
-      got.push(r);
-      everyDelivery.push(r);
-      const b = rec.behave(got.length, r);
-      const ready = waiters.filter((w) => got.length >= w.n);
-      waiters = waiters.filter((w) => got.length < w.n);
-      for (const w of ready) w.resolve();
-      if (b === 'hang') {
-        heldCount++;
-        res.on('close', () => {
-          if (--heldCount > 0) return;
-          for (const w of releaseWaiters) w();
-          releaseWaiters = [];
-        });
-        return;
-      }
-      if (b === 'reset') {
-        req.socket.destroy();
-        return;
-      }
-      const answer = () => {
-        res.writeHead(b.status, b.headers);
-        res.end('{"ok":true}');
-        answeredCount++;
-      };
-      if (b.delayMs) setTimeout(answer, b.delayMs).unref();
-      else answer();
-    });
-  });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  rec.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  return rec;
-}
 
 // ---- a sandbox with a frozen clock and webhook knobs ------------------------------------------------
 
@@ -170,7 +77,7 @@ async function sandbox(opts?: SandboxOptions, webhooks?: Partial<WebhookEngineOp
   return t;
 }
 async function receiver(behave?: Receiver['behave']): Promise<Receiver> {
-  const r = await startReceiver(behave);
+  const r = await startReceiver(behave, (d) => everyDelivery.push(d));
   cleanups.push(r.close);
   return r;
 }

@@ -1,37 +1,20 @@
 // ApiClient against a real local HTTP server: retries, idempotency keys, tracing, errors.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApiClient } from '../../src/api/client.js';
 import { ApiError, NetworkError } from '../../src/errors.js';
+import { refusedPort, startScriptedServer, type Handler, type RecordedRequest, type ScriptedServer } from '../helpers/scripted-server.js';
 
-function stop(s: Server): Promise<void> {
-  s.closeAllConnections();
-  return new Promise((r) => s.close(() => r()));
-}
-
-type Handler = (req: IncomingMessage, body: string) => { status: number; body?: unknown; headers?: Record<string, string> };
-const servers: Server[] = [];
+const servers: ScriptedServer[] = [];
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => stop(s)));
+  await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-async function serve(handler: Handler): Promise<{ url: string; seen: Array<{ method: string; url: string; headers: IncomingMessage['headers']; body: string }> }> {
-  const seen: Array<{ method: string; url: string; headers: IncomingMessage['headers']; body: string }> = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (d) => (body += d));
-    req.on('end', () => {
-      seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
-      const r = handler(req, body);
-      res.writeHead(r.status, { 'content-type': 'application/json', ...r.headers });
-      res.end(r.body === undefined ? '' : JSON.stringify(r.body));
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+/** A scripted server (test/helpers/scripted-server.ts) closed after each test; `seen` records every request. */
+async function serve(handler: Handler): Promise<{ url: string; seen: RecordedRequest[] }> {
+  const s = await startScriptedServer(handler);
+  servers.push(s);
+  return { url: s.url, seen: s.requests };
 }
 
 const KEY = 'svc_test_abcdefghijklmnopqrstuvwxyz123456';
@@ -91,17 +74,12 @@ describe('ApiClient', () => {
   });
 
   it('maps refused connections and timeouts to network errors', async () => {
-    const s = await serve(() => ({ status: 200 }));
-    await stop(servers.pop()!);
-    const refused = await client(s.url).get('/v1/accounts/me').catch((e) => e);
+    const refused = await client(`http://127.0.0.1:${await refusedPort()}`).get('/v1/accounts/me').catch((e) => e);
     expect(refused).toBeInstanceOf(NetworkError);
     expect(refused.exitCode).toBe(7);
 
-    const hang = createServer(() => {});
-    servers.push(hang);
-    await new Promise<void>((r) => hang.listen(0, '127.0.0.1', r));
-    const url = `http://127.0.0.1:${(hang.address() as AddressInfo).port}`;
-    const timedOut = await client(url, { timeoutMs: 100 }).get('/v1/accounts/me').catch((e) => e);
+    const hang = await serve(() => 'hang');
+    const timedOut = await client(hang.url, { timeoutMs: 100 }).get('/v1/accounts/me').catch((e) => e);
     expect(timedOut).toBeInstanceOf(NetworkError);
     expect(timedOut.message).toMatch(/within the --timeout of 100ms \(retries included\)/);
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
+  toPolicyUnits,
   compilePolicy, evaluatePolicy, mergePolicyFields, policyWarnings, validatePolicyFields, type Attempt, type PolicyFields,
 } from '../../src/domain/policy.js';
 import { matchesRecipient, parseRecipientPattern, type RecipientPattern } from '../../src/domain/recipient-pattern.js';
@@ -189,6 +190,13 @@ describe('properties', () => {
       const held = e.checks.some((c) => c.outcome === 'held');
       return e.checks.length === 6 && (e.decision === 'deny') === failed && (e.decision === 'hold') === held;
     }));
+  });
+});
+
+describe('toPolicyUnits (shared by the evaluator and the sandbox daily spend)', () => {
+  it('counts USDG and USDC 1:1 in 6-decimal USD units', () => {
+    expect(toPolicyUnits(1_500_000n, 'USDG')).toBe(1_500_000n);
+    expect(toPolicyUnits(1_500_000n, 'USDC')).toBe(1_500_000n);
   });
 });
 

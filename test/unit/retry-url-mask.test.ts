@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { backoffDelay, isRetryableStatus, parseRetryAfter } from '../../src/api/retry.js';
-import { isLoopbackHostHeader } from '../../src/domain/loopback.js';
+import { checkTransportUrl, isLoopbackHostHeader } from '../../src/domain/loopback.js';
 import { checkBaseUrl, isLoopbackHost, joinUrl } from '../../src/api/url.js';
 import { maskSecret, redact } from '../../src/config/mask.js';
 import { checkApiKey, environmentOfKey } from '../../src/config/keys.js';
@@ -38,6 +38,12 @@ describe('base URL checks', () => {
       expect(isLoopbackHostHeader(h), h).toBe(false);
     }
   });
+  it('one transport rule (base URLs, webhook URLs, the sandbox): https anywhere, http only to loopback', () => {
+    const why = (u: string) => { const c = checkTransportUrl(u); return c.ok ? 'ok' : c.why; };
+    expect(['https://api.example.com', 'http://127.0.0.1:9/x', 'http://localhost/x', 'http://[::1]:8080'].map(why)).toEqual(['ok', 'ok', 'ok', 'ok']);
+    expect(['http://api.example.com', 'http://api.localhost', 'ftp://127.0.0.1/x', 'not a url'].map(why)).toEqual(['plain-http', 'plain-http', 'scheme', 'invalid']);
+  });
+
   it('refuses plain http off loopback and odd schemes', () => {
     expect(() => checkBaseUrl('http://api.example.com')).toThrow(/plain HTTP/);
     expect(() => checkBaseUrl('ftp://x')).toThrow(UsageError);

@@ -1,4 +1,5 @@
 // Local simulation with the shared engine against the live policy. Sends nothing but reads.
+import { parseTimestamp, TIMESTAMP_RULE } from '../../domain/timestamp.js';
 import type { App } from '../../app.js';
 import { SpendPolicySchema } from '../../api/schemas.js';
 import { parseAmount, formatUnits, parseNonNegativeDecimal } from '../../domain/amount.js';
@@ -26,8 +27,10 @@ export async function checkPolicy(app: App, ref: string, flags: CheckFlags): Pro
   if (!parseRecipient(flags.to)) throw new UsageError(`--to ${RECIPIENT_RULE}`);
   const amount = parseAmount(flags.amount, asset);
   if (!amount.ok) throw new UsageError(`--amount ${amount.rule}`);
-  const given = flags.at === undefined ? undefined : new Date(flags.at);
-  if (given && Number.isNaN(given.getTime())) throw new UsageError('--at must be an ISO 8601 time, e.g. 2026-11-23T09:30:00Z');
+  // Read as UTC when it has no offset, like every time the service deals in (never local time).
+  const atFlag = flags.at === undefined ? undefined : parseTimestamp(flags.at, { withoutOffset: 'utc' });
+  if (flags.at !== undefined && !atFlag) throw new UsageError(`--at "${flags.at}" ${TIMESTAMP_RULE}`);
+  const given = atFlag ? new Date(atFlag.ms) : undefined;
 
   const agent = await resolveAgent(app, ref);
   const client = await app.client();

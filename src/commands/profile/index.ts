@@ -20,7 +20,7 @@ export function registerProfile(program: Command, deps: ProgramDeps): void {
       '  $ printf "%s\\n%s\\n" "$API_KEY" "$DECRYPTION_KEY" | svc profile add me --key-stdin --decryption-key-stdin',
     ].join('\n'))
     .action(async (name: string, _opts, cmd: Command) => {
-      const { addProfile } = await import('./run.js');
+      const { addProfile } = await import('./add.js');
       await addProfile(deps.app(cmd), name, cmd.opts());
     });
 
@@ -29,7 +29,7 @@ export function registerProfile(program: Command, deps: ProgramDeps): void {
     .alias('list')
     .description('List profiles with masked keys; the current one is marked')
     .action(async (_opts, cmd: Command) => {
-      const { listProfiles } = await import('./run.js');
+      const { listProfiles } = await import('./ls.js');
       await listProfiles(deps.app(cmd));
     });
 
@@ -37,7 +37,7 @@ export function registerProfile(program: Command, deps: ProgramDeps): void {
     .command('use <name>')
     .description('Make a profile the current one')
     .action(async (name: string, _opts, cmd: Command) => {
-      const { useProfile } = await import('./run.js');
+      const { useProfile } = await import('./use.js');
       await useProfile(deps.app(cmd), name);
     });
 
@@ -46,7 +46,7 @@ export function registerProfile(program: Command, deps: ProgramDeps): void {
     .alias('remove')
     .description('Remove a profile and the secrets stored with it')
     .action(async (name: string, _opts, cmd: Command) => {
-      const { removeProfile } = await import('./run.js');
+      const { removeProfile } = await import('./rm.js');
       await removeProfile(deps.app(cmd), name);
     });
 
@@ -54,7 +54,7 @@ export function registerProfile(program: Command, deps: ProgramDeps): void {
     .command('show [name]')
     .description('Show a profile (the current one by default), secrets masked')
     .action(async (name: string | undefined, _opts, cmd: Command) => {
-      const { showProfile } = await import('./run.js');
+      const { showProfile } = await import('./show.js');
       await showProfile(deps.app(cmd), name);
     });
 }

@@ -1,6 +1,7 @@
 // `svc sandbox start|reset|fund|key|trigger|clock`: the local emulator and its admin commands.
 // Admin commands reach the sandbox through the `sandbox` profile (or --profile), which
 // `svc sandbox start` writes with the URL and the control token.
+import { DEFAULT_APPROVAL_WINDOW, DEFAULT_BLOCK_TIME_MS, DEFAULT_HOST, DEFAULT_PORT } from '../../sandbox/defaults.js';
 import { Argument, type Command } from 'commander';
 import type { ProgramDeps } from '../../cli/deps.js';
 import { EVENT_TYPES } from '../../domain/events.js';
@@ -13,10 +14,10 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
   sandbox
     .command('start')
     .description('Start the sandbox on loopback and keep it running until Ctrl-C')
-    .option('--port <n>', 'port to listen on; 0 picks a free one', '46630')
-    .option('--host <host>', 'loopback address to listen on (127.0.0.1, ::1 or localhost)', '127.0.0.1')
-    .option('--block-time <ms>', 'time from submission to settlement, in ms or a duration like 2s', '1500')
-    .option('--approval-window <duration>', 'how long a held agent transaction waits for approval, e.g. 15m, 90s', '15m')
+    .option('--port <n>', 'port to listen on; 0 picks a free one', String(DEFAULT_PORT))
+    .option('--host <host>', 'loopback address to listen on (127.0.0.1, ::1 or localhost)', DEFAULT_HOST)
+    .option('--block-time <ms>', 'time from submission to settlement, in ms or a duration like 2s', String(DEFAULT_BLOCK_TIME_MS))
+    .option('--approval-window <duration>', 'how long a held agent transaction waits for approval, e.g. 15m, 90s', DEFAULT_APPROVAL_WINDOW)
     .option('--state <file>', 'database file (default <config dir>/sandbox/state.db; an earlier JSON state file is imported)')
     .option('--ephemeral', 'keep state in memory only; nothing is written')
     .option('-q, --quiet', 'do not log requests (they are logged on stderr when it is a terminal, or with --verbose)')
@@ -38,7 +39,7 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     .command('reset')
     .description('Wipe the sandbox and seed it again with new API keys (asks first; --yes without a terminal)')
     .action(async (_opts, cmd: Command) => {
-      const { resetSandbox } = await import('./admin.js');
+      const { resetSandbox } = await import('./reset.js');
       await resetSandbox(deps.app(cmd));
     });
 
@@ -48,7 +49,7 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     .option('--asset <asset>', 'USDG or USDC', 'USDG')
     .addHelpText('after', '\nExamples:\n  $ svc sandbox fund @bob 250\n  $ svc sandbox fund @alice 99.5 --asset USDC')
     .action(async (handle: string, amount: string, _opts, cmd: Command) => {
-      const { fundAccount } = await import('./admin.js');
+      const { fundAccount } = await import('./fund.js');
       await fundAccount(deps.app(cmd), handle, amount, cmd.opts());
     });
 
@@ -57,7 +58,7 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     .description('Print the whole sandbox state as one JSON document (no amounts, keys or secrets): to diff, or attach to a bug report')
     .addHelpText('after', '\nExamples:\n  $ svc sandbox export --json > before.json\n  $ svc sandbox export --json | jq \'.transfers | length\'')
     .action(async (_opts, cmd: Command) => {
-      const { exportSandbox } = await import('./admin.js');
+      const { exportSandbox } = await import('./export.js');
       await exportSandbox(deps.app(cmd));
     });
 
@@ -69,7 +70,7 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     .option('--name <name>', 'a name to recognise the key by')
     .addHelpText('after', '\nExamples:\n  $ svc sandbox key create --account @acme --name ci\n  $ KEY=$(svc sandbox key create --account @bob)')
     .action(async (_opts, cmd: Command) => {
-      const { createKey } = await import('./admin.js');
+      const { createKey } = await import('./key-create.js');
       await createKey(deps.app(cmd), cmd.opts());
     });
   key
@@ -78,14 +79,14 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     .description('List API keys: name, account, last use, request count (never the key)')
     .option('--account <handle>', 'only the keys of this account')
     .action(async (_opts, cmd: Command) => {
-      const { listKeys } = await import('./admin.js');
+      const { listKeys } = await import('./key-ls.js');
       await listKeys(deps.app(cmd), cmd.opts());
     });
   key
     .command('revoke <key_id>')
     .description('Revoke an API key at once (asks first; --yes without a terminal)')
     .action(async (keyId: string, _opts, cmd: Command) => {
-      const { revokeKey } = await import('./admin.js');
+      const { revokeKey } = await import('./key-revoke.js');
       await revokeKey(deps.app(cmd), keyId);
     });
 
@@ -104,14 +105,14 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     .command('clock')
     .description('Show the sandbox clock, or move it forward (settles what becomes due)')
     .action(async (_opts, cmd: Command) => {
-      const { showClock } = await import('./admin.js');
+      const { showClock } = await import('./clock.js');
       await showClock(deps.app(cmd));
     });
   clock
     .command('show')
     .description('Show the sandbox clock and how far it is ahead of real time')
     .action(async (_opts, cmd: Command) => {
-      const { showClock } = await import('./admin.js');
+      const { showClock } = await import('./clock.js');
       await showClock(deps.app(cmd));
     });
   clock
@@ -119,7 +120,7 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     .description('Move the sandbox clock forward, e.g. 90s, 15m, 2h, 1d, 500ms or 1h30m')
     .addHelpText('after', '\nExamples:\n  $ svc sandbox clock advance 2s      # settle pending transfers\n  $ svc sandbox clock advance 1d')
     .action(async (duration: string, _opts, cmd: Command) => {
-      const { advanceClock } = await import('./admin.js');
+      const { advanceClock } = await import('./clock.js');
       await advanceClock(deps.app(cmd), duration);
     });
 }

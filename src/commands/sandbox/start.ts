@@ -12,7 +12,7 @@ import type { SandboxHandle } from '../../sandbox/types.js';
 import { CHAIN_ID } from '../../sandbox/auth.js';
 import { EXTERNAL_WALLETS } from '../../sandbox/seed.js';
 import { printAccounts, printExternal, type WorldAccount } from './print.js';
-import { SANDBOX_PROFILE } from './shared.js';
+import { SANDBOX_PROFILE } from './profile-name.js';
 
 export interface StartOptions {
   port?: string;

@@ -5,7 +5,8 @@ import { ApiError } from '../../errors.js';
 import { printJson } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
 import { TriggerSchema } from '../../api/control-schemas.js';
-import { adminTarget, call, normalizeHandle } from './admin.js';
+import { normalizeHandle } from './handle.js';
+import { adminTarget, call } from './target.js';
 
 export async function triggerEvent(app: App, event: string, opts: { account?: string }): Promise<void> {
   const target = await adminTarget(app);

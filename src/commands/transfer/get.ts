@@ -5,10 +5,10 @@ import { ApiError, UsageError } from '../../errors.js';
 import { palette } from '../../io/colors.js';
 import { outputMode, printRecord } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
-import {
-  checkTransferId, failedTransferError, openerFor, parseWaitDuration, withOpened, transferFields, transferPath,
-  waitForTransfer,
-} from './shared.js';
+import { transferFields } from './columns.js';
+import { checkTransferId, transferPath } from './id.js';
+import { openerFor, withOpened } from './open.js';
+import { failedTransferError, parseWaitDuration, waitForTransfer } from './wait.js';
 
 export interface GetOptions {
   wait?: boolean;

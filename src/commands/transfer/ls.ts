@@ -7,12 +7,14 @@ import type { App } from '../../app.js';
 import type { Transfer } from '../../api/schemas.js';
 import type { LocalReader } from '../../crypto/reader.js';
 import { DEFAULT_ASSET } from '../../domain/assets.js';
+import { parseTimestamp, TIMESTAMP_RULE } from '../../domain/timestamp.js';
 import { UsageError } from '../../errors.js';
 import { palette } from '../../io/colors.js';
 import { ListWriter, outputMode } from '../../io/render.js';
 import { TransferPageAnswer } from './ls-page.js';
 import { mapInTurns, transferPages } from './ls-pages.js';
-import { TRANSFER_STATUSES, transferColumns, withOpened, type Opened } from './shared.js';
+import { TRANSFER_STATUSES, transferColumns } from './columns.js';
+import { withOpened, type Opened } from './open.js';
 
 export interface LsOptions {
   status?: string;
@@ -35,30 +37,11 @@ export interface LsPlan {
 
 export const MAX_PAGE = 100;
 
-const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
-
-/**
- * Parses an ISO 8601 date or date-time and returns it as `toISOString()` (UTC). A time without
- * an offset is taken as UTC, like every timestamp of the service; a bare date is its midnight UTC.
- */
+/** A --since / --until value as the API's UTC form (a time without an offset is UTC, never local). */
 export function parseIsoTime(text: string, flag: string): string {
-  const m = ISO_RE.exec(text.trim());
-  const bad = () =>
-    new UsageError(`${flag} "${text}" must be an ISO 8601 date or time, such as 2024-05-01 or 2024-05-01T12:00:00Z`);
-  if (!m) throw bad();
-  const [, y, mo, d, h = '00', mi = '00', s = '00', frac = '', zoneRaw] = m;
-  const [Y, M, D, H, Mi, S] = [y, mo, d, h, mi, s].map(Number) as [number, number, number, number, number, number];
-  const dayOk = M >= 1 && M <= 12 && D >= 1 && new Date(Date.UTC(Y, M - 1, D)).getUTCDate() === D;
-  if (!dayOk || H > 23 || Mi > 59 || S > 59) throw bad();
-  let zone = !zoneRaw || zoneRaw.toUpperCase() === 'Z' ? 'Z' : zoneRaw;
-  if (zone !== 'Z') {
-    const z = /^([+-]\d{2}):?(\d{2})?$/.exec(zone)!;
-    if (Number(z[1]!.slice(1)) > 23 || Number(z[2] ?? '0') > 59) throw bad();
-    zone = `${z[1]}:${z[2] ?? '00'}`;
-  }
-  const ms = Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${s}${frac.slice(0, 4)}${zone}`);
-  if (Number.isNaN(ms)) throw bad();
-  return new Date(ms).toISOString();
+  const t = parseTimestamp(text, { withoutOffset: 'utc' });
+  if (!t) throw new UsageError(`${flag} "${text}" ${TIMESTAMP_RULE}`);
+  return new Date(t.ms).toISOString();
 }
 
 function parseInteger(text: string, flag: string, min: number, max: number, rule: string): number {

@@ -16,7 +16,8 @@ import { sanitize } from '../../io/sanitize.js';
 import { parseRecipient, RECIPIENT_RULE } from '../../domain/recipient.js';
 import { palette, type Palette } from '../../io/colors.js';
 import { outputMode, printRecord, type OutputMode } from '../../io/render.js';
-import { failedTransferError, parseWaitDuration, transferFields, waitForTransfer } from './shared.js';
+import { transferFields } from './columns.js';
+import { failedTransferError, parseWaitDuration, waitForTransfer } from './wait.js';
 
 export interface SendOptions {
   asset?: string;

@@ -14,7 +14,7 @@ export function registerWebhook(program: Command, deps: ProgramDeps): void {
     .requiredOption('--events <list>', `comma-separated event types, or "all" (${EVENT_TYPES.join(', ')})`, collect)
     .addHelpText('after', '\nExamples:\n  $ svc webhook create https://hooks.example.com/svc --events transfer.confirmed,transfer.failed\n  $ svc webhook create https://hooks.example.com/svc --events all --json | jq -r .secret')
     .action(async (url: string, opts: { events: string[] }, cmd: Command) => {
-      const { createWebhook } = await import('./manage.js');
+      const { createWebhook } = await import('./create.js');
       await createWebhook(deps.app(cmd), url, opts.events);
     });
 
@@ -23,7 +23,7 @@ export function registerWebhook(program: Command, deps: ProgramDeps): void {
     .alias('list')
     .description('List subscriptions (secrets are never shown again)')
     .action(async (_o, cmd: Command) => {
-      const { listWebhooks } = await import('./manage.js');
+      const { listWebhooks } = await import('./ls.js');
       await listWebhooks(deps.app(cmd));
     });
 
@@ -32,7 +32,7 @@ export function registerWebhook(program: Command, deps: ProgramDeps): void {
     .alias('delete')
     .description('Delete a subscription at once, pending retries included')
     .action(async (id: string, _o, cmd: Command) => {
-      const { removeWebhook } = await import('./manage.js');
+      const { removeWebhook } = await import('./rm.js');
       await removeWebhook(deps.app(cmd), id);
     });
 
@@ -40,7 +40,7 @@ export function registerWebhook(program: Command, deps: ProgramDeps): void {
     .command('deliveries <webhook_id>')
     .description('Delivery attempts: event, attempt, status code, retry count, next retry')
     .action(async (id: string, _o, cmd: Command) => {
-      const { listDeliveries } = await import('./manage.js');
+      const { listDeliveries } = await import('./deliveries.js');
       await listDeliveries(deps.app(cmd), id);
     });
 
@@ -48,7 +48,7 @@ export function registerWebhook(program: Command, deps: ProgramDeps): void {
     .command('replay <webhook_id> <event_id>')
     .description('Send one event to the subscription again')
     .action(async (id: string, eventId: string, _o, cmd: Command) => {
-      const { replayEvent } = await import('./manage.js');
+      const { replayEvent } = await import('./replay.js');
       await replayEvent(deps.app(cmd), id, eventId);
     });
 

@@ -1,19 +1,21 @@
 // `svc webhook listen`: a local receiver. Subscribes itself (loopback http is accepted by the
 // sandbox), prints each delivery, verifies every signature, forwards the verified ones if asked,
-// and deletes its subscription on exit (Ctrl-C included). What happens to one request: receiver.ts.
-import { createServer } from 'node:http';
+// and deletes its subscription on exit (Ctrl-C included). What happens to one request: receiver.ts;
+// the subscription: subscription.ts; the service's clock, for freshness: service-clock.ts.
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { App } from '../../app.js';
 import type { ApiClient } from '../../api/client.js';
-import { WebhookSchema } from '../../api/schemas.js';
 import { maskSecret } from '../../config/mask.js';
 import { EVENT_TYPES } from '../../domain/events.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { palette, type Palette } from '../../io/colors.js';
 import { safeJson, sanitize } from '../../io/sanitize.js';
 import { parseTolerance, secretFrom, type SecretFlags } from './delivery-check.js';
-import { eventsFrom } from './manage.js';
+import { eventsFrom } from './events-flag.js';
 import { createReceiver, type Received, type Refused } from './receiver.js';
+import { serviceClock } from './service-clock.js';
+import { noSecretError, subscribe, unsubscribe, type Subscription } from './subscription.js';
 
 export interface ListenOptions extends SecretFlags {
   port: string;
@@ -77,83 +79,65 @@ function printer(app: App, p: Palette): (r: Received | Refused) => void {
   };
 }
 
-export async function listen(app: App, opts: ListenOptions): Promise<void> {
-  const { port, toleranceMs, events, forward, secret: given } = plan(app, opts);
-  const p = await palette(app.io);
-  const client: ApiClient | undefined = opts.subscribe ? await app.client() : undefined;
-  let secret = given ?? '';
-  let webhookId: string | undefined;
-  let skewMs = 0;
-
-  // Deliveries are signed with the service's clock (the sandbox's can be moved forward), so
-  // freshness is judged against it: learnt from the API's Date header at start, and again before
-  // a correctly signed delivery is called stale (concurrent ones share one request).
-  let resync: Promise<void> | undefined;
-  const resyncClock = (): Promise<void> => {
-    if (!client || !webhookId) return Promise.resolve();
-    resync ??= (async () => {
-      app.renewBudget(); // listen runs for hours: each resync has the whole --timeout
-      try {
-        const res = await client.get(`/v1/webhooks/${encodeURIComponent(webhookId!)}`);
-        if (res.serverTime && !Number.isNaN(res.serverTime.getTime())) skewMs = res.serverTime.getTime() - Date.now();
-      } catch {
-        /* keep the old offset */
-      } finally {
-        resync = undefined;
-      }
-    })();
-    return resync;
-  };
-
-  const receive = createReceiver({
-    secret: () => secret,
-    toleranceMs,
-    now: () => Date.now() + skewMs,
-    resync: resyncClock,
-    ...(forward ? { forward } : {}),
-    forwardUnverified: Boolean(opts.forwardUnverified),
-    report: printer(app, p),
-  });
-  const server = createServer((req, res) => void receive(req, res));
+/** Listens on loopback (port 0: any free one) and resolves with the URL deliveries go to. */
+async function listenOn(server: Server, port: number): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err) => reject(new CliError('failure', (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? 'address_in_use' : 'listen_failed', `cannot listen on 127.0.0.1:${port}: ${(err as Error).message}`)));
     server.listen(port, '127.0.0.1', () => resolve());
   });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+}
 
-  const cleanup = async () => {
+function announce(app: App, p: Palette, url: string, plan: Plan, opts: ListenOptions, sub: Subscription | undefined, secret: string): void {
+  const { events, forward } = plan;
+  app.io.err(`listening on ${url}${sub ? ` (subscription ${sanitize(sub.id)}: ${events.length === EVENT_TYPES.length ? 'all events' : events.join(',')})` : ''}${forward ? `, forwarding verified deliveries to ${sanitize(forward.href)}` : ''}; Ctrl-C to stop\n`);
+  if (opts.forwardUnverified) app.io.err(`${p.yellow('warning:')} --forward-unverified: deliveries that FAIL verification are forwarded too (for debugging only)\n`);
+  if (!sub) return;
+  // The secret comes from the service's answer (or the environment, or a file): sanitised like any other text.
+  if (opts.printSecret) app.io.err(`signing secret: ${sanitize(secret)}\n`);
+  else app.io.err(`signing secret: ${sanitize(maskSecret(secret))} (--print-secret shows it)\n`);
+}
+
+export async function listen(app: App, opts: ListenOptions): Promise<void> {
+  const planned = plan(app, opts);
+  const p = await palette(app.io);
+  const client: ApiClient | undefined = opts.subscribe ? await app.client() : undefined;
+  let secret = planned.secret ?? '';
+  let sub: Subscription | undefined;
+  const clock = serviceClock(app, client, () => (sub ? `/v1/webhooks/${encodeURIComponent(sub.id)}` : undefined));
+
+  const receive = createReceiver({
+    secret: () => secret,
+    toleranceMs: planned.toleranceMs,
+    now: clock.now,
+    resync: clock.resync,
+    ...(planned.forward ? { forward: planned.forward } : {}),
+    forwardUnverified: Boolean(opts.forwardUnverified),
+    report: printer(app, p),
+  });
+  const server = createServer((req, res) => void receive(req, res));
+  const url = await listenOn(server, planned.port);
+  const stop = async () => {
     server.close();
     server.closeAllConnections();
-    if (!client || !webhookId) return;
-    try {
-      await client.delete(`/v1/webhooks/${encodeURIComponent(webhookId)}`);
-      app.io.err(`deleted subscription ${sanitize(webhookId)}\n`);
-    } catch (err) {
-      const id = sanitize(webhookId);
-      app.io.err(`warning: could not delete subscription ${id}: ${sanitize((err as Error).message)} (delete it with \`svc webhook rm ${id} --yes\`)\n`);
-    }
+    if (client && sub) await unsubscribe(app, client, sub.id);
   };
-  try {
-    if (client) {
-      const res = await client.post('/v1/webhooks', { body: { url, events }, schema: WebhookSchema });
-      webhookId = res.data.webhook_id;
-      if (res.serverTime && !Number.isNaN(res.serverTime.getTime())) skewMs = res.serverTime.getTime() - Date.now();
-      if (!given) secret = res.data.secret ?? '';
-      if (!secret) throw new CliError('failure', 'invalid_response', 'the service did not return a signing secret');
-    }
-  } catch (err) {
-    await cleanup();
-    throw err;
-  }
 
-  app.io.err(`listening on ${url}${webhookId ? ` (subscription ${sanitize(webhookId)}: ${events.length === EVENT_TYPES.length ? 'all events' : events.join(',')})` : ''}${forward ? `, forwarding verified deliveries to ${sanitize(forward.href)}` : ''}; Ctrl-C to stop\n`);
-  if (opts.forwardUnverified) app.io.err(`${p.yellow('warning:')} --forward-unverified: deliveries that FAIL verification are forwarded too (for debugging only)\n`);
-  // The secret comes from the service's answer (or the environment, or a file): sanitised like any other text.
-  if (opts.printSecret && webhookId) app.io.err(`signing secret: ${sanitize(secret)}\n`);
-  else if (webhookId) app.io.err(`signing secret: ${sanitize(maskSecret(secret))} (--print-secret shows it)\n`);
+  if (client) {
+    try {
+      sub = await subscribe(client, url, planned.events);
+      clock.learn(sub.serverTime);
+      secret ||= sub.secret;
+      if (!secret) throw noSecretError();
+    } catch (err) {
+      await stop();
+      throw err;
+    }
+  }
+  announce(app, p, url, planned, opts, sub, secret);
 
   await app.waitForInterrupt();
   app.io.err('\nstopping…\n');
-  await cleanup();
+  await stop();
   app.exitCode = ExitCode.interrupted;
 }

@@ -1,4 +1,4 @@
-// Agents, spend policies and the approval queue (issue 4):
+// Agents, spend policies and the approval queue:
 //   POST/GET /v1/accounts/me/agents, GET/PATCH /v1/agents/{account_id}/spend-policy,
 //   POST /v1/agents/{account_id}/suspend|resume (sandbox extension),
 //   GET /v1/agents/transactions/pending, POST /v1/agents/transactions/{id}/approve|reject.

@@ -1,11 +1,13 @@
 // POST /v1/transfers, GET /v1/transfers/{id}, GET /v1/transfers.
 // No answer ever carries an amount or a memo.
+import { memoFits, MEMO_RULE } from '../../domain/memo.js';
+import { parseTimestamp } from '../../domain/timestamp.js';
 import { parseRecipient, RECIPIENT_RULE } from '../../domain/recipient.js';
 import { agentSuspended, gateAgentTransfer } from '../agents.js';
 import type { ApiContext, Routes } from '../http/context.js';
 import { ApiFault, invalid, ok, type Reply } from '../http/respond.js';
 import { heldView } from './agents.js';
-import { externalWallet } from '../seed.js';
+import { findRecipient } from '../recipient.js';
 import { TRANSFER_STATUSES, type Account, type Transfer, type TransferStatus } from '../records.js';
 import {
   amountField,
@@ -14,12 +16,10 @@ import {
   objectBody,
   optionalBoolean,
   optionalString,
-  parseTimestamp,
   queryParam,
   requiredString,
 } from './validate.js';
 
-export const MEMO_MAX_BYTES = 256;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
@@ -59,8 +59,8 @@ export function createTransfer(ctx: ApiContext): Reply {
   const units = amountField(body, asset);
   const confidential = optionalBoolean(body, 'confidential') ?? true;
   const memo = optionalString(body, 'memo');
-  if (memo !== undefined && Buffer.byteLength(memo, 'utf8') > MEMO_MAX_BYTES) {
-    throw invalid(`memo must be at most ${MEMO_MAX_BYTES} bytes of UTF-8`);
+  if (memo !== undefined && !memoFits(memo)) {
+    throw invalid(`memo ${MEMO_RULE}`);
   }
 
   // A suspended agent moves no funds (its owner's decisions on held ones still go through).
@@ -70,19 +70,9 @@ export function createTransfer(ctx: ApiContext): Reply {
     throw new ApiFault(403, 'kyc_required', `${account.handle} has not completed identity verification (kyc_status ${account.kyc_status}); it cannot send transfers`);
   }
 
-  let toAccount: Account | undefined;
-  let toAddress: string;
-  let ready: boolean;
-  if (recipient.kind === 'handle') {
-    toAccount = world.store.accountByHandle(recipient.handle);
-    if (!toAccount) throw new ApiFault(404, 'recipient_not_found', `no account has the handle ${to}`);
-    toAddress = toAccount.public_key;
-    ready = toAccount.confidential_ready;
-  } else {
-    toAccount = world.store.accountByAddress(recipient.address);
-    toAddress = recipient.address;
-    ready = toAccount ? toAccount.confidential_ready : externalWallet(recipient.address).confidential_ready;
-  }
+  const found = findRecipient(world.store, recipient);
+  if (!found) throw new ApiFault(404, 'recipient_not_found', `no account has the handle ${to}`);
+  const { account: toAccount, address: toAddress, confidentialReady: ready } = found;
   if (toAccount?.account_id === account.account_id) throw invalid('to must not be your own account: a transfer to yourself is not allowed');
 
   if (confidential && !ready) {
@@ -133,7 +123,7 @@ function timeParam(query: URLSearchParams, name: string) {
   const raw = queryParam(query, name);
   if (raw === undefined) return undefined;
   const t = parseTimestamp(raw);
-  if (!t) throw invalid(`${name} must be an ISO 8601 timestamp such as 2025-01-31T12:00:00Z or 2025-01-31`);
+  if (!t) throw invalid(`${name} must be an ISO 8601 timestamp with an offset, such as 2025-01-31T12:00:00Z or 2025-01-31`);
   return t;
 }
 

@@ -2,7 +2,7 @@
 // POST /v1/webhooks/{id}/replay/{event_id}, and the control route POST /_sandbox/trigger.
 // The signing secret appears in the create answer only (an Idempotency-Key replay of the create
 // answers without it). Another account's subscription is not found.
-import { isLoopbackHost } from '../../domain/loopback.js';
+import { checkTransportUrl } from '../../domain/loopback.js';
 import { newWebhookSecret } from '../../crypto/webhook-signature.js';
 import { EVENT_TYPES, isEventType, type EventType } from '../../domain/events.js';
 import { HANDLE_RE } from '../../domain/recipient.js';
@@ -49,18 +49,12 @@ function queuedView(d: Delivery) {
 /** https anywhere, or http to a loopback host; no credentials in the URL. */
 export function checkUrl(value: string): string {
   if (value.length > MAX_URL_LENGTH) throw invalid(`url must be at most ${MAX_URL_LENGTH} characters`);
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw invalid('url must be an absolute URL such as https://hooks.example.com/svc');
-  }
+  const checked = checkTransportUrl(value);
+  if (!checked.ok && checked.why === 'invalid') throw invalid('url must be an absolute URL such as https://hooks.example.com/svc');
+  const url = new URL(value);
   if (url.username || url.password) throw invalid('url must not carry credentials (user:password@)');
-  if (url.protocol === 'https:') return value;
-  if (url.protocol === 'http:') {
-    if (isLoopbackHost(url.hostname)) return value;
-    throw invalid(`url must use https (plain http is accepted only for a loopback host such as 127.0.0.1), got http://${url.host}`);
-  }
+  if (checked.ok) return value;
+  if (checked.why === 'plain-http') throw invalid(`url must use https (plain http is accepted only for a loopback host such as 127.0.0.1), got http://${url.host}`);
   throw invalid(`url must use https (got ${url.protocol.replace(/:$/, '')})`);
 }
 

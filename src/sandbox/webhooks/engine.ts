@@ -72,7 +72,8 @@ export interface EngineDeps {
   scheduler: Scheduler;
   clock: SandboxClock;
   sealer: Sealer;
-  onError?: (err: unknown) => void;
+  /** An attempt that fails inside the sandbox itself (not the receiver's fault) is reported here. */
+  onError: (err: unknown) => void;
 }
 
 export class WebhookEngine {
@@ -101,7 +102,7 @@ export class WebhookEngine {
       this.sender = new HttpSender(this.options.timeoutMs);
       this.send = this.sender.send;
     }
-    this.queue = new AttemptQueue(this.options.maxInFlight, this.options.maxPerOrigin, (id) => this.attempt(id), () => this.settled());
+    this.queue = new AttemptQueue(this.options.maxInFlight, this.options.maxPerOrigin, (id) => this.attempt(id), () => this.settled(), deps.onError);
     const { store } = deps;
     const onEvent = (e: SandboxEvent) => this.onSandboxEvent(e);
     store.on('transfer.initiated', onEvent);
@@ -265,7 +266,7 @@ export class WebhookEngine {
       });
     } catch (err) {
       outcome = { status: null, error: 'internal error', durationMs: 0, timedOut: false };
-      this.deps.onError?.(err);
+      this.deps.onError(err);
     } finally {
       d.controller = undefined;
       d.startedAt = undefined;

@@ -15,6 +15,8 @@ export class AttemptQueue {
     private readonly maxPerOrigin: number,
     private readonly run: (id: string) => Promise<void>,
     private readonly onSettled: () => void,
+    /** A job that throws (a bug: attempts record their own failures) is reported here. */
+    private readonly onError: (err: unknown) => void,
   ) {}
 
   /** Attempts in flight plus those waiting for a slot. */
@@ -62,7 +64,7 @@ export class AttemptQueue {
     this.active++;
     this.activeByOrigin.set(origin, (this.activeByOrigin.get(origin) ?? 0) + 1);
     void this.run(id)
-      .catch(() => {})
+      .catch(this.onError)
       .finally(() => {
         this.active--;
         const n = (this.activeByOrigin.get(origin) ?? 1) - 1;

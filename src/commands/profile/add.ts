@@ -1,3 +1,4 @@
+// `svc profile add <name>`: checks the key (and decryption key) before anything is saved.
 import type { App } from '../../app.js';
 import { accountCacheFor } from '../../config/account-cache.js';
 import type { Account } from '../../api/schemas.js';
@@ -8,7 +9,7 @@ import { checkApiKey, environmentOfKey } from '../../config/keys.js';
 import { maskSecret } from '../../config/mask.js';
 import { DEFAULT_BASE_URL, PROFILE_NAME_RE, type Profile } from '../../config/profiles.js';
 import { checkBaseUrl } from '../../api/url.js';
-import { outputMode, printList, printRecord, printJson } from '../../io/render.js';
+import { printJson } from '../../io/render.js';
 import { palette } from '../../io/colors.js';
 import { promptSecret, readStdin } from '../../io/secret-input.js';
 
@@ -127,64 +128,4 @@ async function matchDecryptionKey(app: App, key: DecryptionKey, account: Account
   } else {
     app.io.err(`decryption key matches the viewing key of ${sanitize(account.handle)}\n`);
   }
-}
-
-function describe(name: string, profile: Profile, current: boolean) {
-  return {
-    name,
-    current,
-    environment: environmentOfKey(profile.apiKey) ?? 'unknown',
-    api_key: maskSecret(profile.apiKey),
-    base_url: profile.baseUrl,
-    ...(profile.decryptionKey ? { decryption_key: maskSecret(profile.decryptionKey) } : {}),
-  };
-}
-
-export async function listProfiles(app: App): Promise<void> {
-  const store = await app.store();
-  const rows = store.list().map(({ name, profile, current }) => describe(name, profile, current));
-  const mode = outputMode(app.io, app.json);
-  const p = await palette(app.io);
-  printList(app.io, mode, rows, [
-    { key: 'current', header: ' ', format: (v) => (v ? '*' : ' ') },
-    { key: 'name', header: 'NAME' },
-    { key: 'environment', header: 'ENV', format: (v) => (v === 'live' || v === 'test' ? p.badge(v) : String(v)) },
-    { key: 'api_key', header: 'API KEY' },
-    { key: 'base_url', header: 'BASE URL' },
-  ], 'No profiles yet. Add one with `svc profile add <name>` or start the sandbox with `svc sandbox start`.');
-}
-
-export async function useProfile(app: App, name: string): Promise<void> {
-  const store = await app.store();
-  if (!store.get(name)) throw new CliError('not_found', 'profile_not_found', `profile "${name}" does not exist`, { hint: 'run `svc profile ls`' });
-  store.use(name);
-  app.io.err(`now using profile "${sanitize(name)}"\n`);
-}
-
-export async function removeProfile(app: App, name: string): Promise<void> {
-  const store = await app.store();
-  if (!store.get(name)) throw new CliError('not_found', 'profile_not_found', `profile "${name}" does not exist`, { hint: 'run `svc profile ls`' });
-  await app.confirmDestructive(`Remove profile "${sanitize(name)}" and its stored keys?`, 'Cancelled; nothing was changed.');
-  store.remove(name);
-  app.io.err(`removed profile "${sanitize(name)}"\n`);
-}
-
-export async function showProfile(app: App, name?: string): Promise<void> {
-  const store = await app.store();
-  const target = name ?? app.globals.profile ?? app.env.SVC_PROFILE ?? store.current;
-  const profile = target ? store.get(target) : undefined;
-  if (!target || !profile) {
-    throw new CliError('not_found', 'profile_not_found', target ? `profile "${target}" does not exist` : 'no current profile', { hint: 'run `svc profile ls`' });
-  }
-  const mode = outputMode(app.io, app.json);
-  const record = describe(target, profile, store.current === target);
-  // A person reads "not set"; JSON leaves the field out.
-  printRecord(app.io, mode, mode === 'json' ? record : { decryption_key: 'not set', ...record }, [
-    { key: 'name', header: 'Name' },
-    { key: 'current', header: 'Current' },
-    { key: 'environment', header: 'Environment' },
-    { key: 'api_key', header: 'API key' },
-    { key: 'base_url', header: 'Base URL' },
-    { key: 'decryption_key', header: 'Decryption key' },
-  ]);
 }

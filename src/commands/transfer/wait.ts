@@ -1,0 +1,63 @@
+// `--wait`: polling a transfer until it settles, within a time limit.
+import type { App } from '../../app.js';
+import type { ApiClient } from '../../api/client.js';
+import { TransferSchema, type Transfer } from '../../api/schemas.js';
+import { CliError, UsageError } from '../../errors.js';
+import { DURATION_RULE, formatDuration, parseDuration } from '../../domain/duration.js';
+import { startSpinner } from '../../io/spinner.js';
+import { transferPath } from './id.js';
+
+/** Statuses after which a transfer never changes again. */
+export const FINAL_STATUSES: readonly string[] = ['confirmed', 'failed'];
+
+/** Poll interval of --wait, in real time. */
+export const POLL_INTERVAL_MS = 250;
+export const DEFAULT_WAIT_MS = 120_000;
+const MAX_WAIT_MS = 24 * 3_600_000;
+
+/** Parses a --timeout-wait value (`90s`, `2m`, `1m30s`; a unit is required) into milliseconds. */
+export function parseWaitDuration(text: string | undefined, flag = '--timeout-wait'): number {
+  if (text === undefined) return DEFAULT_WAIT_MS;
+  const ms = parseDuration(text);
+  if (ms === undefined || ms <= 0 || ms > MAX_WAIT_MS) {
+    throw new UsageError(`${flag} "${text}" ${ms === undefined ? DURATION_RULE : 'must be more than 0 and at most 24h'}`);
+  }
+  return ms;
+}
+
+/**
+ * Polls GET /v1/transfers/{id} until the transfer is confirmed or failed, with a spinner on
+ * stderr (animated only on a terminal). Throws a timeout error (exit 7) when `timeoutMs` passes.
+ */
+export async function waitForTransfer(app: App, client: ApiClient, id: string, timeoutMs: number): Promise<Transfer> {
+  const { clock } = app;
+  const started = clock.now();
+  const deadline = started + timeoutMs;
+  const spinner = startSpinner(app.io, `waiting for transfer ${id} to settle (up to ${formatDuration(timeoutMs)})…`, { quiet: app.json, env: app.env });
+  try {
+    for (;;) {
+      const { data } = await client.get(transferPath(id), { schema: TransferSchema });
+      if (FINAL_STATUSES.includes(data.status)) return data;
+      const elapsed = Math.round((clock.now() - started) / 1000);
+      spinner.update(`waiting for transfer ${id} to settle: ${data.status}, ${elapsed} s`);
+      const left = deadline - clock.now();
+      if (left <= 0) {
+        throw new CliError('network', 'wait_timeout', `gave up waiting for transfer ${id} after ${formatDuration(timeoutMs)}: it is still ${data.status}`, {
+          hint: `it may still settle; check it with \`svc transfer get ${id} --wait\``,
+          details: { transfer_id: id },
+        });
+      }
+      await clock.sleep(Math.min(POLL_INTERVAL_MS, left));
+    }
+  } finally {
+    spinner.stop();
+  }
+}
+
+/** The error for a transfer that ended `failed` (exit 1). */
+export function failedTransferError(t: Transfer): CliError {
+  return new CliError('failure', 'transfer_failed', `transfer ${t.transfer_id} failed: it did not settle on chain and no funds moved`, {
+    ...(t.tx_hash ? { hint: `transaction ${t.tx_hash}` } : {}),
+    details: { transfer_id: t.transfer_id },
+  });
+}

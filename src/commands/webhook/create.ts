@@ -1,0 +1,35 @@
+// `svc webhook create <url>`: subscribes a URL; the signing secret is shown once.
+import type { App } from '../../app.js';
+import { WebhookSchema } from '../../api/schemas.js';
+import { checkTransportUrl } from '../../domain/loopback.js';
+import { UsageError } from '../../errors.js';
+import { outputMode, printJson, printRecord } from '../../io/render.js';
+import { sanitize } from '../../io/sanitize.js';
+import { eventsFrom } from './events-flag.js';
+
+export function checkWebhookUrl(text: string): void {
+  const checked = checkTransportUrl(text);
+  if (checked.ok) return;
+  if (checked.why === 'invalid') throw new UsageError(`url "${text}" is not a valid URL`);
+  throw new UsageError(`url must be https (plain http is accepted only for loopback hosts), got ${checked.url.protocol}//${checked.url.host}`);
+}
+
+export async function createWebhook(app: App, url: string, events: string[]): Promise<void> {
+  checkWebhookUrl(url);
+  const list = eventsFrom(events);
+  const client = await app.client();
+  const { data } = await client.post('/v1/webhooks', { body: { url, events: list }, schema: WebhookSchema });
+  if (app.json) return printJson(app.io, data);
+  printRecord(app.io, outputMode(app.io, false), data, [
+    { key: 'webhook_id', header: 'Webhook ID' },
+    { key: 'url', header: 'URL' },
+    { key: 'events', header: 'Events', format: (v) => (v as string[]).join(', ') },
+    { key: 'created_at', header: 'Created' },
+  ]);
+  if (data.secret) {
+    app.io.err('\nSigning secret: shown ONCE. Store it now (e.g. in your secrets manager); it cannot be shown again.\n');
+    app.io.out(`${sanitize(data.secret)}\n`);
+  } else {
+    app.io.err('\nwarning: the answer carried no signing secret (it is shown only in the first answer to a create);\nif you do not have it, delete this subscription and create a new one.\n');
+  }
+}

@@ -1,0 +1,39 @@
+// scripts/check-cycles.mjs (run by `npm test`) on small trees: it must see the cycles it exists for.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/run.js';
+
+function check(files: Record<string, string>): { code: number | null; out: string } {
+  const dir = join(mkdtempSync(join(tmpdir(), 'svc-cycles-')), 'src');
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  const r = spawnSync(process.execPath, [join(ROOT, 'scripts/check-cycles.mjs'), dir], { encoding: 'utf8' });
+  return { code: r.status, out: r.stdout + r.stderr };
+}
+
+describe('check-cycles', () => {
+  it('passes a tree without cycles (lazy import() does not count)', () => {
+    const r = check({ 'a.ts': "import { b } from './b.js';\nexport const a = () => import('./c.js');\n", 'b.ts': 'export const b = 1;\n', 'c.ts': "import { a } from './a.js';\n" });
+    expect(r.out).toContain('no import cycles among 3 modules');
+    expect(r.code).toBe(0);
+  });
+
+  it('fails on a cycle through a sub-folder, type-only imports and re-exports included, naming the files', () => {
+    const r = check({
+      'a.ts': "import type { B } from './x/b.js';\nexport type A = B;\n",
+      'x/b.ts': "export * from '../c.js';\nexport type B = number;\n",
+      'c.ts': "import {\n  type A,\n} from './a.js';\nexport type C = A;\n",
+      'd.ts': "import { e } from './e.js';\n",
+      'e.ts': 'export const e = 1;\n',
+    });
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('import cycles in src/ (1)');
+    expect(r.out).toContain('src/a.ts <-> src/c.ts <-> src/x/b.ts');
+    expect(r.out).not.toContain('d.ts');
+  });
+});
