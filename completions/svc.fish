@@ -212,7 +212,7 @@ complete -c svc -s y -l yes -d 'confirm without prompting (required for live mon
 complete -c svc -l no-input -d 'never prompt; fail instead when input would be needed'
 complete -c svc -l no-color -d 'disable colour (also NO_COLOR)'
 complete -c svc -s v -l verbose -d 'print each HTTP request and response line to stderr (keys masked)'
-complete -c svc -l timeout -x -d 'the most time spent on the network, retries included (e.g. 30s, 2m; a bare number is ms)'
+complete -c svc -l timeout -x -d 'the most time spent on the network, retries included: a duration such as 30s or 2m (default 30s)'
 complete -c svc -s h -l help -d 'display help for command'
 
 # svc profile
@@ -259,11 +259,11 @@ complete -c svc -n '__svc_under "transfer send"' -l memo -x -d 'memo, encrypted 
 complete -c svc -n '__svc_under "transfer send"' -l no-confidential -d 'send a standard transfer: the amount becomes PUBLIC on chain'
 complete -c svc -n '__svc_under "transfer send"' -l idempotency-key -x -d 'reuse a key to retry a transfer safely (a new one is generated and printed otherwise)'
 complete -c svc -n '__svc_under "transfer send"' -l wait -d 'wait until the transfer is confirmed or failed'
-complete -c svc -n '__svc_under "transfer send"' -l timeout-wait -x -d 'how long --wait waits, e.g. 90s, 2m (default 120s)'
+complete -c svc -n '__svc_under "transfer send"' -l timeout-wait -x -d 'how long --wait waits: a duration such as 90s or 5m (default 2m)'
 
 # svc transfer get
 complete -c svc -n '__svc_under "transfer get"' -l wait -d 'wait until the transfer is confirmed or failed'
-complete -c svc -n '__svc_under "transfer get"' -l timeout-wait -x -d 'how long --wait waits, e.g. 90s, 2m (default 120s)'
+complete -c svc -n '__svc_under "transfer get"' -l timeout-wait -x -d 'how long --wait waits: a duration such as 90s or 5m (default 2m)'
 complete -c svc -n '__svc_under "transfer get"' -l decrypt -d 'with --json, add amount and memo, decrypted locally'
 
 # svc transfer ls
@@ -341,7 +341,7 @@ complete -c svc -n '__svc_under "pending ls"' -l decrypt -d 'with --json, add am
 
 # svc pending review
 complete -c svc -n '__svc_under "pending review"' -l watch -d 'keep waiting for new held transactions and ring the bell when one arrives'
-complete -c svc -n '__svc_under "pending review"' -l interval -x -d 'how often to poll with --watch'
+complete -c svc -n '__svc_under "pending review"' -l interval -x -d 'how often to poll with --watch: a duration such as 2s or 500ms (a bare number is milliseconds)'
 
 # svc webhook
 complete -c svc -n '__svc_at "webhook" 0' -a 'create' -d 'Subscribe a URL (https, or http to a loopback host) to events; the secret is shown once'
@@ -401,8 +401,8 @@ complete -c svc -n '__svc_at "sandbox" 0' -a 'clock' -d 'Show the sandbox clock,
 # svc sandbox start
 complete -c svc -n '__svc_under "sandbox start"' -l port -x -d 'port to listen on; 0 picks a free one'
 complete -c svc -n '__svc_under "sandbox start"' -l host -x -d 'loopback address to listen on (127.0.0.1, ::1 or localhost)'
-complete -c svc -n '__svc_under "sandbox start"' -l block-time -x -d 'time from submission to settlement, in ms or a duration like 2s'
-complete -c svc -n '__svc_under "sandbox start"' -l approval-window -x -d 'how long a held agent transaction waits for approval, e.g. 15m, 90s'
+complete -c svc -n '__svc_under "sandbox start"' -l block-time -x -d 'time from submission to settlement on the sandbox clock, a duration such as 500ms or 2s'
+complete -c svc -n '__svc_under "sandbox start"' -l approval-window -x -d 'how long a held agent transaction waits for approval: a duration such as 15m or 90s'
 complete -c svc -n '__svc_under "sandbox start"' -l state -r -F -d 'database file (default <config dir>/sandbox/state.db; an earlier JSON state file is imported)'
 complete -c svc -n '__svc_under "sandbox start"' -l ephemeral -d 'keep state in memory only; nothing is written'
 complete -c svc -n '__svc_under "sandbox start"' -s q -l quiet -d 'do not log requests (they are logged on stderr when it is a terminal, or with --verbose)'

@@ -8,7 +8,7 @@ import type { LocalReader } from './crypto/reader.js';
 import { CancelledError, ConfirmationRequiredError, UsageError } from './errors.js';
 import { sanitize } from './io/sanitize.js';
 import { NetworkBudget } from './api/budget.js';
-import { parseDuration } from './domain/duration.js';
+import { DURATION_RULE, parseDuration } from './domain/duration.js';
 import { DEFAULT_TIMEOUT_MS } from './api/limits.js';
 // Small, and needed by nearly every command: loaded with the program (each file loaded on its
 // own costs a few tenths of a millisecond; the heavy modules below stay behind import()).
@@ -95,13 +95,13 @@ export class App {
     return this.authInstance;
   }
 
-  /** --timeout: a duration (`30s`, `2m`, `500ms`) or a bare number of milliseconds; default 30s. */
+  /** --timeout: a duration (`30s`, `2m`, `500ms`); default 30s. A bare number is still read as milliseconds (older scripts). */
   timeoutMs(): number {
     const text = this.globals.timeout;
     if (text === undefined) return DEFAULT_TIMEOUT_MS;
     const ms = /^\d+$/.test(text.trim()) ? Number(text.trim()) : parseDuration(text);
     if (ms === undefined || !Number.isSafeInteger(ms) || ms <= 0) {
-      throw new UsageError(`--timeout "${text}" must be a duration such as 30s, 2m or 500ms (a bare number is milliseconds)`);
+      throw new UsageError(`--timeout "${sanitize(text)}" ${ms === undefined ? DURATION_RULE : 'must be longer than 0s'}`);
     }
     return ms;
   }
@@ -117,6 +117,22 @@ export class App {
     this.budgetInstance = new NetworkBudget(this.timeoutMs());
   }
 
+  /** serviceNow() - clock.now(), from the last answer's Date header (whole seconds). */
+  private serviceOffsetMs = 0;
+
+  /**
+   * Now on the service's clock, which relative times are measured against (the sandbox's clock
+   * can be moved forward); our own clock until an answer has told us.
+   */
+  serviceNow(): number {
+    return this.clock.now() + this.serviceOffsetMs;
+  }
+
+  /** Told by every client of this run (API and sandbox control) from answers' Date headers. */
+  learnServiceTime(serverTime: Date): void {
+    this.serviceOffsetMs = serverTime.getTime() - this.clock.now();
+  }
+
   async client(): Promise<ApiClient> {
     const auth = await this.auth();
     const { ApiClient } = await import('./api/client.js');
@@ -128,6 +144,7 @@ export class App {
       userAgent: 'svc-cli/0.1',
       env: this.env,
       sleep: (ms) => this.clock.sleep(ms),
+      onServerTime: (t) => this.learnServiceTime(t),
       // Header values come from the server: sanitised like every other server string.
       trace: this.globals.verbose ? (line) => this.io.err(`${sanitize(line)}\n`) : undefined,
     });

@@ -110,8 +110,15 @@ export class CancelledError extends CliError {
 
 /** Could not reach the service, or it did not answer in time (exit 7). */
 export class NetworkError extends CliError {
-  constructor(code: 'network_error' | 'timeout', message: string, hint?: string, details?: Record<string, unknown>) {
+  /**
+   * True when no request left this machine: every try was refused at connect. The outcome of
+   * a POST is then known (nothing was made), not "unknown" as after a timeout or a reset.
+   */
+  readonly nothingSent: boolean;
+
+  constructor(code: 'network_error' | 'timeout', message: string, hint?: string, details?: Record<string, unknown>, opts: { nothingSent?: boolean } = {}) {
     super('network', code, message, { hint, details });
+    this.nothingSent = opts.nothingSent ?? false;
   }
 }
 

@@ -10,6 +10,8 @@ import { DEFAULT_TIMEOUT_MS, MAX_RESPONSE_BYTES } from './limits.js';
 import { dispatcherFor } from './dispatcher.js';
 import { httpRequest } from './undici.js';
 import { apiErrorFromBody } from './errors.js';
+import { connectionHint, isLoopbackUrl, type HintContext } from './hints.js';
+import { describeNetFailure } from '../domain/net-failure.js';
 import { checkBaseUrl, joinUrl } from './url.js';
 import { backoffDelay, DEFAULT_TIMING, isRetryableStatus, MAX_TRIES, type RetryTiming } from './retry.js';
 
@@ -28,6 +30,8 @@ export interface ClientOptions {
   trace?: (line: string) => void;
   retryTiming?: RetryTiming;
   sleep?: (ms: number) => Promise<void>;
+  /** Told the server's clock from each successful answer's Date header. */
+  onServerTime?: (serverTime: Date) => void;
   /** Extra headers (the sandbox control token, for instance). */
   headers?: Record<string, string>;
   /** Where proxy settings come from (HTTPS_PROXY, NO_PROXY); default: none, direct connections. */
@@ -40,6 +44,8 @@ export interface RequestOptions<T> {
   /** POSTs get a generated key when none is given. */
   idempotencyKey?: string;
   schema?: $ZodType<T>;
+  /** Aborting it (Ctrl-C during a wait) ends the request at once with an `interrupted` error. */
+  signal?: AbortSignal;
 }
 
 export interface ApiResponse<T> {
@@ -117,6 +123,9 @@ export class ApiClient {
     const d = dispatcherFor(this.base, this.opts.env ?? {});
     const budget = this.opts.budget?.() ?? new NetworkBudget(this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const host = this.base.host;
+    const hints: HintContext = { loopback: isLoopbackUrl(this.base) };
+    // Whether every try so far was refused at connect (then no request left this machine).
+    let refusedEveryTry = true;
 
     for (let attempt = 1; ; attempt++) {
       const started = performance.now();
@@ -129,11 +138,12 @@ export class ApiClient {
       let text: string;
       let resHeaders: Record<string, string | string[] | undefined>;
       const deadline = AbortSignal.timeout(left);
+      const stop = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
       try {
         // Raced against the deadline too: a proxy that never answers its CONNECT holds undici's
         // own abort, and the command must end on time regardless.
-        const answer = await budget.measure(() => beforeDeadline(deadline, (async () => {
-          const res = await httpRequest(d, url, { method, headers, ...(payload !== undefined ? { body: payload } : {}), signal: deadline });
+        const answer = await budget.measure(() => beforeDeadline(stop, (async () => {
+          const res = await httpRequest(d, url, { method, headers, ...(payload !== undefined ? { body: payload } : {}), signal: stop });
           return { status: res.statusCode, headers: res.headers, text: await readCapped(res.body, MAX_RESPONSE_BYTES) };
         })()));
         status = answer.status;
@@ -147,20 +157,28 @@ export class ApiClient {
           });
         }
         const ms = Math.round(performance.now() - started);
-        const netErr = deadline.aborted ? timeoutError(host, budget.totalMs) : toNetworkError(err, host);
-        this.trace(`< network error after ${ms} ms: ${netErr.message}`);
+        if (opts.signal?.aborted && !deadline.aborted) {
+          this.trace(`< interrupted after ${formatDuration(ms)}`);
+          throw new CliError('interrupted', 'interrupted', 'interrupted');
+        }
+        const failure = describeNetFailure(err);
+        if (!failure.refused || deadline.aborted) refusedEveryTry = false;
+        const netErr = deadline.aborted ? timeoutError(host, budget.totalMs) : toNetworkError(failure, host, hints, refusedEveryTry);
+        this.trace(`< network error after ${formatDuration(ms)}: ${netErr.message}${failure.code && !netErr.message.includes(failure.code) ? ` (${failure.code})` : ''}`);
         if (retryable && attempt < MAX_TRIES && !deadline.aborted) {
           await pause(budget, sleep, backoffDelay(attempt + 1, timing));
           continue;
         }
         throw netErr;
       }
+      refusedEveryTry = false;
       const ms = Math.round(performance.now() - started);
       const requestId = header(resHeaders, 'x-request-id');
-      this.trace(`< ${status} ${method} ${url} (${ms} ms)${requestId ? ` request_id=${requestId}` : ''}`);
+      this.trace(`< ${status} ${method} ${url} (${formatDuration(ms)})${requestId ? ` request_id=${requestId}` : ''}`);
       if (status >= 200 && status < 300) {
         const date = header(resHeaders, 'date');
         const serverTime = date ? new Date(date) : undefined;
+        if (serverTime && !Number.isNaN(serverTime.getTime())) this.opts.onServerTime?.(serverTime);
         return { status, data: this.parse(text, opts.schema, method, path), requestId, serverTime };
       }
       if (retryable && isRetryableStatus(status) && attempt < MAX_TRIES) {
@@ -177,7 +195,7 @@ export class ApiClient {
         throw new ApiError(status, 'redirect_not_followed', `the service answered ${status}${location ? `, a redirect to ${location}` : ''}; redirects are not followed, so nothing was sent there`, requestId, {},
           'set the base URL (--base-url or the profile) to the address the service really answers on');
       }
-      throw apiErrorFromBody(status, text, requestId);
+      throw apiErrorFromBody(status, text, requestId, hints);
     }
   }
 
@@ -243,16 +261,15 @@ async function pause(budget: NetworkBudget, sleep: (ms: number) => Promise<void>
   budget.spend(wait);
 }
 
-function toNetworkError(err: unknown, host: string): NetworkError {
-  const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string } };
-  const code = e?.code ?? e?.cause?.code;
-  if (code === 'ECONNREFUSED') {
-    return new NetworkError('network_error', `could not connect to ${host} (connection refused)`, 'is the service running? for the sandbox: `svc sandbox start`');
+/** A failed connection as the user reads it: what happened in a few words, and where to look next. */
+function toNetworkError(failure: ReturnType<typeof describeNetFailure>, host: string, hints: HintContext, nothingSent: boolean): NetworkError {
+  if (failure.refused) {
+    return new NetworkError('network_error', `could not connect to ${host} (connection refused)`, connectionHint(hints), undefined, { nothingSent });
   }
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return new NetworkError('timeout', `${host} did not answer in time (${code})`, 'check the service, or a proxy between');
+  if (failure.timedOut) {
+    return new NetworkError('timeout', `${host} did not answer in time${failure.code ? ` (${failure.code})` : ''}`, 'check the service, or a proxy between');
   }
-  return new NetworkError('network_error', `could not reach ${host}: ${code ?? e?.message ?? 'network error'}`);
+  return new NetworkError('network_error', `could not reach ${host}: ${failure.words}`, connectionHint(hints));
 }
 
 /** Drops object keys whose value is null, at every depth (array elements are kept). */

@@ -1,5 +1,7 @@
-// Turns any error body shape into one ApiError carrying status, code, message and request id.
+// Turns any error body shape into one ApiError carrying status, code, message and request id,
+// and the hint its code has everywhere (src/api/hints.ts) when the caller says where it sent it.
 import { ApiError } from '../errors.js';
+import { hintForApiError, type HintContext } from './hints.js';
 
 type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -11,7 +13,7 @@ const DEFAULT_CODES: Record<number, string> = {
 };
 
 /** Accepts `{error:{code,message}}`, `{code,message}`, `{error:"code",message}`, `{errors:[..]}` or text. */
-export function apiErrorFromBody(status: number, rawBody: string, headerRequestId?: string): ApiError {
+export function apiErrorFromBody(status: number, rawBody: string, headerRequestId?: string, hints?: HintContext): ApiError {
   let body: unknown;
   try {
     body = rawBody ? JSON.parse(rawBody) : undefined;
@@ -34,5 +36,5 @@ export function apiErrorFromBody(status: number, rawBody: string, headerRequestI
   const requestId = str(inner.request_id) ?? (isObj(body) ? str(body.request_id) : undefined) ?? headerRequestId;
   const details: Json = {};
   for (const [k, v] of Object.entries(inner)) if (!['code', 'message', 'request_id'].includes(k)) details[k] = v;
-  return new ApiError(status, code, message, requestId, details);
+  return new ApiError(status, code, message, requestId, details, hints ? hintForApiError(code, status, hints) : undefined);
 }

@@ -1,8 +1,10 @@
 // How a failure reaches the user: one line `error: <message> (<code>[, request <id>])` and an
 // optional `hint:` line on stderr, or with --json exactly one `{"error":{...}}` object on stderr.
+// On a terminal with colour on, `error:` is red and the hint line dim; never with --json or a pipe.
 // Every failure has a code (the service's or ours, docs/exit-codes.md) and one exit code.
 import { CommanderError } from 'commander';
 import { ApiError, CancelledError, CliError, ExitCode } from '../errors.js';
+import { stderrPaint } from '../io/colors.js';
 import { safeJson, sanitize } from '../io/sanitize.js';
 import type { IOStreams } from '../io/streams.js';
 
@@ -60,8 +62,10 @@ export function reportError(io: IOStreams, err: unknown, opts: ReportOptions): n
   } else {
     const reason = typeof e.details.reason === 'string' ? `: ${e.details.reason}` : '';
     const request = e instanceof ApiError && e.requestId ? `, request ${e.requestId}` : '';
-    io.err(`error: ${sanitize(clip(e.message))} (${sanitize(e.code + reason + request)})\n`);
-    if (e.hint) io.err(`hint: ${sanitize(e.hint)}\n`);
+    // Sanitised first, painted after: the only escape codes are ours.
+    const paint = stderrPaint(io);
+    io.err(`${paint.red('error:')} ${sanitize(clip(e.message))} (${sanitize(e.code + reason + request)})\n`);
+    if (e.hint) io.err(`${paint.dim(`hint: ${sanitize(e.hint)}`)}\n`);
   }
   if (e.kind === 'internal' && opts.verbose && err instanceof Error && err.stack) io.err(`${err.stack.split('\n').map(sanitize).join('\n')}\n`);
   return e.exitCode ?? ExitCode.failure;

@@ -33,3 +33,24 @@ export async function palette(io: IOStreams): Promise<Palette> {
     badge: (env) => (env === 'live' ? c.bgRed.white.bold(' LIVE ') : c.bgYellow.black.bold(' TEST ')),
   };
 }
+
+/**
+ * Whether text written to stderr may carry colour: colour is on (streams.ts: a terminal, no
+ * NO_COLOR, no --no-color, TERM not dumb) and stderr itself is a terminal, so `2>file` stays plain.
+ */
+export function stderrColor(io: IOStreams): boolean {
+  return io.color && io.stderrIsTTY;
+}
+
+/** The two styles an error report uses, without loading chalk (reportError is synchronous). */
+export interface StderrPaint {
+  red: Paint;
+  dim: Paint;
+}
+
+const sgr = (open: number, close: number): Paint => (t) => `\u001b[${open}m${t}\u001b[${close}m`;
+
+/** red and dim for stderr: the same escape codes chalk writes at level 1, or none at all. */
+export function stderrPaint(io: IOStreams): StderrPaint {
+  return stderrColor(io) ? { red: sgr(31, 39), dim: sgr(2, 22) } : { red: plain, dim: plain };
+}

@@ -1,15 +1,21 @@
 // Output renderers: a table on a terminal, TSV when piped, one JSON document with --json.
 // Lists stream: rows are written as they arrive, so memory stays constant for any length.
 // Every string value is sanitised here (the one place), so no caller can forget it.
+// Tables fit the terminal (table.ts, loaded only in table mode); docs/ux.md is the contract.
 import { safeJson, sanitize } from './sanitize.js';
 import type { IOStreams } from './streams.js';
+import { fitCell, fitColumns, renderRows, textWidth, type Layout, type TableColumn } from './table.js';
 
 export type Row = Record<string, unknown>;
-export interface Column {
+export interface Column extends TableColumn {
   key: string;
   header: string;
   /** Formats the cell for a human; TSV and JSON use the raw value. */
   format?: (value: unknown, row: Row) => string;
+  /** Amount cells (`12.5 USDG`): right-aligned, every row with the same number of decimals. */
+  amount?: boolean;
+  /** Only in the table (a human form of other columns), or only in TSV (the table shows it elsewhere). */
+  only?: 'table' | 'tsv';
 }
 export type OutputMode = 'json' | 'table' | 'tsv';
 
@@ -52,14 +58,16 @@ export function printJson(io: IOStreams, value: unknown): void {
 export function printRecord(io: IOStreams, mode: OutputMode, record: Row, fields: Column[]): void {
   if (mode === 'json') return printJson(io, record);
   if (mode === 'tsv') {
-    for (const f of fields) if (record[f.key] !== undefined) io.out(`${f.key}\t${rawCell(record[f.key])}\n`);
+    for (const f of fields) if (f.only !== 'table' && record[f.key] !== undefined) io.out(`${f.key}\t${rawCell(record[f.key])}\n`);
     return;
   }
-  const width = Math.max(...fields.map((f) => f.header.length));
+  const shown = fields.filter((f) => f.only !== 'tsv');
+  const width = Math.max(...shown.map((f) => f.header.length));
   const row = cleanRow(record);
-  for (const f of fields) {
+  for (const f of shown) {
     if (row[f.key] === undefined) continue;
-    io.out(`${f.header.padEnd(width)}  ${humanCell(f, row)}\n`);
+    const cell = humanCell(f, row);
+    io.out(`${f.header.padEnd(width)}  ${f.amount ? padDecimals(cell, Math.max(MIN_DECIMALS, decimalsOf(cell))) : cell}\n`);
   }
 }
 
@@ -70,20 +78,29 @@ export interface ListWriterOptions {
 
 /**
  * A streaming list writer. JSON mode writes one array incrementally (or, with `jsonLines`, one
- * object per line); TSV writes a header then a line per row; table mode buffers one page, sizes
- * columns, and prints it. Each write() is one chunk on stdout.
+ * object per line); TSV writes a header then a line per row; table mode lays out each page to
+ * fit the terminal (the first page decides which columns show; widths only grow after it, so
+ * pages stay aligned). Each write() is one chunk on stdout.
  */
 export class ListWriter {
   private count = 0;
-  private pending: Row[] = [];
   private readonly jsonLines: boolean;
+  private readonly tsvColumns: Column[];
+  private readonly tableColumns: Column[];
+  private layout: Layout | undefined;
+  /** Per table column: the widest content seen, and the most decimals of an amount column. */
+  private natural: number[] = [];
+  private decimals: number[] = [];
+
   constructor(
     private readonly io: IOStreams,
     private readonly mode: OutputMode,
-    private readonly columns: Column[],
+    columns: Column[],
     opts: ListWriterOptions = {},
   ) {
     this.jsonLines = mode === 'json' && Boolean(opts.jsonLines);
+    this.tsvColumns = columns.filter((c) => c.only !== 'table');
+    this.tableColumns = columns.filter((c) => c.only !== 'tsv');
   }
 
   /** Writes a batch (one page) of rows. */
@@ -100,57 +117,69 @@ export class ListWriter {
     if (this.mode === 'tsv') {
       let chunk = '';
       for (const row of rows) {
-        if (this.count === 0) chunk += `${this.columns.map((c) => c.key).join('\t')}\n`;
-        chunk += `${this.columns.map((c) => rawCell(row[c.key])).join('\t')}\n`;
+        if (this.count === 0) chunk += `${this.tsvColumns.map((c) => c.key).join('\t')}\n`;
+        chunk += `${this.tsvColumns.map((c) => rawCell(row[c.key])).join('\t')}\n`;
         this.count++;
       }
       if (chunk) this.io.out(chunk);
       return;
     }
-    this.pending.push(...rows);
+    if (rows.length === 0) return;
     this.count += rows.length;
-    this.flushTable();
+    this.writeTable(rows);
   }
 
-  private flushTable(): void {
-    if (this.pending.length === 0) return;
-    const cells = this.pending.map((row) => {
+  private writeTable(rows: readonly Row[]): void {
+    const columns = this.tableColumns;
+    const cells = rows.map((row) => {
       const safe = cleanRow(row);
-      return this.columns.map((c) => humanCell(c, safe));
+      return columns.map((c) => humanCell(c, safe));
     });
-    const headers = this.columns.map((c) => c.header);
-    // Later pages keep the widths seen so far, so columns stay aligned across pages of `--all`.
-    const widths = headers.map((h, i) => Math.max(this.widths[i] ?? 0, visibleLength(h), ...cells.map((r) => visibleLength(r[i]!))));
-    this.widths = widths;
-    let chunk = '';
-    if (!this.headerPrinted) {
-      chunk += `${headers.map((h, i) => h.padEnd(widths[i]!)).join('  ').trimEnd()}\n`;
-      this.headerPrinted = true;
+    columns.forEach((c, i) => {
+      if (!c.amount) return;
+      this.decimals[i] = Math.max(this.decimals[i] ?? MIN_DECIMALS, ...cells.map((r) => decimalsOf(r[i]!)));
+      for (const r of cells) r[i] = padDecimals(r[i]!, this.decimals[i]!);
+    });
+    this.natural = columns.map((c, i) => Math.max(this.natural[i] ?? textWidth(c.header), ...cells.map((r) => textWidth(r[i]!))));
+    const first = this.layout === undefined;
+    if (first) {
+      this.layout = fitColumns(columns, this.natural, this.io.columns);
+    } else {
+      // Later pages keep the columns chosen; only the widths may grow.
+      const shown = this.layout!.shown;
+      const fitted = fitColumns(shown.map((i) => ({ ...columns[i]!, drop: undefined })), shown.map((i) => this.natural[i]!), this.io.columns);
+      this.layout = { shown, widths: fitted.widths.map((w, k) => Math.max(w, this.layout!.widths[k]!)) };
     }
-    for (const r of cells) chunk += `${r.map((c, i) => padVisible(c, widths[i]!)).join('  ').trimEnd()}\n`;
-    this.io.out(chunk);
-    this.pending = [];
+    const { shown, widths } = this.layout!;
+    const lines = cells.map((r) => shown.map((i, k) => fitCell(r[i]!, columns[i]!, widths[k]!)));
+    this.io.out(renderRows(columns, this.layout!, lines, first));
   }
-  private headerPrinted = false;
-  private widths: number[] = [];
 
   /** Finishes the document; returns how many rows were written. */
   end(emptyMessage = 'No results.'): number {
     if (this.jsonLines) return this.count; // an empty list is no line at all
     if (this.mode === 'json') this.io.out(this.count === 0 ? '[]\n' : '\n]\n');
-    else if (this.mode === 'tsv' && this.count === 0) this.io.out(`${this.columns.map((c) => c.key).join('\t')}\n`);
+    else if (this.mode === 'tsv' && this.count === 0) this.io.out(`${this.tsvColumns.map((c) => c.key).join('\t')}\n`);
     else if (this.mode === 'table' && this.count === 0) this.io.err(`${emptyMessage}\n`);
     return this.count;
   }
 }
 
-// eslint-disable-next-line no-control-regex
-const ANSI_RE = /\u001b\[[0-9;]*m/g;
-function visibleLength(s: string): number {
-  return s.replace(ANSI_RE, '').length;
+/** Amounts show at least cents (docs/ux.md); more when the column holds more. */
+const MIN_DECIMALS = 2;
+const AMOUNT_RE = /^(-?\d+)(?:\.(\d+))?((?: \S+)?)$/;
+
+function decimalsOf(cell: string): number {
+  const m = AMOUNT_RE.exec(cell);
+  return m ? (m[2] ?? '').length : 0;
 }
-function padVisible(s: string, width: number): string {
-  return s + ' '.repeat(Math.max(0, width - visibleLength(s)));
+
+/** `12.5 USDG` → `12.50 USDG` for 2: zeros appended, never a digit removed (exact). */
+function padDecimals(cell: string, decimals: number): string {
+  const m = AMOUNT_RE.exec(cell);
+  if (!m) return cell; // `encrypted`, `-`
+  const frac = (m[2] ?? '').padEnd(decimals, '0');
+  return `${m[1]}.${frac}${m[3]}`;
 }
 
 /** Renders a whole list at once (small lists). */

@@ -13,6 +13,8 @@ export interface IOStreams {
   readonly color: boolean;
   /** Prompts allowed: stdin and stdout are terminals and --no-input was not given. */
   readonly canPrompt: boolean;
+  /** Width tables fit in: the terminal's columns on stdout, else $COLUMNS, else 80. */
+  readonly columns: number;
   out(text: string): void;
   err(text: string): void;
 }
@@ -26,6 +28,17 @@ export interface StreamOptions {
   noInput?: boolean;
   /** Override TTY detection (tests). */
   tty?: { stdin?: boolean; stdout?: boolean; stderr?: boolean };
+  /** Override the terminal width (tests). */
+  columns?: number;
+}
+
+export const DEFAULT_COLUMNS = 80;
+
+function widthOf(stream: unknown, env: NodeJS.ProcessEnv): number {
+  const cols = (stream as { columns?: number } | undefined)?.columns;
+  if (typeof cols === 'number' && cols > 0) return cols;
+  const fromEnv = Number(env.COLUMNS);
+  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : DEFAULT_COLUMNS;
 }
 
 function isTTY(stream: unknown): boolean {
@@ -51,6 +64,7 @@ export function createStreams(opts: StreamOptions = {}): IOStreams {
     stderrIsTTY,
     color,
     canPrompt: !opts.noInput && stdinIsTTY && stdoutIsTTY && env.CI !== 'true',
+    columns: opts.columns ?? widthOf(stdout, env),
     out: (text) => void stdout.write(text),
     err: (text) => void stderr.write(text),
   };

@@ -20,8 +20,8 @@ export interface ExternalWallet {
 /** Fixed external addresses. Any other well-formed 0x address is a confidential-ready wallet. */
 export const EXTERNAL_WALLETS: readonly ExternalWallet[] = [
   { address: '0x1111111111111111111111111111111111111111', confidential_ready: true, behaviour: 'confidential-ready; settles' },
-  { address: '0x2222222222222222222222222222222222222222', confidential_ready: false, behaviour: 'not confidential-ready: only a standard transfer (confidential false) works' },
-  { address: '0x000000000000000000000000000000000000dEaD', confidential_ready: true, behaviour: 'accepted, never settles: ends failed, sender refunded' },
+  { address: '0x2222222222222222222222222222222222222222', confidential_ready: false, behaviour: 'standard only: --no-confidential' },
+  { address: '0x000000000000000000000000000000000000dEaD', confidential_ready: true, behaviour: 'never settles: fails, refunds' },
 ];
 
 /** How an address outside the sandbox's accounts behaves. */

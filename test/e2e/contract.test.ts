@@ -338,10 +338,13 @@ describe('every local code', () => {
 describe('confirmation: asked only with a live key, and never after sending', () => {
   const AGENT = { account_id: 'acct_bot', handle: '@alice/bot', public_key: `0x${'2'.repeat(40)}`, status: 'active', spend_policy_id: 'pol_1' };
   const POLICY = { policy_id: 'pol_1', daily_limit_usdc: 100, updated_at: '2024-01-01T00:00:00Z' };
+  const HELD = { transaction_id: 'txn_1', agent: '@alice/bot', to: '@acme', requested_at: '2024-01-01T00:00:00Z', expires_at: '2099-01-01T00:00:00Z' };
   /** A "live" service: reads answer, writes answer too (so --yes shows the write is sent). */
   const live: Handler = (req) => {
     if (req.method === 'GET' && req.url === '/v1/accounts/me/agents') return { status: 200, body: { agents: [AGENT] } };
     if (req.method === 'GET' && req.url.endsWith('/spend-policy')) return { status: 200, body: POLICY };
+    // approve / reject look the transaction up first (a live key approves only what it has shown).
+    if (req.method === 'GET' && req.url === '/v1/agents/transactions/pending') return { status: 200, body: { pending: [HELD] } };
     if (req.method === 'GET') return { status: 200, body: ACCOUNT };
     if (req.url === '/v1/transfers') return { status: 201, body: { transfer_id: 'tr_live1', status: 'pending', to: '@acme', confidential: true, tx_hash: '0xab', created_at: '2024-01-01T00:00:00Z' } };
     if (req.url.startsWith('/v1/agents/transactions/')) return { status: 200, body: { transaction_id: 'txn_1', status: 'approved', transfer_id: 'tr_2' } };

@@ -71,7 +71,7 @@ describe('transfer send and its idempotency key', () => {
       const keys = new Set(s.requests.map((q) => q.headers['idempotency-key']));
       expect(keys.size).toBe(1); // the same key on every try
       const [key] = [...keys] as string[];
-      expect(r.stderr).toMatch(/^hint: the transfer may or may not have been made\. Retry safely/m);
+      expect(r.stderr).toMatch(/^hint: the transfer may or may not have been made; retry safely/m);
       expect(r.stderr).toContain(`svc transfer send @acme <amount> --asset USDC --memo <memo> --idempotency-key ${key}`);
       expect(r.stderr).not.toContain('731.25');
       expect(r.stderr).not.toContain('rent');

@@ -16,7 +16,7 @@ import { signPayload } from '../../src/crypto/webhook-signature.js';
 import { ProfileStore } from '../../src/config/profiles.js';
 import { runCli, type CliOptions, type CliResult } from '../helpers/cli.js';
 import { BIN, startTestSandbox, type TestSandbox } from '../helpers/e2e.js';
-import { startScriptedServer, UNKNOWN_TEST_KEY, type ScriptedServer, type RecordedRequest, type Reply } from '../helpers/scripted-server.js';
+import { FAKE_LIVE_KEY, startScriptedServer, UNKNOWN_TEST_KEY, type ScriptedServer, type RecordedRequest, type Reply } from '../helpers/scripted-server.js';
 import { hasTmux, killAllTmux, startTmux, type TmuxSession } from '../helpers/tmux.js';
 
 const ESC = '\u001b';
@@ -108,7 +108,9 @@ function cli(args: string[], env: Record<string, string | undefined>, mode: Mode
   return runCli(mode === 'json' ? ['--json', ...args] : args, {
     env,
     ...extra,
-    ...(mode === 'tty' ? { tty: { stdout: true, stderr: true } } : {}),
+    // A wide terminal, so tables show each escaped value whole (at 80 columns they would cut
+    // it in the middle, which is safe too: the cut is made in the escaped text).
+    ...(mode === 'tty' ? { tty: { stdout: true, stderr: true }, columns: 400 } : {}),
   });
 }
 
@@ -344,7 +346,7 @@ describe('a hostile service: every string it answers is shown escaped', () => {
     [['webhook', 'replay', 'wh_1', 'evt_1'], 0, [`as delivery dl_${HS}`], undefined],
     [['webhook', 'rm', 'wh_1', '--yes'], 0, [], undefined],
     [['api', 'GET', '/v1/accounts/me'], 0, [], undefined],
-    [['sandbox', 'fund', '@alice', '5'], 0, [`funded @alice${HS} with USDG${HS}`], undefined],
+    [['sandbox', 'fund', '@alice', '5'], 0, [`funded @alice${HS} with 5.00 USDG${HS}`], undefined],
     [['sandbox', 'key', 'create', '--account', '@alice'], 0, [`svc_test_${HS}`, `created key_${HS} "${HS}" for @alice${HS}`], 0],
     [['sandbox', 'key', 'ls'], 0, [`key_${HS}`, `svc_test_****${HS}`], 7],
     [['sandbox', 'key', 'revoke', 'key_1', '--yes'], 0, [`revoked key_${HS} (svc_test_****${HS}, @alice${HS})`], undefined],
@@ -659,7 +661,8 @@ describe.skipIf(!hasTmux())('svc pending review on a terminal: hostile text is s
       const term = await startTmux([process.execPath, BIN, 'pending', 'review'], {
         env: {
           PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', SVC_CONFIG_DIR: configDir, NO_COLOR: '1',
-          SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url,
+          // A live key: only then does review ask "are you sure" (restating what is approved).
+          SVC_API_KEY: FAKE_LIVE_KEY, SVC_BASE_URL: server.url,
         },
         width: 320, // the confirmation quotes long hostile fields: keep it on one line
       });
@@ -668,7 +671,7 @@ describe.skipIf(!hasTmux())('svc pending review on a terminal: hostile text is s
       expect(screen).toContain(`agent        @alice/bot${ATTACK_SHOWN}`);
       expect(screen).toContain(`to           @acme${HS}`);
       await term.sendText('a');
-      screen = await term.waitFor(`Approve txn_${HS} from @alice/bot${ATTACK_SHOWN} to @acme${HS}? It is sent at once.`);
+      screen = await term.waitFor(`Approve an encrypted amount from @alice/bot${ATTACK_SHOWN} to @acme${HS} on a LIVE account?`);
       await term.sendText('y');
       await term.sendKeys('Enter');
       screen = await term.waitFor(`✗ txn_${HS} not sent: no funds \\x1b]0;pwned\\x07\\x1b[2J; it stays pending`);

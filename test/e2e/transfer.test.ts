@@ -211,12 +211,18 @@ describe('transfer send / get / ls output modes', () => {
     expect(get.code).toBe(0);
     expect(stripAnsi(get.output)).toMatch(/^From\s+@alice$/m);
 
-    const ls = await spawnInTty(['transfer', 'ls', '--limit', '2'], t.env).exited;
+    // A wide terminal (the pty has no size; $COLUMNS says): every column, values whole.
+    const ls = await spawnInTty(['transfer', 'ls', '--limit', '2'], { ...t.env, COLUMNS: '200' }).exited;
     expect(ls.code).toBe(0);
     const table = stripAnsi(ls.output).trimEnd().split('\n');
-    expect(table[0]).toMatch(/^ID\s+STATUS\s+TO\s+FROM\s+ASSET\s+AMOUNT\s+CONFIDENTIAL\s+CREATED\s+TX HASH$/);
-    expect(table[1]).toMatch(new RegExp(`^${id}\\s+pending\\s+@acme\\s+.*\\s+USDG\\s+1\\.00\\s+yes\\s+\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z\\s+0x[0-9a-f]{8}…[0-9a-f]{4}$`, 'i'));
+    expect(table[0]).toMatch(/^ID\s+STATUS\s+TO\s+FROM\s+AMOUNT\s+CONFIDENTIAL\s+CREATED\s+TX HASH$/);
+    expect(table[1]).toMatch(new RegExp(`^${id}\\s+pending\\s+@acme\\s+@alice\\s+1\\.00 USDG\\s+yes\\s+now\\s+0x[0-9a-f]{64}$`, 'i'));
     expect(table[3]).toMatch(/more transfers: --offset 2 for the next page, or --all/);
+    // At 80 columns the hash goes first, and no line is longer.
+    const narrow = await spawnInTty(['transfer', 'ls', '--limit', '2'], { ...t.env, COLUMNS: '80' }).exited;
+    const lines = stripAnsi(narrow.output).trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+STATUS\s+TO\s+FROM\s+AMOUNT\s+(CONFIDENTIAL\s+)?CREATED$/);
+    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(80);
   });
 
   it.skipIf(!HAS_SCRIPT)('422 on a terminal: asks (default No) whether to send a standard transfer', async () => {

@@ -18,6 +18,8 @@ export interface CliOptions {
   input?: string | Buffer;
   /** Pretend these streams are terminals. */
   tty?: { stdin?: boolean; stdout?: boolean; stderr?: boolean };
+  /** Terminal width for tables (default 80, as for an unknown terminal). */
+  columns?: number;
   /** Default: a virtualClock() (every wait passes at once; no test waits in real time). */
   clock?: Clock;
   /** Aborting it is Ctrl-C for commands that wait for one. */
@@ -58,6 +60,7 @@ export async function runCli(argv: readonly string[], opts: CliOptions = {}): Pr
     stderr,
     env: cleanEnv(opts.env ?? {}),
     tty: { stdin: false, stdout: false, stderr: false, ...opts.tty },
+    columns: opts.columns ?? 80,
     clock: opts.clock ?? virtualClock(),
     ...(interrupt ? { interrupt } : {}),
   });

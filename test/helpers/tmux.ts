@@ -24,8 +24,10 @@ export interface TmuxSession {
   /**
    * The screen and its scrollback (tmux scrolls a line off when it notes that the command
    * ended), lines joined with "\n", trailing blanks trimmed, tmux's own "Pane is dead" left out.
+   * With `escapes`, colours and attributes stay in as the escape sequences tmux writes for them
+   * (capture-pane -e: SGR codes, e.g. `\x1b[31m` red, `\x1b[2m` dim, `\x1b[39m` default colour).
    */
-  capture(): Promise<string>;
+  capture(opts?: { escapes?: boolean }): Promise<string>;
   /** Polls the screen until it shows the text or matches the pattern; returns the screen. */
   waitFor(pattern: string | RegExp, timeoutMs?: number): Promise<string>;
   /** Waits for the command to end and returns its exit status (the pane stays readable). */
@@ -96,11 +98,11 @@ export async function startTmux(command: readonly string[], opts: TmuxOptions = 
     async sendText(text) {
       await tmux(socket, ['send-keys', '-t', target, '-l', text]);
     },
-    async capture() {
-      const out = await tmux(socket, ['capture-pane', '-p', '-J', '-S', '-', '-t', target]);
+    async capture(opts = {}) {
+      const out = await tmux(socket, ['capture-pane', '-p', '-J', ...(opts.escapes ? ['-e'] : []), '-S', '-', '-t', target]);
       return out
         .split('\n')
-        .filter((l) => !l.startsWith('Pane is dead'))
+        .filter((l) => !l.replace(/\x1b\[[0-9;]*m/g, '').startsWith('Pane is dead'))
         .map((l) => l.trimEnd())
         .join('\n')
         .trimEnd();

@@ -120,10 +120,11 @@ describe('admin commands', () => {
   it('fund, clock advance and clock show', async () => {
     const funded = await svc(['--json', 'sandbox', 'fund', 'bob', '12.5', '--asset', 'usdc']);
     expect(funded.code).toBe(0);
-    expect(JSON.parse(funded.stdout)).toEqual({ ok: true, handle: '@bob', asset: 'USDC' });
+    // What was funded, the amount included: the user chose it (the sandbox does not echo it).
+    expect(JSON.parse(funded.stdout)).toEqual({ ok: true, handle: '@bob', asset: 'USDC', amount: '12.5' });
     const plain = await svc(['sandbox', 'fund', '@bob', '12.5']);
     expect(plain.stdout).toBe('');
-    expect(plain.stderr).toBe('funded @bob with USDG\n');
+    expect(plain.stderr).toBe('funded @bob with 12.50 USDG\n');
     expect((await svc(['sandbox', 'fund', '@bob', '1.1234567'])).code).toBe(2);
     const missing = await svc(['sandbox', 'fund', '@nobody', '1']);
     expect(missing.code).toBe(4);

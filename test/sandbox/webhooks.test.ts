@@ -496,7 +496,7 @@ describe('retries', () => {
     await t.as('@alice').send({ to: '@acme', amount: '1' });
     await t.settle(0);
     const [timedOut] = await t.as('@alice').deliveries(s1.webhook_id);
-    expect(timedOut).toMatchObject({ error: 'timed out after 300 ms', state: 'retrying' });
+    expect(timedOut).toMatchObject({ error: 'timed out after 300ms', state: 'retrying' });
     expect(timedOut).not.toHaveProperty('status_code'); // no HTTP answer
     expect(Date.parse(timedOut!.next_retry_at) - Date.parse(timedOut!.attempted_at)).toBeGreaterThanOrEqual(60_000);
     const [limited] = await t.as('@alice').deliveries(s2.webhook_id);

@@ -68,7 +68,7 @@ describe('ApiClient', () => {
     await client(s.url, { trace: (l) => lines.push(l) }).get('/v1/accounts/me');
     const text = lines.join('\n');
     expect(text).toContain(`> GET ${s.url}/v1/accounts/me`);
-    expect(text).toMatch(/< 200 GET .* \(\d+ ms\) request_id=req_abc/);
+    expect(text).toMatch(/< 200 GET .* \((?:\d+(?:ms|s|m))+\) request_id=req_abc/);
     expect(text).toContain('svc_test_****3456');
     expect(text).not.toContain(KEY);
   });

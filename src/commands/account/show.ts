@@ -1,5 +1,6 @@
 import type { App } from '../../app.js';
 import { AccountSchema } from '../../api/schemas.js';
+import { timeColumn } from '../../io/columns.js';
 import { outputMode, printRecord } from '../../io/render.js';
 import { palette } from '../../io/colors.js';
 import { sanitize } from '../../io/sanitize.js';
@@ -19,6 +20,6 @@ export async function showAccount(app: App): Promise<void> {
     { key: 'type', header: 'Type' },
     { key: 'kyc_status', header: 'KYC status' },
     { key: 'public_key', header: 'Chain address' },
-    { key: 'created_at', header: 'Created' },
+    timeColumn('created_at', 'Created', () => app.serviceNow()),
   ]);
 }

@@ -3,7 +3,7 @@ import { parseTimestamp, TIMESTAMP_RULE } from '../../domain/timestamp.js';
 import type { App } from '../../app.js';
 import { SpendPolicySchema } from '../../api/schemas.js';
 import { parseAmount, formatUnits, parseNonNegativeDecimal } from '../../domain/amount.js';
-import { DEFAULT_ASSET, isKnownAsset } from '../../domain/assets.js';
+import { parseAssetFlag } from '../../cli/flags.js';
 import { compilePolicy, evaluatePolicy, validatePolicyFields } from '../../domain/policy.js';
 import { parseRecipient, RECIPIENT_RULE } from '../../domain/recipient.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
@@ -22,8 +22,7 @@ interface CheckFlags {
 }
 
 export async function checkPolicy(app: App, ref: string, flags: CheckFlags): Promise<void> {
-  const asset = (flags.asset ?? DEFAULT_ASSET).toUpperCase();
-  if (!isKnownAsset(asset)) throw new UsageError(`--asset ${asset} is not a known asset (USDG, USDC)`);
+  const asset = parseAssetFlag(flags.asset);
   if (!parseRecipient(flags.to)) throw new UsageError(`--to ${RECIPIENT_RULE}`);
   const amount = parseAmount(flags.amount, asset);
   if (!amount.ok) throw new UsageError(`--amount ${amount.rule}`);

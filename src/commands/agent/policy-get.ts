@@ -2,7 +2,7 @@ import type { App } from '../../app.js';
 import { SpendPolicySchema } from '../../api/schemas.js';
 import { outputMode, printRecord } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
-import { POLICY_COLUMNS } from './policy-view.js';
+import { policyColumns } from './policy-view.js';
 import { resolveAgent } from './resolve.js';
 
 export async function getPolicy(app: App, ref: string): Promise<void> {
@@ -11,5 +11,5 @@ export async function getPolicy(app: App, ref: string): Promise<void> {
   const { data } = await client.get(`/v1/agents/${encodeURIComponent(agent.account_id)}/spend-policy`, { schema: SpendPolicySchema });
   const mode = outputMode(app.io, app.json);
   if (mode === 'table') app.io.out(`${sanitize(agent.handle)}\n`);
-  printRecord(app.io, mode, data, POLICY_COLUMNS);
+  printRecord(app.io, mode, data, policyColumns(() => app.serviceNow()));
 }

@@ -7,6 +7,7 @@ import { readStdin } from '../../io/secret-input.js';
 import { parseNonNegativeDecimal } from '../../domain/amount.js';
 import { sanitize } from '../../io/sanitize.js';
 import { CLEARABLE } from './clear-flags.js';
+import { parseAssetFlag } from '../../cli/flags.js';
 
 export interface PolicyFlags {
   dailyLimit?: string;
@@ -78,7 +79,8 @@ export async function policyFieldsFrom(app: App, flags: PolicyFlags, mode: 'crea
   set('per_transaction_limit_usdc', flags.perTxLimit);
   set('hitl_threshold_usdc', flags.hitlThreshold);
   set('allowed_recipients', flags.allow);
-  set('assets', flags.asset?.map((a) => a.toUpperCase()));
+  // Each --asset is checked on its own, like every --asset flag (invalid_asset, exit 2).
+  set('assets', flags.asset?.map((a) => parseAssetFlag(a)));
   set('active_hours', flags.activeHours);
   for (const name of flags.clear ?? []) {
     const field = clearedField(name);

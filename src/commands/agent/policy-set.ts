@@ -7,7 +7,7 @@ import { UsageError } from '../../errors.js';
 import { outputMode, printJson, printRecord } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
 import { policyFieldsFrom, type PolicyFlags } from './policy-input.js';
-import { pickPolicyFields, POLICY_COLUMNS, policyDiff } from './policy-view.js';
+import { pickPolicyFields, policyColumns, policyDiff } from './policy-view.js';
 import { resolveAgent } from './resolve.js';
 
 export async function setPolicy(app: App, ref: string, flags: PolicyFlags): Promise<void> {
@@ -43,7 +43,7 @@ export async function setPolicy(app: App, ref: string, flags: PolicyFlags): Prom
   const { data } = await client.patch(path, { body: patch, schema: SpendPolicySchema });
   if (app.json) return printJson(app.io, data);
   app.io.err(`updated the spend policy of ${handle}\n`);
-  printRecord(app.io, outputMode(app.io, false), data, POLICY_COLUMNS);
+  printRecord(app.io, outputMode(app.io, false), data, policyColumns(() => app.serviceNow()));
 }
 
 interface AllowEdits {

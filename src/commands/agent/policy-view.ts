@@ -1,17 +1,21 @@
 // Showing a policy and the difference between two.
+import { timeColumn } from '../../io/columns.js';
 import type { Column, Row } from '../../io/render.js';
 import { POLICY_FIELDS } from '../../domain/policy.js';
 
-export const POLICY_COLUMNS: Column[] = [
-  { key: 'policy_id', header: 'Policy ID' },
-  { key: 'daily_limit_usdc', header: 'Daily limit', format: (v) => show(v) },
-  { key: 'per_transaction_limit_usdc', header: 'Per transaction', format: (v) => show(v) },
-  { key: 'hitl_threshold_usdc', header: 'Approval above', format: (v) => show(v) },
-  { key: 'allowed_recipients', header: 'Recipients', format: (v) => show(v, 'anyone') },
-  { key: 'assets', header: 'Assets', format: (v) => show(v, 'any') },
-  { key: 'active_hours', header: 'Active hours', format: (v) => (v ? `${v} UTC` : 'any time') },
-  { key: 'updated_at', header: 'Updated' },
-];
+/** The fields of a policy read; `updated_at` relative to `now` (the service's clock). */
+export function policyColumns(now: () => number): Column[] {
+  return [
+    { key: 'policy_id', header: 'Policy ID' },
+    { key: 'daily_limit_usdc', header: 'Daily limit', format: (v) => show(v) },
+    { key: 'per_transaction_limit_usdc', header: 'Per transaction', format: (v) => show(v) },
+    { key: 'hitl_threshold_usdc', header: 'Approval above', format: (v) => show(v) },
+    { key: 'allowed_recipients', header: 'Recipients', format: (v) => show(v, 'anyone') },
+    { key: 'assets', header: 'Assets', format: (v) => show(v, 'any') },
+    { key: 'active_hours', header: 'Active hours', format: (v) => (v ? `${v} UTC` : 'any time') },
+    timeColumn('updated_at', 'Updated', now),
+  ];
+}
 
 export function show(v: unknown, none = 'no limit'): string {
   if (v === null || v === undefined) return none;

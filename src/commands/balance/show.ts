@@ -2,6 +2,8 @@ import type { App } from '../../app.js';
 import { BalanceEntrySchema } from '../../api/schemas.js';
 import * as z from 'zod/mini';
 import { CliError, UsageError } from '../../errors.js';
+import { amountColumn } from '../../io/columns.js';
+import { isLoopbackHost } from '../../domain/loopback.js';
 import { outputMode, printList } from '../../io/render.js';
 import { parseNonNegativeDecimal } from '../../domain/amount.js';
 import { decimalsOf } from '../../domain/assets.js';
@@ -76,11 +78,12 @@ export async function showBalance(app: App, opts: { asset?: string; verify?: boo
     }
   }
 
+  const balance = amountColumn('amount', 'BALANCE', 'asset');
   printList(app.io, mode, rows, [
-    { key: 'asset', header: 'ASSET' },
-    { key: 'amount', header: 'BALANCE', format: (v, r) => (v === undefined ? (r.nonzero ? 'encrypted' : 'zero') : String(v)) },
+    { key: 'asset', header: 'ASSET', only: 'tsv' },
+    { ...balance, format: (v, r) => (v === undefined ? `${r.nonzero ? 'encrypted' : 'zero'} ${String(r.asset)}` : balance.format!(v, r)) },
     ...(opts.verify ? [{ key: 'verified', header: 'VERIFIED', format: (v: unknown) => (v ? 'yes' : '') }] : []),
-  ]);
+  ], isLoopbackHost(new URL(client.baseUrl).hostname) ? 'No balances yet. Fund this sandbox account: svc sandbox fund <handle> 100' : 'No balances yet.');
 }
 
 /** Equal as exact decimals ("12.5" and "12.500000" are the same balance). */

@@ -1,7 +1,12 @@
+// `svc pending approve|reject <id>`: finds the transaction in the queue first, so the
+// confirmation (live key) and the receipt say what was decided: agent, recipient, amount, memo,
+// the rule that held it and the time left (docs/agents.md).
 import type { App } from '../../app.js';
 import * as z from 'zod/mini';
+import { CliError } from '../../errors.js';
 import { printJson, printRecord, outputMode } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
+import { agentKeyError, describeHeld, fetchQueue, heldDetails, heldSummary, line, ruleLookup, type HeldView } from './queue.js';
 
 export const DecisionSchema = z.looseObject({
   transaction_id: z.string(),
@@ -19,14 +24,62 @@ export async function sendDecision(app: App, id: string, decision: Decision): Pr
   return data;
 }
 
+/** The receipt's first line (sanitised): what was decided, and the transfer an approval made. */
+export function receipt(decision: Decision, id: string, view: HeldView | undefined, transferId: string | null | undefined): string {
+  const what = view ? `${heldSummary(view)}, ` : '';
+  return decision === 'approve'
+    ? `approved ${sanitize(id)}: ${what}submitted as transfer ${sanitize(transferId ?? '(id not given)')}`
+    : `rejected ${sanitize(id)}: ${what}discarded, no funds moved`;
+}
+
+/**
+ * The live-key question before an approval (sanitised), restating what is sent; short, so it
+ * fits a line of 80 columns with usual handles (the id and the details are shown above it).
+ */
+export function approveQuestion(view: HeldView): string {
+  return `Approve ${heldSummary(view)} on a LIVE account?`;
+}
+
 export async function decide(app: App, id: string, decision: Decision): Promise<void> {
   const shownId = sanitize(id);
-  await app.confirmLive(decision === 'approve' ? `Approve ${shownId} and send it from a LIVE account?` : `Reject ${shownId} on a LIVE account?`);
+  const live = (await app.auth()).environment === 'live';
+  // What is being decided: the queue holds every transaction that can still be decided. With a
+  // test key a queue that cannot be read only costs the description (the decision is sent).
+  const queue = await fetchQueue(app).catch((err: unknown) => {
+    if (live) throw err;
+    return undefined;
+  });
+  const tx = queue?.items.find((t) => t.transaction_id === id);
+  const view = tx ? await describeHeld(app, tx, ruleLookup(app)) : undefined;
+  const serviceNow = () => app.clock.now() + (queue?.skewMs ?? 0);
+
+  if (!view && live && decision === 'approve') {
+    // Never approve on a live key what has not been shown: not in the queue, it is unknown,
+    // already decided or expired, and would be refused anyway (404 / 409).
+    throw (await agentKeyError(app)) ?? new CliError('not_found', 'transaction_not_found', `${shownId} is not in the approval queue of this account (unknown, already decided, or expired); nothing was sent`, {
+      hint: 'svc pending ls lists what can be approved; with a live key svc approves only what it has shown you',
+    });
+  }
+  if (live) {
+    // The confirmation restates what is decided (the details first, when it will be asked).
+    if (view && app.io.canPrompt && !app.globals.yes) {
+      const title = decision === 'approve' ? `Approving ${shownId} (the transfer is sent at once):` : `Rejecting ${shownId}:`;
+      app.io.err(`${[title, ...heldDetails(view, serviceNow()).map((l) => `  ${l}`)].join('\n')}\n`);
+    }
+    await app.confirmLive(view
+      ? decision === 'approve'
+        ? approveQuestion(view)
+        : `Reject ${heldSummary(view)} on a LIVE account?`
+      : `Reject ${shownId} on a LIVE account (not in your approval queue: its details cannot be shown)?`);
+  }
+  // Not in the queue (test key, or a reject): the service's answer decides (404, 409 ...).
   const data = await sendDecision(app, id, decision);
   if (app.json) return printJson(app.io, data);
-  app.io.err(decision === 'approve'
-    ? `approved ${shownId}: submitted as transfer ${sanitize(data.transfer_id ?? '(id not given)')}\n`
-    : `rejected ${shownId}: discarded, no funds moved\n`);
+  const lines = [receipt(decision, id, view, data.transfer_id)];
+  if (view?.memo !== undefined) lines.push(`  ${line('memo', view.memo)}`);
+  if (view?.rule !== undefined) lines.push(`  ${line('held', view.rule)}`);
+  if (!view) lines.push('  (it was not in the approval queue when looked up, so its amount is not shown)');
+  app.io.err(`${lines.join('\n')}\n`);
   printRecord(app.io, outputMode(app.io, false), data, [
     { key: 'transaction_id', header: 'Transaction' },
     { key: 'status', header: 'Status' },

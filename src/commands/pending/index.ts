@@ -35,7 +35,7 @@ export function registerPending(program: Command, deps: ProgramDeps): void {
     .command('review')
     .description('Clear the queue interactively, one transaction at a time (needs a terminal)')
     .option('--watch', 'keep waiting for new held transactions and ring the bell when one arrives')
-    .option('--interval <ms>', 'how often to poll with --watch', '2000')
+    .option('--interval <duration>', 'how often to poll with --watch: a duration such as 2s or 500ms (a bare number is milliseconds)', '2s')
     .action(async (opts: { watch?: boolean; interval: string }, cmd: Command) => {
       const { review } = await import('./review.js');
       await review(deps.app(cmd), opts);

@@ -1,11 +1,14 @@
 // `svc pending ls`: the approval queue, soonest to expire first.
 import type { App } from '../../app.js';
+import { addressColumn, idColumn, textColumn, timeColumn } from '../../io/columns.js';
 import { outputMode, printList } from '../../io/render.js';
-import { fetchQueue, openHeld, shownAmount, shownMemo, timeLeft } from './queue.js';
+import { describeHeld, EMPTY_QUEUE, fetchApproverQueue, heldTimeLeft, openHeld } from './queue.js';
 
 export async function listPending(app: App, opts: { decrypt?: boolean } = {}): Promise<void> {
-  const { items, skewMs } = await fetchQueue(app);
+  // An agent's key is told why it has no queue (exit 3), whatever the output mode.
+  const { items, skewMs } = await fetchApproverQueue(app);
   const mode = outputMode(app.io, app.json);
+  const serviceNow = app.clock.now() + skewMs;
   const rows: Record<string, unknown>[] = [];
   for (const tx of items) {
     if (mode === 'json') {
@@ -14,17 +17,19 @@ export async function listPending(app: App, opts: { decrypt?: boolean } = {}): P
       rows.push({ ...tx, ...(opened?.amount !== undefined ? { amount: opened.amount } : {}), ...(opened?.memo !== undefined ? { memo: opened.memo } : {}) });
       continue;
     }
-    const opened = await openHeld(app, tx);
-    rows.push({ ...tx, amount: shownAmount(tx, opened), memo: shownMemo(opened) ?? '', time_left: timeLeft(tx.expires_at, skewMs, app.clock.now()) });
+    // The same description as approve and review show (the renderer sanitises every value).
+    const view = await describeHeld(app, tx);
+    rows.push({ ...tx, amount: view.amount, memo: view.memo ?? '', time_left: heldTimeLeft(view, serviceNow) });
   }
+  const now = () => serviceNow;
   printList(app.io, mode, rows, [
-    { key: 'transaction_id', header: 'ID' },
-    { key: 'agent', header: 'AGENT' },
-    { key: 'to', header: 'TO' },
-    { key: 'amount', header: 'AMOUNT' },
-    { key: 'memo', header: 'MEMO' },
-    { key: 'requested_at', header: 'REQUESTED' },
-    { key: 'expires_at', header: 'EXPIRES' },
+    idColumn('transaction_id', 'ID'),
+    addressColumn('agent', 'AGENT'),
+    addressColumn('to', 'TO'),
+    { key: 'amount', header: 'AMOUNT', align: 'right', amount: true },
+    textColumn('memo', 'MEMO', { drop: 3, min: 20 }), // what the approver reads: cut late
+    timeColumn('requested_at', 'REQUESTED', now, { drop: 2 }),
+    timeColumn('expires_at', 'EXPIRES', now, { drop: 1 }), // the time left says it too
     { key: 'time_left', header: 'TIME LEFT' },
-  ], 'No transactions are waiting for approval.');
+  ], EMPTY_QUEUE);
 }

@@ -1,33 +1,50 @@
-// A one-key prompt for a held transaction with a time-left line that ticks every second.
+// A one-key prompt for a held transaction (no Enter), with a time-left line that ticks every
+// second by the service's clock. Once the window has closed it says so and offers only skip and
+// quit: the service refuses approve and reject after expires_at (409 transaction_expired).
 // What it draws comes from the agent and the service: the message and every detail line are
 // sanitised here, so a caller cannot forget it (sanitising twice changes nothing).
 import { createPrompt, useEffect, useKeypress, usePrefix, useState } from '@inquirer/core';
 import { sanitize } from '../../io/sanitize.js';
-import { timeLeft } from './queue.js';
+import { timeLeft } from '../../io/time.js';
+import { line } from './queue.js';
 
-export type ReviewChoice = 'approve' | 'reject' | 'skip' | 'quit';
+/** `expired`: passed over (s) once its window had closed. */
+export type ReviewChoice = 'approve' | 'reject' | 'skip' | 'quit' | 'expired';
 
 export interface ReviewConfig {
   message: string;
   details: string[];
-  expiresAt: string;
-  skewMs: number;
+  /** When the window closes (ms since the epoch; NaN when the service did not say). */
+  expiresAtMs: number;
+  /** The service's clock. */
+  now: () => number;
 }
 
 const KEYS: Record<string, ReviewChoice> = { a: 'approve', r: 'reject', s: 'skip', q: 'quit' };
+const SHOWN: Record<ReviewChoice, string> = { approve: 'approve', reject: 'reject', skip: 'skip', quit: 'quit', expired: 'skip (expired)' };
 
 export const reviewPrompt = createPrompt<ReviewChoice, ReviewConfig>((config, done) => {
-  const [now, setNow] = useState(Date.now());
+  const [now, setNow] = useState(config.now());
   const [answer, setAnswer] = useState<ReviewChoice | undefined>(undefined);
   const prefix = usePrefix({});
 
   useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), 1000);
+    const timer = setInterval(() => setNow(config.now()), 1000);
     return () => clearInterval(timer);
   }, []);
 
+  const expired = !Number.isNaN(config.expiresAtMs) && config.expiresAtMs <= now;
+
   useKeypress((key) => {
-    const choice = KEYS[key.name];
+    if (key.ctrl || answer) return;
+    let choice = KEYS[key.name];
+    // Checked at the key press, not at the last tick: the window may have closed in between.
+    const closed = !Number.isNaN(config.expiresAtMs) && config.expiresAtMs <= config.now();
+    if (closed && (choice === 'approve' || choice === 'reject')) {
+      setNow(config.now()); // too late: draw it expired, decide nothing
+      return;
+    }
+    if (closed && choice === 'skip') choice = 'expired';
     if (choice) {
       setAnswer(choice);
       done(choice);
@@ -35,12 +52,14 @@ export const reviewPrompt = createPrompt<ReviewChoice, ReviewConfig>((config, do
   });
 
   const message = sanitize(config.message);
-  if (answer) return `${prefix} ${message} ${answer}`;
-  const left = timeLeft(config.expiresAt, config.skewMs, now);
+  if (answer) return `${prefix} ${message} ${SHOWN[answer]}`;
+  const left = Number.isNaN(config.expiresAtMs) ? 'unknown' : timeLeft(config.expiresAtMs, now);
   return [
-    `${prefix} ${message}`,
+    `${prefix} ${message}${expired ? ' (expired)' : ''}`,
     ...config.details.map((d) => `  ${sanitize(d)}`),
-    `  time left    ${left}`,
-    '  [a] approve  [r] reject  [s] skip  [q] quit',
+    `  ${line('time left', left)}`,
+    ...(expired
+      ? ['  its approval window has passed: it can no longer be approved or rejected', '  [s] skip  [q] quit']
+      : ['  [a] approve  [r] reject  [s] skip  [q] quit']),
   ].join('\n');
 });

@@ -1,10 +1,14 @@
-// `svc pending review`: an interactive queue for human approvers.
+// `svc pending review`: an interactive queue for human approvers. One key per transaction (no
+// Enter); the queue is read again before each prompt, so what is shown is still pending and its
+// time left follows the service's clock; an expired one is shown as expired and can only be
+// passed over. Ctrl-C at any point prints the tally so far and exits 130.
 import type { App } from '../../app.js';
 import type { PendingTransaction } from '../../api/schemas.js';
-import { ApiError, UsageError } from '../../errors.js';
+import { parseDuration } from '../../domain/duration.js';
+import { ApiError, ExitCode, UsageError } from '../../errors.js';
 import { sanitize } from '../../io/sanitize.js';
-import { fetchQueue, openHeld, shownAmount, shownMemo } from './queue.js';
-import { sendDecision } from './decide.js';
+import { approveQuestion, sendDecision } from './decide.js';
+import { describeHeld, EMPTY_QUEUE, fetchApproverQueue, fetchQueue, heldDetails, heldSummary, ruleLookup, type HeldView, type Queue } from './queue.js';
 import { reviewPrompt, type ReviewChoice } from './review-prompt.js';
 
 interface Tally {
@@ -14,86 +18,165 @@ interface Tally {
   expired: number;
 }
 
+const MIN_INTERVAL_MS = 200;
+
+/** --interval: a duration (`2s`, `500ms`) or, as before, a bare number of milliseconds. */
+export function parseInterval(text: string): number {
+  const t = text.trim();
+  const ms = /^\d+$/.test(t) ? Number(t) : parseDuration(t);
+  if (ms === undefined || !Number.isSafeInteger(ms) || ms < MIN_INTERVAL_MS) {
+    throw new UsageError(`--interval "${text}" must be a duration of at least 200ms, such as 2s or 500ms (a bare number is milliseconds)`);
+  }
+  return ms;
+}
+
+/** Thrown inside the loop when the user interrupts outside a prompt (SIGINT while waiting). */
+class Interrupted extends Error {}
+
+function isInterrupt(err: unknown): boolean {
+  const name = (err as { name?: string } | null)?.name;
+  return err instanceof Interrupted || name === 'ExitPromptError' || name === 'AbortPromptError';
+}
+
+function tallyText(t: Tally): string {
+  return `approved ${t.approved}, rejected ${t.rejected}, skipped ${t.skipped}, expired ${t.expired}`;
+}
+
 export async function review(app: App, opts: { watch?: boolean; interval: string }): Promise<void> {
+  const interval = parseInterval(opts.interval);
   if (!app.io.canPrompt) {
     throw new UsageError('`svc pending review` needs an interactive terminal',
       'in scripts use `svc pending ls`, then `svc pending approve <id>` or `svc pending reject <id>`');
   }
-  const interval = Number(opts.interval);
-  if (!Number.isInteger(interval) || interval < 200) throw new UsageError('--interval must be a whole number of milliseconds, at least 200');
+  const live = (await app.auth()).environment === 'live';
   const { confirm } = await import('@inquirer/prompts');
-  const ctx = { input: app.io.stdin, output: app.io.stderr };
-  const seen = new Set<string>();
-  const tally: Tally = { approved: 0, rejected: 0, skipped: 0, expired: 0 };
-  let waitingShown = false;
 
-  for (;;) {
-    const queue = await fetchQueue(app);
-    const fresh = queue.items.filter((tx) => !seen.has(tx.transaction_id));
-    if (fresh.length === 0) {
-      if (!opts.watch) break;
-      if (!waitingShown) app.io.err('waiting for held transactions… (Ctrl-C to stop)\n');
-      waitingShown = true;
-      await new Promise((r) => setTimeout(r, interval));
-      continue;
+  // Ctrl-C is ours from here: at a prompt it rejects the prompt (raw mode), elsewhere (fetching,
+  // waiting with --watch) the signal stops the wait; either way the tally, then exit 130.
+  const stop = new AbortController();
+  void app.waitForInterrupt().then(() => stop.abort());
+  const ctx = { input: app.io.stdin, output: app.io.stderr, signal: stop.signal };
+  const interruptible = <T>(work: Promise<T>): Promise<T> => {
+    if (stop.signal.aborted) return Promise.reject(new Interrupted());
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => reject(new Interrupted());
+      stop.signal.addEventListener('abort', onAbort, { once: true });
+      work.then(resolve, reject).finally(() => stop.signal.removeEventListener('abort', onAbort));
+    });
+  };
+
+  const tally: Tally = { approved: 0, rejected: 0, skipped: 0, expired: 0 };
+  const rules = ruleLookup(app);
+  const seen = new Set<string>();
+  let shown = 0;
+  let waiting = false;
+
+  const reviewOne = async (tx: PendingTransaction, position: string, queue: Queue): Promise<'next' | 'quit'> => {
+    const serviceNow = () => app.clock.now() + queue.skewMs;
+    const current = queue.items.find((t) => t.transaction_id === tx.transaction_id);
+    const id = sanitize(tx.transaction_id);
+    // Gone from the queue before its window closed: someone decided it meanwhile.
+    if (!current && !(Date.parse(tx.expires_at) <= serviceNow())) {
+      app.io.err(`✗ ${id} is no longer pending (decided elsewhere)\n`);
+      return 'next';
     }
-    if (waitingShown) app.io.err('\u0007'); // a new one arrived while watching: ring the bell
-    waitingShown = false;
-    for (const [i, tx] of fresh.entries()) {
-      seen.add(tx.transaction_id);
-      // Every string of a held transaction comes from the agent or the service: sanitised before
-      // it reaches the approver's screen (the prompt sanitises what it draws as well).
-      const id = sanitize(tx.transaction_id);
-      const choice = await reviewPrompt({
-        message: `Held transaction ${i + 1} of ${fresh.length}: ${id}`,
-        details: await describe(app, tx),
-        expiresAt: tx.expires_at,
-        skewMs: queue.skewMs,
-      }, ctx);
-      if (choice === 'quit') return summary(app, tally);
-      if (choice === 'skip') {
+    const view = await interruptible(describeHeld(app, current ?? tx, rules));
+    shown++;
+    const choice: ReviewChoice = await reviewPrompt({
+      message: `Held transaction ${position}: ${tx.transaction_id}`,
+      details: heldDetails(view, serviceNow(), { timeLeft: false }),
+      expiresAtMs: view.expiresAtMs,
+      now: serviceNow,
+    }, ctx);
+    switch (choice) {
+      case 'quit':
+        return 'quit';
+      case 'skip':
         tally.skipped++;
+        return 'next';
+      case 'expired':
+        tally.expired++;
+        app.io.err(`✗ ${id} expired: its approval window has passed, nothing was sent\n`);
+        return 'next';
+      case 'approve':
+        // No "are you sure" with a test key: `a` is the decision. A live key asks, restating it.
+        if (live && !app.globals.yes) {
+          const ok = await confirm({ message: approveQuestion(view), default: false }, ctx);
+          if (!ok) {
+            tally.skipped++;
+            app.io.err('not approved; skipped\n');
+            return 'next';
+          }
+        }
+        await act(app, view, 'approve', tally);
+        return 'next';
+      case 'reject':
+        await act(app, view, 'reject', tally);
+        return 'next';
+    }
+  };
+
+  try {
+    let first = true;
+    for (;;) {
+      app.renewBudget(); // each round has the whole --timeout (review runs for as long as you like)
+      const queue = await interruptible(first ? fetchApproverQueue(app) : fetchQueue(app));
+      const fresh = queue.items.filter((tx) => !seen.has(tx.transaction_id));
+      if (first && fresh.length === 0 && !opts.watch) {
+        app.io.err(`${EMPTY_QUEUE}\n`);
+        return;
+      }
+      first = false;
+      if (fresh.length === 0) {
+        if (!opts.watch) break;
+        if (!waiting) app.io.err('waiting for held transactions… (Ctrl-C to stop)\n');
+        waiting = true;
+        await interruptible(app.clock.sleep(interval));
         continue;
       }
-      if (choice === 'approve') {
-        const ok = await confirm({ message: `Approve ${id} from ${sanitize(tx.agent)} to ${sanitize(tx.to)}? It is sent at once.`, default: false }, ctx);
-        if (!ok) {
-          tally.skipped++;
-          app.io.err('not approved; skipped\n');
-          continue;
+      if (waiting) app.io.err('\u0007'); // a new one arrived while watching: ring the bell
+      waiting = false;
+      let snapshot = queue;
+      for (const [i, tx] of fresh.entries()) {
+        seen.add(tx.transaction_id);
+        // Before every prompt but the batch's first: the queue again, for what is still pending
+        // and the service's clock now (the sandbox's may have been advanced meanwhile).
+        if (i > 0) {
+          app.renewBudget();
+          snapshot = await interruptible(fetchQueue(app));
+        }
+        const next = await reviewOne(tx, `${i + 1} of ${fresh.length}`, snapshot);
+        // A decision in flight when Ctrl-C came was let finish (its outcome is in the tally).
+        if (stop.signal.aborted) throw new Interrupted();
+        if (next === 'quit') {
+          app.io.err(`${tallyText(tally)}\n`);
+          return;
         }
       }
-      await act(app, tx, choice, tally);
+      if (!opts.watch) break;
     }
-    if (!opts.watch) break;
+  } catch (err) {
+    if (isInterrupt(err)) {
+      app.io.err(`\ninterrupted: ${tallyText(tally)}\n`);
+      app.exitCode = ExitCode.interrupted;
+      return;
+    }
+    if (shown > 0) app.io.err(`${tallyText(tally)}\n`); // the decisions made before the failure
+    throw err;
   }
-  summary(app, tally);
+  app.io.err(`${tallyText(tally)}\n`);
 }
 
-async function describe(app: App, tx: PendingTransaction): Promise<string[]> {
-  const opened = await openHeld(app, tx);
-  const memo = shownMemo(opened);
-  // Every value comes from the agent or the service: sanitised, so it cannot redraw the screen.
-  return [
-    `agent        ${sanitize(tx.agent)}`,
-    `to           ${sanitize(tx.to)}`,
-    `amount       ${sanitize(shownAmount(tx, opened))}`,
-    ...(memo === undefined ? [] : [`memo         ${sanitize(memo)}`]),
-    `requested    ${sanitize(tx.requested_at)}`,
-    `expires      ${sanitize(tx.expires_at)}`,
-  ];
-}
-
-async function act(app: App, tx: PendingTransaction, choice: Exclude<ReviewChoice, 'skip' | 'quit'>, tally: Tally): Promise<void> {
-  const id = sanitize(tx.transaction_id);
+async function act(app: App, view: HeldView, choice: 'approve' | 'reject', tally: Tally): Promise<void> {
+  const id = sanitize(view.id);
   try {
-    const result = await sendDecision(app, tx.transaction_id, choice);
+    const result = await sendDecision(app, view.id, choice);
     if (choice === 'approve') {
       tally.approved++;
-      app.io.err(`✓ approved ${id}: transfer ${sanitize(result.transfer_id ?? '(id not given)')} submitted\n`);
+      app.io.err(`✓ approved ${id}: ${heldSummary(view)}, submitted as transfer ${sanitize(result.transfer_id ?? '(id not given)')}\n`);
     } else {
       tally.rejected++;
-      app.io.err(`✓ rejected ${id}: no funds moved\n`);
+      app.io.err(`✓ rejected ${id}: ${heldSummary(view)}, discarded, no funds moved\n`);
     }
   } catch (err) {
     if (err instanceof ApiError && err.code === 'transaction_expired') {
@@ -112,8 +195,4 @@ async function act(app: App, tx: PendingTransaction, choice: Exclude<ReviewChoic
     }
     throw err;
   }
-}
-
-function summary(app: App, t: Tally): void {
-  app.io.err(`approved ${t.approved}, rejected ${t.rejected}, skipped ${t.skipped}, expired ${t.expired}\n`);
 }

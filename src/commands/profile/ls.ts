@@ -1,5 +1,6 @@
 // `svc profile ls`: every profile, keys masked, the current one marked.
 import type { App } from '../../app.js';
+import { textColumn } from '../../io/columns.js';
 import { outputMode, printList } from '../../io/render.js';
 import { palette } from '../../io/colors.js';
 import { describeProfile } from './describe.js';
@@ -11,9 +12,9 @@ export async function listProfiles(app: App): Promise<void> {
   const p = await palette(app.io);
   printList(app.io, mode, rows, [
     { key: 'current', header: ' ', format: (v) => (v ? '*' : ' ') },
-    { key: 'name', header: 'NAME' },
+    textColumn('name', 'NAME'),
     { key: 'environment', header: 'ENV', format: (v) => (v === 'live' || v === 'test' ? p.badge(v) : String(v)) },
-    { key: 'api_key', header: 'API KEY' },
-    { key: 'base_url', header: 'BASE URL' },
+    { key: 'api_key', header: 'API KEY', drop: 1 },
+    textColumn('base_url', 'BASE URL', { min: 20 }),
   ], 'No profiles yet. Add one with `svc profile add <name>` or start the sandbox with `svc sandbox start`.');
 }

@@ -2,6 +2,7 @@
 // Admin commands reach the sandbox through the `sandbox` profile (or --profile), which
 // `svc sandbox start` writes with the URL and the control token.
 import { DEFAULT_APPROVAL_WINDOW, DEFAULT_BLOCK_TIME_MS, DEFAULT_HOST, DEFAULT_PORT } from '../../sandbox/defaults.js';
+import { formatDuration } from '../../domain/duration.js';
 import { Argument, type Command } from 'commander';
 import type { ProgramDeps } from '../../cli/deps.js';
 import { EVENT_TYPES } from '../../domain/events.js';
@@ -16,8 +17,8 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     .description('Start the sandbox on loopback and keep it running until Ctrl-C')
     .option('--port <n>', 'port to listen on; 0 picks a free one', String(DEFAULT_PORT))
     .option('--host <host>', 'loopback address to listen on (127.0.0.1, ::1 or localhost)', DEFAULT_HOST)
-    .option('--block-time <ms>', 'time from submission to settlement, in ms or a duration like 2s', String(DEFAULT_BLOCK_TIME_MS))
-    .option('--approval-window <duration>', 'how long a held agent transaction waits for approval, e.g. 15m, 90s', DEFAULT_APPROVAL_WINDOW)
+    .option('--block-time <duration>', 'time from submission to settlement on the sandbox clock, a duration such as 500ms or 2s', formatDuration(DEFAULT_BLOCK_TIME_MS))
+    .option('--approval-window <duration>', 'how long a held agent transaction waits for approval: a duration such as 15m or 90s', DEFAULT_APPROVAL_WINDOW)
     .option('--state <file>', 'database file (default <config dir>/sandbox/state.db; an earlier JSON state file is imported)')
     .option('--ephemeral', 'keep state in memory only; nothing is written')
     .option('-q, --quiet', 'do not log requests (they are logged on stderr when it is a terminal, or with --verbose)')
@@ -28,7 +29,7 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
       '',
       'Examples:',
       '  $ svc sandbox start',
-      '  $ svc sandbox start --port 0 --ephemeral --block-time 500',
+      '  $ svc sandbox start --port 0 --ephemeral --block-time 500ms',
     ].join('\n'))
     .action(async (_opts, cmd: Command) => {
       const { startSandbox } = await import('./start.js');

@@ -1,5 +1,6 @@
 // `svc sandbox key ls`: the API keys and their use, never the keys themselves.
 import type { App } from '../../app.js';
+import { idColumn, textColumn, timeColumn, addressColumn } from '../../io/columns.js';
 import { outputMode, printList } from '../../io/render.js';
 import { KeyListSchema } from '../../api/control-schemas.js';
 import { normalizeHandle } from './handle.js';
@@ -10,15 +11,16 @@ export async function listKeys(app: App, opts: { account?: string }): Promise<vo
   const query = opts.account ? { account: normalizeHandle(opts.account) } : undefined;
   const data = await call(() => target.client.get('/_sandbox/keys', { ...(query ? { query } : {}), schema: KeyListSchema }));
   const mode = outputMode(app.io, app.json);
-  const when = (v: unknown) => (v ? String(v) : mode === 'table' ? 'never' : '');
+  const now = () => app.serviceNow();
+  const used = timeColumn('last_used_at', 'LAST USED', now);
   printList(app.io, mode, data.keys, [
-    { key: 'key_id', header: 'KEY ID' },
-    { key: 'name', header: 'NAME' },
-    { key: 'account', header: 'ACCOUNT' },
+    idColumn('key_id', 'KEY ID', { drop: 2 }),
+    textColumn('name', 'NAME'),
+    addressColumn('account', 'ACCOUNT'),
     { key: 'key_hint', header: 'KEY' },
-    { key: 'created_at', header: 'CREATED' },
-    { key: 'last_used_at', header: 'LAST USED', format: when },
-    { key: 'request_count', header: 'REQUESTS' },
-    { key: 'revoked_at', header: 'REVOKED', format: (v) => (v ? String(v) : '-') },
-  ], 'No API keys.');
+    timeColumn('created_at', 'CREATED', now, { drop: 1 }),
+    { ...used, format: (v, r) => (v ? used.format!(v, r) : 'never') },
+    { key: 'request_count', header: 'REQUESTS', align: 'right', drop: 3 },
+    timeColumn('revoked_at', 'REVOKED', now),
+  ], opts.account ? `No API keys for ${normalizeHandle(opts.account)}. Create one: svc sandbox key create --account ${normalizeHandle(opts.account)}` : 'No API keys. Create one: svc sandbox key create --account @alice');
 }

@@ -1,6 +1,8 @@
 // Printing the seeded world (start and reset share it).
 import type { App } from '../../app.js';
+import { addressColumn } from '../../io/columns.js';
 import { printList, type OutputMode } from '../../io/render.js';
+import { sanitize } from '../../io/sanitize.js';
 import { EXTERNAL_WALLETS } from '../../sandbox/seed.js';
 
 export interface WorldAccount {
@@ -15,22 +17,34 @@ export interface WorldAccount {
   decryption_key?: string;
 }
 
-/** Prints the accounts table (table or TSV mode); keys appear only when present. */
+/**
+ * Prints the accounts (table or TSV mode). Keys appear only when present: TSV columns for
+ * scripts; on a terminal a section of their own below the table, never cut to fit.
+ */
 export function printAccounts(app: App, mode: Exclude<OutputMode, 'json'>, accounts: readonly WorldAccount[]): void {
   const withKeys = accounts.some((a) => a.api_key);
   const withDecryption = accounts.some((a) => a.decryption_key);
   printList(app.io, mode, accounts.map((a) => ({ ...a })), [
-    { key: 'handle', header: 'HANDLE' },
+    addressColumn('handle', 'HANDLE'),
     { key: 'type', header: 'TYPE' },
     { key: 'kyc_status', header: 'KYC' },
-    { key: 'confidential_ready', header: 'CONFIDENTIAL', format: (v) => (v ? 'ready' : 'not ready') },
-    { key: 'public_key', header: 'ADDRESS' },
-    ...(withKeys ? [{ key: 'api_key', header: 'API KEY' }] : []),
-    ...(withDecryption ? [{ key: 'decryption_key', header: 'DECRYPTION KEY' }] : []),
+    { key: 'confidential_ready', header: 'CONFIDENTIAL', format: (v) => (v ? 'ready' : 'not ready'), drop: 1 },
+    { key: 'public_key', header: 'ADDRESS' }, // whole: it is there to be copied
+    ...(withKeys ? [{ key: 'api_key', header: 'API KEY', only: 'tsv' as const }] : []),
+    ...(withDecryption ? [{ key: 'decryption_key', header: 'DECRYPTION KEY', only: 'tsv' as const }] : []),
   ]);
+  if (mode !== 'table' || !(withKeys || withDecryption)) return;
+  // One value per line, whole (they are there to be copied), within 80 columns.
+  app.io.out('\nKeys (shown once):\n');
+  for (const a of accounts) {
+    if (!a.api_key && !a.decryption_key) continue;
+    app.io.out(`  ${sanitize(a.handle)}\n`);
+    if (a.api_key) app.io.out(`    api key     ${sanitize(a.api_key)}\n`);
+    if (a.decryption_key) app.io.out(`    decryption  ${sanitize(a.decryption_key)}\n`);
+  }
 }
 
 export function printExternal(app: App): void {
-  app.io.out('\nExternal test addresses (any other 0x address is a confidential-ready external wallet):\n');
+  app.io.out('\nExternal test addresses (any other 0x address is a confidential-ready wallet):\n');
   for (const e of EXTERNAL_WALLETS) app.io.out(`  ${e.address}  ${e.behaviour}\n`);
 }

@@ -5,7 +5,7 @@ import type { App } from '../../app.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { configDir } from '../../config/paths.js';
 import type { Profile } from '../../config/profiles.js';
-import { formatDuration, parseDuration } from '../../domain/duration.js';
+import { DURATION_RULE, formatDuration, parseDuration } from '../../domain/duration.js';
 import { outputMode, printJson, printRecord } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
 import type { SandboxHandle } from '../../sandbox/types.js';
@@ -13,6 +13,7 @@ import { CHAIN_ID } from '../../sandbox/auth.js';
 import { EXTERNAL_WALLETS } from '../../sandbox/seed.js';
 import { printAccounts, printExternal, type WorldAccount } from './print.js';
 import { SANDBOX_PROFILE } from './profile-name.js';
+import { DEFAULT_APPROVAL_WINDOW_MS, DEFAULT_BLOCK_TIME_MS } from '../../sandbox/defaults.js';
 
 export interface StartOptions {
   port?: string;
@@ -31,23 +32,21 @@ function parsePort(text: string | undefined): number {
   return Number(text);
 }
 
-function parseBlockTime(text: string | undefined): number {
-  if (text === undefined) return 1500;
-  const ms = /^\d+$/.test(text) ? Number(text) : parseDuration(text);
-  if (ms === undefined || !Number.isSafeInteger(ms)) {
-    throw new UsageError(`--block-time must be milliseconds or a duration like 500ms or 2s (got "${text}")`);
+/**
+ * A duration flag of `sandbox start` (`2s`, `500ms`, `15m`, `1h30m`). A bare number is still read
+ * as milliseconds, for scripts written before durations, but help and errors speak durations only.
+ */
+function parseDurationFlag(flag: string, text: string | undefined, fallback: number, positive: boolean): number {
+  if (text === undefined) return fallback;
+  const ms = /^\d+$/.test(text.trim()) ? Number(text.trim()) : parseDuration(text);
+  if (ms === undefined || !Number.isSafeInteger(ms) || (positive && ms <= 0)) {
+    throw new UsageError(`${flag} "${sanitize(text)}" ${positive && ms !== undefined ? 'must be longer than 0s' : DURATION_RULE}`);
   }
   return ms;
 }
 
-function parseApprovalWindow(text: string | undefined): number {
-  if (text === undefined) return 15 * 60_000;
-  const ms = /^\d+$/.test(text) ? Number(text) : parseDuration(text);
-  if (ms === undefined || !Number.isSafeInteger(ms) || ms <= 0) {
-    throw new UsageError(`--approval-window must be a positive duration like 15m, 90s or 1h (got "${text}")`);
-  }
-  return ms;
-}
+const parseBlockTime = (text: string | undefined) => parseDurationFlag('--block-time', text, DEFAULT_BLOCK_TIME_MS, false);
+const parseApprovalWindow = (text: string | undefined) => parseDurationFlag('--approval-window', text, DEFAULT_APPROVAL_WINDOW_MS, true);
 
 export async function startSandbox(app: App, opts: StartOptions): Promise<void> {
   const port = parsePort(opts.port);
@@ -59,11 +58,15 @@ export async function startSandbox(app: App, opts: StartOptions): Promise<void> 
   const statePath = opts.ephemeral ? undefined : (opts.state ?? join(defaultDir, 'state.db'));
   const legacyStatePath = opts.state === undefined ? join(defaultDir, 'state.json') : undefined;
   const logRequests = !opts.quiet && (Boolean(app.globals.verbose) || app.io.stderrIsTTY);
+  // Log lines start with the time on the sandbox clock (ISO 8601 UTC): the clock of every time the
+  // sandbox answers (created_at, expires_at, a delivery's next retry), so they line up after
+  // `svc sandbox clock advance`; the real clock until the sandbox is open.
+  let sandboxNow: (() => Date) | undefined;
   const log = (line: string) => {
     // Internal errors always show; request lines only when asked for (a pipe nobody reads must not fill up).
     // A line quotes request paths and error messages: each line is sanitised (defence in depth;
     // the HTTP parser already refuses control bytes in a path), and a stack trace keeps its breaks.
-    if (logRequests || line.startsWith('error')) app.io.err(`${line.split('\n').map(sanitize).join('\n')}\n`);
+    if (logRequests || line.startsWith('error')) app.io.err(`${(sandboxNow?.() ?? new Date()).toISOString()} ${line.split('\n').map(sanitize).join('\n')}\n`);
   };
 
   const { createSandbox, SandboxStartError } = await import('../../sandbox/index.js');
@@ -77,6 +80,7 @@ export async function startSandbox(app: App, opts: StartOptions): Promise<void> 
     }
     throw err;
   }
+  sandboxNow = () => handle.now();
 
   try {
     const profileName = app.globals.profile ?? SANDBOX_PROFILE;
@@ -120,7 +124,7 @@ export async function startSandbox(app: App, opts: StartOptions): Promise<void> 
         { key: 'url', header: 'URL' },
         { key: 'chain_id', header: 'Chain ID', format: (v) => `${v} (testnet)` },
         { key: 'state_path', header: 'State', format: (v) => `${v}${handle.restored ? ' (restored)' : ''}` },
-        { key: 'block_time_ms', header: 'Block time', format: (v) => `${v} ms` },
+        { key: 'block_time_ms', header: 'Block time', format: (v) => formatDuration(Number(v)) },
         { key: 'approval_window_ms', header: 'Approval window', format: (v) => formatDuration(Number(v)) },
         { key: 'profile', header: 'Profile', format: (v) => `${v}${current ? ' (current)' : ` (use it with --profile ${v} or \`svc profile use ${v}\`)`}` },
       ]);
@@ -131,7 +135,7 @@ export async function startSandbox(app: App, opts: StartOptions): Promise<void> 
       if (mode === 'table') printExternal(app);
     }
     if (handle.seeded.length) {
-      app.io.err(`API keys and decryption keys are shown once; profile "${sanitize(profileName)}" holds @alice's (0600).\n`);
+      app.io.err(`keys are shown once; profile "${sanitize(profileName)}" holds @alice's (0600)\n`);
     } else if (createdKeyFor) {
       app.io.err(`profile "${sanitize(profileName)}" had no working key for this state: created a new key for ${createdKeyFor}.\n`);
     } else {

@@ -29,6 +29,8 @@ export async function adminTarget(app: App): Promise<AdminTarget> {
     userAgent: 'svc-cli/0.1',
     headers: { 'x-sandbox-admin-token': profile.sandboxAdminToken },
     env: app.env,
+    sleep: (ms) => app.clock.sleep(ms),
+    onServerTime: (t) => app.learnServiceTime(t),
     // Trace lines carry the base URL (a config file's), request ids and network errors.
     trace: app.globals.verbose ? (line) => app.io.err(`${sanitize(line)}\n`) : undefined,
   });

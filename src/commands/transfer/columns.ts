@@ -1,5 +1,6 @@
 // How a transfer is shown: its fields (`get`, `send`) and the columns of `ls`.
 import type { Palette } from '../../io/colors.js';
+import { addressColumn, amountColumn, idColumn, timeColumn } from '../../io/columns.js';
 import type { Column } from '../../io/render.js';
 
 export const TRANSFER_STATUSES: readonly string[] = ['pending', 'confirmed', 'failed'];
@@ -19,47 +20,36 @@ const orDash = (v: unknown) => (v === null || v === undefined || v === '' ? '-' 
  * Fields of one transfer. The service never returns an amount: `Amount`/`Memo` appear only
  * when the renderer was given them after local decryption (`get`), never for `send`.
  */
-export function transferFields(p: Palette): Column[] {
+export function transferFields(p: Palette, now: () => number): Column[] {
   return [
     { key: 'transfer_id', header: 'Transfer ID' },
     { key: 'status', header: 'Status', format: (v) => colourStatus(p, v) },
     { key: 'from', header: 'From' },
     { key: 'to', header: 'To' },
-    { key: 'asset', header: 'Asset' },
-    { key: 'amount', header: 'Amount' },
+    amountColumn('amount', 'Amount', 'asset'),
+    { key: 'asset', header: 'Asset', only: 'tsv' },
     { key: 'memo', header: 'Memo' },
     { key: 'confidential', header: 'Confidential', format: yesNo },
     { key: 'tx_hash', header: 'TX hash', format: orDash },
-    { key: 'created_at', header: 'Created', format: orDash },
-    { key: 'confirmed_at', header: 'Confirmed', format: orDash },
+    timeColumn('created_at', 'Created', now),
+    timeColumn('confirmed_at', 'Confirmed', now),
   ];
 }
 
-/** `0x12345678…9abc` on a terminal; TSV and JSON keep the full hash. */
-export function shortHash(v: unknown): string {
-  const s = String(v ?? '');
-  if (!s) return '-';
-  return s.length > 16 ? `${s.slice(0, 10)}…${s.slice(-4)}` : s;
-}
-
-/** `2024-05-01 12:30:05Z` on a terminal. */
-export function shortTime(v: unknown): string {
-  if (typeof v !== 'string' || !v) return '-';
-  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.\d+)?(Z|[+-]\d{2}:?\d{2})$/.exec(v);
-  return m ? `${m[1]} ${m[2]}${m[3]}` : v;
-}
-
-/** Columns of `svc transfer ls`; TSV uses the keys as its header. */
-export function transferColumns(p: Palette): Column[] {
+/**
+ * Columns of `svc transfer ls`; TSV uses the keys as its header. At 80 columns the hash goes
+ * first, then the confidential flag, the sender and the time (docs/ux.md).
+ */
+export function transferColumns(p: Palette, now: () => number): Column[] {
   return [
-    { key: 'transfer_id', header: 'ID' },
+    idColumn('transfer_id', 'ID'),
     { key: 'status', header: 'STATUS', format: (v) => colourStatus(p, v) },
-    { key: 'to', header: 'TO' },
-    { key: 'from', header: 'FROM', format: orDash },
-    { key: 'asset', header: 'ASSET', format: orDash },
-    { key: 'amount', header: 'AMOUNT' },
-    { key: 'confidential', header: 'CONFIDENTIAL', format: yesNo },
-    { key: 'created_at', header: 'CREATED', format: shortTime },
-    { key: 'tx_hash', header: 'TX HASH', format: shortHash },
+    addressColumn('to', 'TO'),
+    addressColumn('from', 'FROM', { format: orDash, drop: 3 }),
+    { key: 'asset', header: 'ASSET', only: 'tsv' },
+    amountColumn('amount', 'AMOUNT', 'asset'),
+    { key: 'confidential', header: 'CONFIDENTIAL', format: yesNo, drop: 2 },
+    timeColumn('created_at', 'CREATED', now, { drop: 4 }),
+    idColumn('tx_hash', 'TX HASH', { format: orDash, drop: 1 }),
   ];
 }

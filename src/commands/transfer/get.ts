@@ -39,7 +39,7 @@ export async function getTransfer(app: App, idText: string, opts: GetOptions): P
     app.io.out(`${p.badge(auth.environment)} ${p.bold(`transfer ${sanitize(transfer.transfer_id)}`)}\n`);
   }
   const open = await openerFor(app, [transfer]);
-  printRecord(app.io, mode, withOpened(transfer, open(transfer), mode, Boolean(opts.decrypt)), transferFields(p));
+  printRecord(app.io, mode, withOpened(transfer, open(transfer), mode, Boolean(opts.decrypt)), transferFields(p, () => app.serviceNow()));
   // Only --wait turns a failed transfer into a failing command: plain `get` reports what it read.
   if (waitMs !== undefined && transfer.status === 'failed') throw failedTransferError(transfer);
 }

@@ -13,11 +13,13 @@ export function registerTransfer(program: Command, deps: ProgramDeps): void {
     .option('--no-confidential', 'send a standard transfer: the amount becomes PUBLIC on chain')
     .option('--idempotency-key <key>', 'reuse a key to retry a transfer safely (a new one is generated and printed otherwise)')
     .option('--wait', 'wait until the transfer is confirmed or failed')
-    .option('--timeout-wait <duration>', 'how long --wait waits, e.g. 90s, 2m (default 120s)')
+    .option('--timeout-wait <duration>', 'how long --wait waits: a duration such as 90s or 5m (default 2m)')
     .addHelpText('after', [
       '',
       'The amount is a decimal string with at most 6 decimals (USDG, USDC); it is never printed',
       'back. With a live key the command asks for confirmation (or needs --yes without a terminal).',
+      'With --wait, Ctrl-C stops the waiting, not the transfer (exit 130): follow it again with',
+      '`svc transfer get <id> --wait`.',
       '',
       'Examples:',
       '  $ svc transfer send @acme 25.50',
@@ -37,7 +39,7 @@ export function registerTransfer(program: Command, deps: ProgramDeps): void {
     .command('get <id>')
     .description('Show one transfer; its amount and memo are decrypted locally when a decryption key is set')
     .option('--wait', 'wait until the transfer is confirmed or failed')
-    .option('--timeout-wait <duration>', 'how long --wait waits, e.g. 90s, 2m (default 120s)')
+    .option('--timeout-wait <duration>', 'how long --wait waits: a duration such as 90s or 5m (default 2m)')
     .option('--decrypt', 'with --json, add amount and memo, decrypted locally')
     .addHelpText('after', [
       '',

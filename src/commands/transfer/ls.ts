@@ -87,7 +87,7 @@ export async function listTransfers(app: App, opts: LsOptions): Promise<void> {
   const client = await app.client();
   const mode = outputMode(app.io, app.json);
   const p = await palette(app.io);
-  const writer = new ListWriter(app.io, mode, transferColumns(p), { jsonLines: Boolean(opts.jsonl) });
+  const writer = new ListWriter(app.io, mode, transferColumns(p, () => app.serviceNow()), { jsonLines: Boolean(opts.jsonl) });
   // Decrypting is a key operation per row, paid only where it shows: a human's AMOUNT column
   // (table, TSV: amounts only, the memo is not a column) or --decrypt with JSON (amounts and
   // memos). Plain --json / --jsonl never loads the key nor looks the account up.
@@ -137,7 +137,7 @@ export async function listTransfers(app: App, opts: LsOptions): Promise<void> {
     if (app.io.stdout.writableNeedDrain && !readerGone) await drainOrClose(app.io.stdout);
     if (readerGone) return;
   }
-  writer.end('No transfers.');
+  writer.end(plan.filters.status || plan.filters.from || plan.filters.to || plan.offset ? 'No transfers match these filters.' : 'No transfers yet. Send one: svc transfer send @handle 1.00');
   if (!plan.all && more && mode === 'table') {
     app.io.err(`${p.dim(`more transfers: --offset ${next} for the next page, or --all for everything`)}\n`);
   }

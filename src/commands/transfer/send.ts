@@ -6,7 +6,8 @@ import * as z from 'zod/mini';
 import type { App } from '../../app.js';
 import type { ApiClient } from '../../api/client.js';
 import { HeldTransactionSchema, TransferSchema, type HeldTransaction, type Transfer } from '../../api/schemas.js';
-import { ApiError, CliError, ExitCode, UsageError } from '../../errors.js';
+import { ApiError, CliError, ExitCode, NetworkError, UsageError } from '../../errors.js';
+import { insufficientBalanceHint, isLoopbackUrl, policyDeniedHint } from '../../api/hints.js';
 import { DEFAULT_ASSET } from '../../domain/assets.js';
 import { formatUnits, parseAmount } from '../../domain/amount.js';
 import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../../domain/idempotency.js';
@@ -15,6 +16,7 @@ import { parseAssetFlag } from '../../cli/flags.js';
 import { sanitize } from '../../io/sanitize.js';
 import { parseRecipient, RECIPIENT_RULE } from '../../domain/recipient.js';
 import { palette, type Palette } from '../../io/colors.js';
+import { timeColumn } from '../../io/columns.js';
 import { outputMode, printRecord, type OutputMode } from '../../io/render.js';
 import { transferFields } from './columns.js';
 import { failedTransferError, parseWaitDuration, waitForTransfer } from './wait.js';
@@ -106,7 +108,7 @@ export async function sendTransfer(app: App, to: string, amount: string, opts: S
   if (waitMs !== undefined && transfer.status !== 'confirmed' && transfer.status !== 'failed') {
     // Show the id before waiting, so an interrupted wait still leaves it on screen.
     if (!app.json) app.io.err(`submitted transfer ${sanitize(transfer.transfer_id)} (${sanitize(transfer.status)})\n`);
-    transfer = await waitForTransfer(app, client, transfer.transfer_id, waitMs);
+    transfer = await waitForTransfer(app, client, transfer.transfer_id, waitMs, { submitted: true });
   }
   if (transfer.status === 'failed') {
     // stdout carries results only: a failed transfer is an error report (its id is in it).
@@ -135,17 +137,42 @@ async function post(app: App, client: ApiClient, body: TransferRequest, key: str
     const res = await client.post('/v1/transfers', { body, idempotencyKey: key, schema: CreateResponseSchema });
     return { status: res.status, data: res.data, key };
   } catch (err) {
+    if (err instanceof ApiError) err = await withRefusalHint(app, err, body);
     if (!(err instanceof CliError) || !outcomeUnknown(err)) throw err;
     throw err.with({
-      hint: `the transfer may or may not have been made. Retry safely (it cannot pay twice) with the same amount: ${retryCommand(app, body, key)}`,
+      hint: `the transfer may or may not have been made; retry safely (it cannot pay twice) with the same amount: \`${retryCommand(app, body, key)}\``,
       details: { idempotency_key: key },
     });
   }
 }
 
 function outcomeUnknown(err: CliError): boolean {
+  // Refused at connect on every try: no request left this machine, so nothing was made.
+  if (err instanceof NetworkError && err.nothingSent) return false;
   if (err.kind === 'network' || err.code === 'invalid_response') return true;
   return err instanceof ApiError && err.status >= 500;
+}
+
+/**
+ * A refused transfer's hint names the next command: what the account holds (and, on the
+ * sandbox, how to add test funds), or the policy check that shows which rule denies it.
+ */
+async function withRefusalHint(app: App, err: ApiError, body: TransferRequest): Promise<ApiError> {
+  if (err.code !== 'insufficient_balance' && err.code !== 'policy_violation') return err;
+  const loopback = isLoopbackUrl((await app.auth()).baseUrl);
+  if (err.code === 'insufficient_balance') {
+    return err.with({ hint: insufficientBalanceHint({ loopback, asset: body.asset, ...(loopback ? { handle: await ownHandle(app) } : {}) }) });
+  }
+  return err.with({ hint: policyDeniedHint({ agent: await ownHandle(app), to: body.to, asset: body.asset }) });
+}
+
+/** The sending account's handle, for a hint: the profile's, else asked once; a hint never fails the command. */
+async function ownHandle(app: App): Promise<string | undefined> {
+  try {
+    return (await app.account()).handle;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The command line that repeats this request with its key; the amount and memo stay placeholders (never printed). */
@@ -166,7 +193,7 @@ function isHeld(data: Transfer | HeldTransaction): data is HeldTransaction {
 
 function printTransfer(app: App, mode: OutputMode, p: Palette, env: 'live' | 'test', t: Transfer): void {
   if (mode === 'table') app.io.out(`${p.badge(env)} ${p.bold(`transfer ${sanitize(t.transfer_id)}`)}\n`);
-  printRecord(app.io, mode, t, transferFields(p));
+  printRecord(app.io, mode, t, transferFields(p, () => app.serviceNow()));
 }
 
 function printHeld(app: App, mode: OutputMode, p: Palette, env: 'live' | 'test', h: HeldTransaction): void {
@@ -174,7 +201,7 @@ function printHeld(app: App, mode: OutputMode, p: Palette, env: 'live' | 'test',
   printRecord(app.io, mode, h, [
     { key: 'transaction_id', header: 'Transaction ID' },
     { key: 'status', header: 'Status' },
-    { key: 'expires_at', header: 'Expires' },
+    timeColumn('expires_at', 'Expires', () => app.serviceNow()),
   ]);
   if (!app.json) {
     app.io.err(

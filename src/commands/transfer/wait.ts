@@ -1,4 +1,5 @@
-// `--wait`: polling a transfer until it settles, within a time limit.
+// `--wait`: polling a transfer until it settles, within a time limit. Ctrl-C stops the waiting,
+// not the transfer: it says so, with the command that follows it again (exit 130).
 import type { App } from '../../app.js';
 import type { ApiClient } from '../../api/client.js';
 import { TransferSchema, type Transfer } from '../../api/schemas.js';
@@ -25,30 +26,70 @@ export function parseWaitDuration(text: string | undefined, flag = '--timeout-wa
   return ms;
 }
 
+export interface WaitOptions {
+  /** This command submitted the transfer (`send --wait`): Ctrl-C says it keeps settling. */
+  submitted?: boolean;
+}
+
+/** The error Ctrl-C ends a wait with: the transfer goes on, and how to follow it again. */
+export function interruptedWaitError(id: string, opts: WaitOptions = {}): CliError {
+  const message = opts.submitted
+    ? `stopped waiting: transfer ${id} was submitted and keeps settling`
+    : `stopped waiting for transfer ${id}: it keeps settling`;
+  return new CliError('interrupted', 'interrupted', message, {
+    hint: `follow it with \`svc transfer get ${id} --wait\``,
+    details: { transfer_id: id },
+  });
+}
+
+/** An AbortSignal that Ctrl-C aborts from now on (the wait claims Ctrl-C: no instant exit). */
+function interruptSignal(app: App): AbortSignal {
+  const controller = new AbortController();
+  void app.waitForInterrupt().then((sig) => controller.abort(sig));
+  return controller.signal;
+}
+
+/** `work`, or a rejection as soon as `signal` aborts (whichever comes first). */
+function unlessAborted<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => (signal.removeEventListener('abort', onAbort), resolve(v)),
+      (e) => (signal.removeEventListener('abort', onAbort), reject(e)),
+    );
+  });
+}
+
 /**
  * Polls GET /v1/transfers/{id} until the transfer is confirmed or failed, with a spinner on
- * stderr (animated only on a terminal). Throws a timeout error (exit 7) when `timeoutMs` passes.
+ * stderr (animated only on a terminal). Throws a timeout error (exit 7) when `timeoutMs` passes,
+ * and an `interrupted` error (exit 130) on Ctrl-C.
  */
-export async function waitForTransfer(app: App, client: ApiClient, id: string, timeoutMs: number): Promise<Transfer> {
+export async function waitForTransfer(app: App, client: ApiClient, id: string, timeoutMs: number, opts: WaitOptions = {}): Promise<Transfer> {
   const { clock } = app;
   const started = clock.now();
   const deadline = started + timeoutMs;
+  const interrupt = interruptSignal(app);
   const spinner = startSpinner(app.io, `waiting for transfer ${id} to settle (up to ${formatDuration(timeoutMs)})…`, { quiet: app.json, env: app.env });
   try {
     for (;;) {
-      const { data } = await client.get(transferPath(id), { schema: TransferSchema });
+      const { data } = await unlessAborted(interrupt, client.get(transferPath(id), { schema: TransferSchema, signal: interrupt }));
       if (FINAL_STATUSES.includes(data.status)) return data;
-      const elapsed = Math.round((clock.now() - started) / 1000);
-      spinner.update(`waiting for transfer ${id} to settle: ${data.status}, ${elapsed} s`);
+      const elapsed = Math.round((clock.now() - started) / 1000) * 1000;
+      spinner.update(`waiting for transfer ${id} to settle: ${data.status}, ${formatDuration(elapsed)}`);
       const left = deadline - clock.now();
       if (left <= 0) {
         throw new CliError('network', 'wait_timeout', `gave up waiting for transfer ${id} after ${formatDuration(timeoutMs)}: it is still ${data.status}`, {
-          hint: `it may still settle; check it with \`svc transfer get ${id} --wait\``,
+          hint: `it may still settle; follow it with \`svc transfer get ${id} --wait\``,
           details: { transfer_id: id },
         });
       }
-      await clock.sleep(Math.min(POLL_INTERVAL_MS, left));
+      await unlessAborted(interrupt, clock.sleep(Math.min(POLL_INTERVAL_MS, left)));
     }
+  } catch (err) {
+    throw interrupt.aborted ? interruptedWaitError(id, opts) : err;
   } finally {
     spinner.stop();
   }

@@ -3,6 +3,7 @@ import type { App } from '../../app.js';
 import { WebhookSchema } from '../../api/schemas.js';
 import { checkTransportUrl } from '../../domain/loopback.js';
 import { UsageError } from '../../errors.js';
+import { timeColumn } from '../../io/columns.js';
 import { outputMode, printJson, printRecord } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
 import { eventsFrom } from './events-flag.js';
@@ -24,7 +25,7 @@ export async function createWebhook(app: App, url: string, events: string[]): Pr
     { key: 'webhook_id', header: 'Webhook ID' },
     { key: 'url', header: 'URL' },
     { key: 'events', header: 'Events', format: (v) => (v as string[]).join(', ') },
-    { key: 'created_at', header: 'Created' },
+    timeColumn('created_at', 'Created', () => app.serviceNow()),
   ]);
   if (data.secret) {
     app.io.err('\nSigning secret: shown ONCE. Store it now (e.g. in your secrets manager); it cannot be shown again.\n');

@@ -5,12 +5,13 @@ import { readFileSync } from 'node:fs';
 import type { App } from '../../app.js';
 import { verifySignature } from '../../crypto/webhook-signature.js';
 import { DURATION_RULE, formatDuration, parseDuration } from '../../domain/duration.js';
+import { sanitize } from '../../io/sanitize.js';
 import { UsageError } from '../../errors.js';
 
 export function parseTolerance(text: string): number {
   if (text.trim() === '0') return 0;
   const ms = parseDuration(text);
-  if (ms === undefined) throw new UsageError(`--tolerance ${DURATION_RULE} (or 0 to disable)`);
+  if (ms === undefined) throw new UsageError(`--tolerance "${sanitize(text)}" ${DURATION_RULE} (or 0 to disable)`);
   return ms;
 }
 

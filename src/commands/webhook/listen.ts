@@ -52,8 +52,11 @@ function plan(app: App, opts: ListenOptions): Plan {
   return { port, toleranceMs: parseTolerance(opts.tolerance), events: opts.events ? eventsFrom(opts.events) : [...EVENT_TYPES], ...(forward ? { forward } : {}), ...(secret ? { secret } : {}) };
 }
 
-/** One line per request, for a person or (--json) for a program; every value came from the sender. */
-function printer(app: App, p: Palette): (r: Received | Refused) => void {
+/**
+ * One line per request, for a person or (--json) for a program; every value came from the sender.
+ * A failed forward adds one line of its own: `forward to <url> failed: connection refused`.
+ */
+function printer(app: App, p: Palette, forward: URL | undefined): (r: Received | Refused) => void {
   const time = () => new Date().toISOString();
   return (r) => {
     if ('refused' in r) {
@@ -74,8 +77,10 @@ function printer(app: App, p: Palette): (r: Received | Refused) => void {
     const fields = (r.payload !== null && typeof r.payload === 'object' ? r.payload : {}) as Record<string, unknown>;
     const who = fields.account ? ` ${fields.account}${fields.counterparty ? ` ${fields.direction === 'received' ? '←' : '→'} ${fields.counterparty}` : ''}` : fields.agent ? ` ${fields.agent}` : '';
     const mark = r.check.problem ? p.red(`✗ ${sanitize(r.check.problem)}`) : p.green('✓ signed');
-    const fwd = !f ? '' : 'status' in f ? `  → ${f.status}` : 'error' in f ? `  ${p.red(`→ forward failed: ${sanitize(f.error)}`)}` : `  ${p.yellow(f.skipped)}`;
-    app.io.out(`${time().slice(11, 19)}  ${sanitize(r.event).padEnd(34)} ${sanitize(r.eventId)}${sanitize(who)}${r.attempt && r.attempt > 1 ? ` (attempt ${r.attempt})` : ''}  ${mark}${fwd}\n`);
+    const fwd = !f ? '' : 'status' in f ? `  → ${f.status}` : 'error' in f ? '' : `  ${p.yellow(f.skipped)}`;
+    const at = time().slice(11, 19);
+    app.io.out(`${at}  ${sanitize(r.event).padEnd(34)} ${sanitize(r.eventId)}${sanitize(who)}${r.attempt && r.attempt > 1 ? ` (attempt ${r.attempt})` : ''}  ${mark}${fwd}\n`);
+    if (f && 'error' in f) app.io.out(`${at}  ${p.red(`✗ forward to ${sanitize(forward?.href ?? 'the local app')} failed: ${sanitize(f.error)}`)}\n`);
   };
 }
 
@@ -113,7 +118,7 @@ export async function listen(app: App, opts: ListenOptions): Promise<void> {
     resync: clock.resync,
     ...(planned.forward ? { forward: planned.forward } : {}),
     forwardUnverified: Boolean(opts.forwardUnverified),
-    report: printer(app, p),
+    report: printer(app, p, planned.forward),
   });
   const server = createServer((req, res) => void receive(req, res));
   const url = await listenOn(server, planned.port);

@@ -5,6 +5,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dispatcherFor } from '../../api/dispatcher.js';
 import { httpRequest } from '../../api/undici.js';
+import { describeNetFailure } from '../../domain/net-failure.js';
+import { formatDuration } from '../../domain/duration.js';
 import { isLoopbackHostHeader } from '../../domain/loopback.js';
 import { inspectDelivery, type DeliveryCheck } from './delivery-check.js';
 
@@ -20,7 +22,10 @@ export interface Received {
   check: DeliveryCheck;
   /** The body parsed (undefined when it is not JSON). */
   payload: unknown;
-  /** The forward target's status, or why it was not forwarded / failed. */
+  /**
+   * The forward target's status, why it was not forwarded, or why forwarding failed in a few
+   * words (`connection refused`, `host not found`, `no answer within 15s`): never a stack.
+   */
   forwarded?: { status: number } | { error: string } | { skipped: string };
 }
 
@@ -102,10 +107,8 @@ async function forwardTo(target: URL, req: IncomingMessage, body: Buffer): Promi
     await r.body.dump();
     return { status: r.statusCode };
   } catch (err) {
-    const e = err as { code?: string; cause?: { code?: string }; name?: string; message?: string };
-    const code = e.code ?? e.cause?.code;
-    const why = code === 'ECONNREFUSED' ? 'connection refused' : e.name === 'TimeoutError' ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s` : (code ?? e.message ?? 'failed');
-    return { error: why };
+    const failure = describeNetFailure(err);
+    return { error: failure.timedOut ? `no answer within ${formatDuration(FORWARD_TIMEOUT_MS)}` : failure.words };
   }
 }
 

@@ -3,6 +3,8 @@
 // most 64 KiB of the answer read and thrown away. Never throws: every way it can go wrong is an
 // outcome the engine records.
 import { Agent, request } from 'undici';
+import { formatDuration } from '../../domain/duration.js';
+import { describeNetFailure } from '../../domain/net-failure.js';
 import { retryAfterMs } from './schedule.js';
 import type { AttemptOutcome } from './types.js';
 
@@ -54,7 +56,7 @@ export class HttpSender {
     } catch (err) {
       const durationMs = elapsed();
       if (timeout.aborted || isTimeout(err)) {
-        return { status: null, error: `timed out after ${this.timeoutMs} ms`, durationMs, timedOut: true };
+        return { status: null, error: `timed out after ${formatDuration(this.timeoutMs)}`, durationMs, timedOut: true };
       }
       if (signal.aborted) return { status: null, error: 'cancelled', durationMs, timedOut: false };
       return { status: null, error: describe(err), durationMs, timedOut: false };
@@ -67,28 +69,10 @@ export class HttpSender {
 }
 
 function isTimeout(err: unknown): boolean {
-  const code = (err as { code?: string })?.code;
-  return code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+  return describeNetFailure(err).timedOut;
 }
 
-/** A short reason without the URL (it may carry a token in its path). */
+/** A short reason without the URL (it may carry a token in its path): the tool's words for it. */
 function describe(err: unknown): string {
-  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
-  const code = e?.code ?? e?.cause?.code;
-  switch (code) {
-    case 'ECONNREFUSED':
-      return 'connection refused';
-    case 'ECONNRESET':
-    case 'UND_ERR_SOCKET':
-      return 'connection reset';
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return 'host not found';
-    case 'EHOSTUNREACH':
-    case 'ENETUNREACH':
-      return 'host unreachable';
-    default:
-      if (code && /CERT|SSL|TLS/i.test(code)) return `TLS error (${code})`;
-      return code ? `connection error (${code})` : 'connection error';
-  }
+  return describeNetFailure(err).words;
 }

@@ -1,0 +1,55 @@
+// The hint of each common failure: the next command to run, in one place so every command
+// words it the same way. A hint is one line, starts in lower case, puts commands in backticks
+// and never carries an amount (`<amount>` stands in for it: amounts are not echoed in errors).
+// The same text is the `hint` of the --json error object.
+import { DEFAULT_ASSET } from '../domain/assets.js';
+import { isLoopbackHost } from '../domain/loopback.js';
+
+/** What a hint may depend on besides the error: where the requests go. */
+export interface HintContext {
+  /** The base URL is this machine: the local sandbox, in practice. */
+  loopback: boolean;
+}
+
+/** Whether a base URL names this machine (any unparsable URL does not). */
+export function isLoopbackUrl(url: string | URL): boolean {
+  try {
+    return isLoopbackHost((typeof url === 'string' ? new URL(url) : url).hostname);
+  } catch {
+    return false;
+  }
+}
+
+/** The service could not be reached: refused, host not found, unreachable. */
+export function connectionHint(ctx: HintContext): string {
+  return ctx.loopback
+    ? 'is the sandbox running? start it with `svc sandbox start`'
+    : 'check the base URL (`svc profile show`; --base-url or SVC_BASE_URL override it) and your network';
+}
+
+/** 401: the key is unknown, revoked or for another service. */
+export function unauthorizedHint(ctx: HintContext): string {
+  return ctx.loopback
+    ? 'the sandbox does not know this key: save a working one with `svc profile add <name>` (new sandbox keys: `svc sandbox key create --account <handle>`)'
+    : 'the key is unknown or was revoked: save a working one with `svc profile add <name>`';
+}
+
+/** 402 on a transfer: what the account holds, and on the sandbox how to add test funds. */
+export function insufficientBalanceHint(ctx: HintContext & { handle?: string; asset?: string }): string {
+  const asset = ctx.asset && ctx.asset !== DEFAULT_ASSET ? ` --asset ${ctx.asset}` : '';
+  const balance = `see what the account holds with \`svc balance\``;
+  return ctx.loopback ? `${balance}; add test funds with \`svc sandbox fund ${ctx.handle ?? '<handle>'} <amount>${asset}\`` : balance;
+}
+
+/** 403 policy_violation: the owner can replay the attempt against the policy, locally. */
+export function policyDeniedHint(ctx: { agent?: string; to?: string; asset?: string }): string {
+  const asset = ctx.asset && ctx.asset !== DEFAULT_ASSET ? ` --asset ${ctx.asset}` : '';
+  return `see which rule denies it (with the owner's profile): \`svc agent policy check ${ctx.agent ?? '<agent>'} --to ${ctx.to ?? '<recipient>'} --amount <amount>${asset}\``;
+}
+
+/** The hint an API error gets from its code alone (commands add sharper ones where they know more). */
+export function hintForApiError(code: string, status: number, ctx: HintContext): string | undefined {
+  if (code === 'unauthorized' || (status === 401 && code !== 'invalid_api_key')) return unauthorizedHint(ctx);
+  if (code === 'policy_violation') return policyDeniedHint({});
+  return undefined;
+}
