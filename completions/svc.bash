@@ -19,7 +19,7 @@ _svc_takes_value() {
   local p="$1"
   while :; do
     case "$p|$2" in
-      '|-p'|'|--profile'|'|--base-url'|'|--timeout'|'balance|--asset'|'transfer send|--asset'|'transfer send|--memo'|'transfer send|--idempotency-key'|'transfer send|--timeout-wait'|'transfer get|--timeout-wait'|'transfer ls|--status'|'transfer ls|--since'|'transfer ls|--until'|'transfer ls|--limit'|'transfer ls|--offset'|'agent create|--daily-limit'|'agent create|--per-tx-limit'|'agent create|--hitl-threshold'|'agent create|--allow'|'agent create|--asset'|'agent create|--active-hours'|'agent create|--policy-file'|'agent policy set|--add-allow'|'agent policy set|--remove-allow'|'agent policy set|--clear'|'agent policy set|--daily-limit'|'agent policy set|--per-tx-limit'|'agent policy set|--hitl-threshold'|'agent policy set|--allow'|'agent policy set|--asset'|'agent policy set|--active-hours'|'agent policy set|--policy-file'|'agent policy check|--to'|'agent policy check|--amount'|'agent policy check|--asset'|'agent policy check|--at'|'agent policy check|--spent-today'|'pending review|--interval'|'webhook create|--events'|'webhook verify|--secret-env'|'webhook verify|--secret-file'|'webhook verify|--signature'|'webhook verify|--payload-file'|'webhook verify|--tolerance'|'webhook listen|--port'|'webhook listen|--events'|'webhook listen|--forward-to'|'webhook listen|--secret-env'|'webhook listen|--secret-file'|'webhook listen|--tolerance'|'api|-d'|'api|--data'|'api|-q'|'api|--query'|'api|--idempotency-key'|'sandbox start|--port'|'sandbox start|--host'|'sandbox start|--block-time'|'sandbox start|--approval-window'|'sandbox start|--state'|'sandbox fund|--asset'|'sandbox key create|--account'|'sandbox key create|--name'|'sandbox key ls|--account'|'sandbox trigger|--account') return 0 ;;
+      '|-p'|'|--profile'|'|--base-url'|'|--timeout'|'balance|--asset'|'transfer send|--asset'|'transfer send|--memo'|'transfer send|--idempotency-key'|'transfer send|--timeout-wait'|'transfer batch|--batch-id'|'transfer batch|--concurrency'|'transfer batch|--out'|'transfer get|--timeout-wait'|'transfer ls|--status'|'transfer ls|--since'|'transfer ls|--until'|'transfer ls|--limit'|'transfer ls|--offset'|'agent create|--daily-limit'|'agent create|--per-tx-limit'|'agent create|--hitl-threshold'|'agent create|--allow'|'agent create|--asset'|'agent create|--active-hours'|'agent create|--policy-file'|'agent policy set|--add-allow'|'agent policy set|--remove-allow'|'agent policy set|--clear'|'agent policy set|--daily-limit'|'agent policy set|--per-tx-limit'|'agent policy set|--hitl-threshold'|'agent policy set|--allow'|'agent policy set|--asset'|'agent policy set|--active-hours'|'agent policy set|--policy-file'|'agent policy check|--to'|'agent policy check|--amount'|'agent policy check|--asset'|'agent policy check|--at'|'agent policy check|--spent-today'|'pending review|--interval'|'webhook create|--events'|'webhook verify|--secret-env'|'webhook verify|--secret-file'|'webhook verify|--signature'|'webhook verify|--payload-file'|'webhook verify|--tolerance'|'webhook listen|--port'|'webhook listen|--events'|'webhook listen|--forward-to'|'webhook listen|--secret-env'|'webhook listen|--secret-file'|'webhook listen|--tolerance'|'api|-d'|'api|--data'|'api|-q'|'api|--query'|'api|--idempotency-key'|'sandbox start|--port'|'sandbox start|--host'|'sandbox start|--block-time'|'sandbox start|--approval-window'|'sandbox start|--state'|'sandbox fund|--asset'|'sandbox key create|--account'|'sandbox key create|--name'|'sandbox key ls|--account'|'sandbox trigger|--account') return 0 ;;
     esac
     [[ -z $p ]] && return 1
     if [[ $p == *" "* ]]; then p="${p% *}"; else p=""; fi
@@ -34,6 +34,7 @@ _svc_option_values() {
       '|-p'|'|--profile') _svc_profiles; return ;;
       'balance|--asset') COMPREPLY=($(compgen -W 'USDG USDC' -- "$cur")); return ;;
       'transfer send|--asset') COMPREPLY=($(compgen -W 'USDG USDC' -- "$cur")); return ;;
+      'transfer batch|--out') _svc_files; return ;;
       'transfer ls|--status') COMPREPLY=($(compgen -W 'pending confirmed failed' -- "$cur")); return ;;
       'agent create|--asset') COMPREPLY=($(compgen -W 'USDG USDC' -- "$cur")); return ;;
       'agent create|--policy-file') _svc_files; return ;;
@@ -66,6 +67,7 @@ _svc_subcommand() {
     '|api') path='api' ;;
     '|sandbox') path='sandbox' ;;
     '|completion') path='completion' ;;
+    '|doctor') path='doctor' ;;
     '|help') path='help' ;;
     'profile|add') path='profile add' ;;
     'profile|ls'|'profile|list') path='profile ls' ;;
@@ -73,6 +75,7 @@ _svc_subcommand() {
     'profile|rm'|'profile|remove') path='profile rm' ;;
     'profile|show') path='profile show' ;;
     'transfer|send') path='transfer send' ;;
+    'transfer|batch') path='transfer batch' ;;
     'transfer|get') path='transfer get' ;;
     'transfer|ls'|'transfer|list') path='transfer ls' ;;
     'agent|ls'|'agent|list') path='agent ls' ;;
@@ -114,7 +117,7 @@ _svc_subcommand() {
 _svc_words() {
   case "$1" in
     '')
-      [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'profile account balance transfer agent pending webhook api sandbox completion help' -- "$cur"))
+      [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'profile account balance transfer agent pending webhook api sandbox completion doctor help' -- "$cur"))
       ;;
     'profile')
       [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'add ls use rm show' -- "$cur"))
@@ -136,8 +139,13 @@ _svc_words() {
       esac
       ;;
     'transfer')
-      [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'send get ls' -- "$cur"))
+      [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'send batch get ls' -- "$cur"))
       [[ $2 -eq 0 && ${#COMPREPLY[@]} -eq 0 ]] && COMPREPLY=($(compgen -W 'list' -- "$cur"))
+      ;;
+    'transfer batch')
+      case $2 in
+        0) _svc_files ;;
+      esac
       ;;
     'agent')
       [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'ls create suspend resume policy' -- "$cur"))
@@ -195,7 +203,8 @@ _svc_options() {
     'account') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'balance') echo '--asset --verify --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'transfer') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
-    'transfer send') echo '--asset --memo --no-confidential --idempotency-key --wait --timeout-wait --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'transfer send') echo '--asset --memo --no-confidential --idempotency-key --wait --timeout-wait --dry-run --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'transfer batch') echo '--jsonl --batch-id --dry-run --skip-invalid --concurrency --out --no-confidential --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'transfer get') echo '--wait --timeout-wait --decrypt --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'transfer ls') echo '--status --since --until --limit --offset --all --jsonl --decrypt --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'agent') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
@@ -235,6 +244,7 @@ _svc_options() {
     'sandbox clock show') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'sandbox clock advance') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'completion') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'doctor') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'help') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
   esac
 }

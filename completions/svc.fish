@@ -25,7 +25,7 @@ function __svc_takes_value
     set -l p $argv[1]
     while true
         switch "$p|$argv[2]"
-            case '|-p' '|--profile' '|--base-url' '|--timeout' 'balance|--asset' 'transfer send|--asset' 'transfer send|--memo' 'transfer send|--idempotency-key' 'transfer send|--timeout-wait' 'transfer get|--timeout-wait' 'transfer ls|--status' 'transfer ls|--since' 'transfer ls|--until' 'transfer ls|--limit' 'transfer ls|--offset' 'agent create|--daily-limit' 'agent create|--per-tx-limit' 'agent create|--hitl-threshold' 'agent create|--allow' 'agent create|--asset' 'agent create|--active-hours' 'agent create|--policy-file' 'agent policy set|--add-allow' 'agent policy set|--remove-allow' 'agent policy set|--clear' 'agent policy set|--daily-limit' 'agent policy set|--per-tx-limit' 'agent policy set|--hitl-threshold' 'agent policy set|--allow' 'agent policy set|--asset' 'agent policy set|--active-hours' 'agent policy set|--policy-file' 'agent policy check|--to' 'agent policy check|--amount' 'agent policy check|--asset' 'agent policy check|--at' 'agent policy check|--spent-today' 'pending review|--interval' 'webhook create|--events' 'webhook verify|--secret-env' 'webhook verify|--secret-file' 'webhook verify|--signature' 'webhook verify|--payload-file' 'webhook verify|--tolerance' 'webhook listen|--port' 'webhook listen|--events' 'webhook listen|--forward-to' 'webhook listen|--secret-env' 'webhook listen|--secret-file' 'webhook listen|--tolerance' 'api|-d' 'api|--data' 'api|-q' 'api|--query' 'api|--idempotency-key' 'sandbox start|--port' 'sandbox start|--host' 'sandbox start|--block-time' 'sandbox start|--approval-window' 'sandbox start|--state' 'sandbox fund|--asset' 'sandbox key create|--account' 'sandbox key create|--name' 'sandbox key ls|--account' 'sandbox trigger|--account'
+            case '|-p' '|--profile' '|--base-url' '|--timeout' 'balance|--asset' 'transfer send|--asset' 'transfer send|--memo' 'transfer send|--idempotency-key' 'transfer send|--timeout-wait' 'transfer batch|--batch-id' 'transfer batch|--concurrency' 'transfer batch|--out' 'transfer get|--timeout-wait' 'transfer ls|--status' 'transfer ls|--since' 'transfer ls|--until' 'transfer ls|--limit' 'transfer ls|--offset' 'agent create|--daily-limit' 'agent create|--per-tx-limit' 'agent create|--hitl-threshold' 'agent create|--allow' 'agent create|--asset' 'agent create|--active-hours' 'agent create|--policy-file' 'agent policy set|--add-allow' 'agent policy set|--remove-allow' 'agent policy set|--clear' 'agent policy set|--daily-limit' 'agent policy set|--per-tx-limit' 'agent policy set|--hitl-threshold' 'agent policy set|--allow' 'agent policy set|--asset' 'agent policy set|--active-hours' 'agent policy set|--policy-file' 'agent policy check|--to' 'agent policy check|--amount' 'agent policy check|--asset' 'agent policy check|--at' 'agent policy check|--spent-today' 'pending review|--interval' 'webhook create|--events' 'webhook verify|--secret-env' 'webhook verify|--secret-file' 'webhook verify|--signature' 'webhook verify|--payload-file' 'webhook verify|--tolerance' 'webhook listen|--port' 'webhook listen|--events' 'webhook listen|--forward-to' 'webhook listen|--secret-env' 'webhook listen|--secret-file' 'webhook listen|--tolerance' 'api|-d' 'api|--data' 'api|-q' 'api|--query' 'api|--idempotency-key' 'sandbox start|--port' 'sandbox start|--host' 'sandbox start|--block-time' 'sandbox start|--approval-window' 'sandbox start|--state' 'sandbox fund|--asset' 'sandbox key create|--account' 'sandbox key create|--name' 'sandbox key ls|--account' 'sandbox trigger|--account'
                 return 0
         end
         test -z "$p"; and return 1
@@ -56,6 +56,8 @@ function __svc_subcommand
             echo 'sandbox'
         case '|completion'
             echo 'completion'
+        case '|doctor'
+            echo 'doctor'
         case '|help'
             echo 'help'
         case 'profile|add'
@@ -70,6 +72,8 @@ function __svc_subcommand
             echo 'profile show'
         case 'transfer|send'
             echo 'transfer send'
+        case 'transfer|batch'
+            echo 'transfer batch'
         case 'transfer|get'
             echo 'transfer get'
         case 'transfer|ls' 'transfer|list'
@@ -203,6 +207,7 @@ complete -c svc -n '__svc_at "" 0' -a 'webhook' -d 'Webhook subscriptions, deliv
 complete -c svc -n '__svc_at "" 0' -a 'api' -d 'Send an authenticated request to the service and print the JSON answer'
 complete -c svc -n '__svc_at "" 0' -a 'sandbox' -d 'Run the local sandbox (testnet emulator) and manage it: reset, fund, keys, clock, webhook triggers'
 complete -c svc -n '__svc_at "" 0' -a 'completion' -d 'Print a shell completion script (bash, zsh or fish)'
+complete -c svc -n '__svc_at "" 0' -a 'doctor' -d 'Check the set-up: config permissions, profile, key, network, TLS, proxy, clock, decryption key'
 complete -c svc -n '__svc_at "" 0' -a 'help' -d 'Show help for a command, e.g. `svc help transfer send`'
 complete -c svc -s V -l version -d 'output the version number'
 complete -c svc -s p -l profile -x -a '(__svc_profiles)' -d 'profile to use (env SVC_PROFILE)'
@@ -249,9 +254,10 @@ complete -c svc -n '__svc_under "balance"' -l verify -d 'also send a decryption 
 
 # svc transfer
 complete -c svc -n '__svc_at "transfer" 0' -a 'send' -d 'Send <amount> of an asset to an @handle or 0x address (confidential unless --no-confidential)'
+complete -c svc -n '__svc_at "transfer" 0' -a 'batch' -d 'Send many transfers from a CSV or JSON Lines file ("-": stdin); a rerun never pays a row twice'
 complete -c svc -n '__svc_at "transfer" 0' -a 'get' -d 'Show one transfer; its amount and memo are decrypted locally when a decryption key is set'
 complete -c svc -n '__svc_at "transfer" 0' -a 'ls' -d 'List transfers, newest first'
-complete -c svc -n '__svc_at "transfer" 0; and __svc_alias_only send get ls' -a 'list' -d 'alias of ls'
+complete -c svc -n '__svc_at "transfer" 0; and __svc_alias_only send batch get ls' -a 'list' -d 'alias of ls'
 
 # svc transfer send
 complete -c svc -n '__svc_under "transfer send"' -l asset -x -a 'USDG USDC' -d 'asset to send (default USDG)'
@@ -260,6 +266,17 @@ complete -c svc -n '__svc_under "transfer send"' -l no-confidential -d 'send a s
 complete -c svc -n '__svc_under "transfer send"' -l idempotency-key -x -d 'reuse a key to retry a transfer safely (a new one is generated and printed otherwise)'
 complete -c svc -n '__svc_under "transfer send"' -l wait -d 'wait until the transfer is confirmed or failed'
 complete -c svc -n '__svc_under "transfer send"' -l timeout-wait -x -d 'how long --wait waits: a duration such as 90s or 5m (default 2m)'
+complete -c svc -n '__svc_under "transfer send"' -l dry-run -d 'check everything and, for an agent\'s key, evaluate its spend policy locally; send nothing'
+
+# svc transfer batch
+complete -c svc -n '__svc_at "transfer batch" 0' -F -d 'file'
+complete -c svc -n '__svc_under "transfer batch"' -l jsonl -d 'the input is JSON Lines (default: by the file name, .jsonl or .ndjson; else CSV)'
+complete -c svc -n '__svc_under "transfer batch"' -l batch-id -x -d 'name the batch (default: from the file content, so a rerun of the same file resumes it)'
+complete -c svc -n '__svc_under "transfer batch"' -l dry-run -d 'check every row (and, with an agent key, the spend policy) and send nothing'
+complete -c svc -n '__svc_under "transfer batch"' -l skip-invalid -d 'send the valid rows even when some are invalid (they are reported as skipped)'
+complete -c svc -n '__svc_under "transfer batch"' -l concurrency -x -d 'transfers in flight at once (1 to 32)'
+complete -c svc -n '__svc_under "transfer batch"' -l out -r -F -d 'write one result per row to this .csv or .jsonl file'
+complete -c svc -n '__svc_under "transfer batch"' -l no-confidential -d 'send standard transfers: the amounts become PUBLIC on chain'
 
 # svc transfer get
 complete -c svc -n '__svc_under "transfer get"' -l wait -d 'wait until the transfer is confirmed or failed'
@@ -443,5 +460,7 @@ complete -c svc -n '__svc_at "sandbox clock" 0' -a 'advance' -d 'Move the sandbo
 
 # svc completion
 complete -c svc -n '__svc_at "completion" 0' -a 'bash zsh fish' -d 'shell'
+
+# svc doctor
 
 # svc help

@@ -14,6 +14,7 @@ import { connectionHint, isLoopbackUrl, type HintContext } from './hints.js';
 import { describeNetFailure } from '../domain/net-failure.js';
 import { checkBaseUrl, joinUrl } from './url.js';
 import { backoffDelay, DEFAULT_TIMING, isRetryableStatus, MAX_TRIES, type RetryTiming } from './retry.js';
+import { unlessAborted } from './abortable.js';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
 export type Query = Record<string, string | number | undefined>;
@@ -137,12 +138,17 @@ export class ApiClient {
       let status: number;
       let text: string;
       let resHeaders: Record<string, string | string[] | undefined>;
-      const deadline = AbortSignal.timeout(left);
+      // A timer cleared when the try ends (AbortSignal.timeout() would keep each one alive for
+      // its whole span: thousands at once in a batch).
+      const deadlineCtl = new AbortController();
+      const timer = setTimeout(() => deadlineCtl.abort(new DOMException('the time limit passed', 'TimeoutError')), left);
+      timer.unref();
+      const deadline = deadlineCtl.signal;
       const stop = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
       try {
         // Raced against the deadline too: a proxy that never answers its CONNECT holds undici's
         // own abort, and the command must end on time regardless.
-        const answer = await budget.measure(() => beforeDeadline(stop, (async () => {
+        const answer = await budget.measure(() => unlessAborted(stop, (async () => {
           const res = await httpRequest(d, url, { method, headers, ...(payload !== undefined ? { body: payload } : {}), signal: stop });
           return { status: res.statusCode, headers: res.headers, text: await readCapped(res.body, MAX_RESPONSE_BYTES) };
         })()));
@@ -170,6 +176,8 @@ export class ApiClient {
           continue;
         }
         throw netErr;
+      } finally {
+        clearTimeout(timer);
       }
       refusedEveryTry = false;
       const ms = Math.round(performance.now() - started);
@@ -233,25 +241,6 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
 
 function timeoutError(host: string, totalMs: number): NetworkError {
   return new NetworkError('timeout', `no answer from ${host} within the --timeout of ${formatDuration(totalMs)} (retries included)`, 'raise it with --timeout (e.g. --timeout 2m), or check the service');
-}
-
-/** Settles like `work`, or rejects when `deadline` aborts first. */
-function beforeDeadline<T>(deadline: AbortSignal, work: Promise<T>): Promise<T> {
-  if (deadline.aborted) return Promise.reject(deadline.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(deadline.reason);
-    deadline.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (v) => {
-        deadline.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e) => {
-        deadline.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
 }
 
 /** A pause between tries, counted against the budget (and never longer than what is left). */

@@ -9,6 +9,7 @@ import { registerAgent } from '../commands/agent/index.js';
 import { registerApi } from '../commands/api/index.js';
 import { registerBalance } from '../commands/balance/index.js';
 import { registerCompletion } from '../commands/completion/index.js';
+import { registerDoctor } from '../commands/doctor/index.js';
 import { registerPending } from '../commands/pending/index.js';
 import { registerProfile } from '../commands/profile/index.js';
 import { registerSandbox } from '../commands/sandbox/index.js';
@@ -45,6 +46,7 @@ export function buildProgram(deps: ProgramDeps): Command {
   registerApi(program, deps);
   registerSandbox(program, deps);
   registerCompletion(program, deps);
+  registerDoctor(program, deps);
   registerHelp(program);
 
   for (const cmd of [program, ...allCommands(program)]) configure(cmd, deps.io, deps.writeErr);

@@ -3,8 +3,9 @@
 //   asset, recipient, hours, per-transaction, daily → deny; above the HITL threshold → hold; else allow.
 import { decimalsOf, isKnownAsset, KNOWN_ASSETS } from './assets.js';
 import { parseNonNegativeDecimal, formatUnits } from './amount.js';
-import { parseRecipientPattern, matchesRecipient, type RecipientPattern } from './recipient-pattern.js';
+import { addressPatternTypo, parseRecipientPattern, matchesRecipient, type RecipientPattern } from './recipient-pattern.js';
 import { formatMinute, inRange, parseTimeRange, utcDay, type TimeRange } from './time-range.js';
+import { POLICY_FIELDS } from './policy-fields.js';
 
 /** Policy fields as the API carries them (limits are JSON numbers; strings accepted for exactness). */
 export interface PolicyFields {
@@ -16,9 +17,7 @@ export interface PolicyFields {
   hitl_threshold_usdc?: number | string | null;
 }
 
-export const POLICY_FIELDS = [
-  'daily_limit_usdc', 'per_transaction_limit_usdc', 'allowed_recipients', 'assets', 'active_hours', 'hitl_threshold_usdc',
-] as const;
+export { POLICY_FIELDS };
 const LIMIT_FIELDS = ['daily_limit_usdc', 'per_transaction_limit_usdc', 'hitl_threshold_usdc'] as const;
 /** Read-only fields a user may paste back from `policy get`; ignored on input. */
 const READ_ONLY = new Set(['policy_id', 'updated_at']);
@@ -35,10 +34,11 @@ export interface Policy {
 
 export type PolicyValidation =
   | { ok: true; fields: PolicyFields }
-  | { ok: false; field: string; rule: string; message: string };
+  /** `code`: set when the rule broken has a code of its own (a mistyped address). */
+  | { ok: false; field: string; rule: string; message: string; code?: 'invalid_address_checksum' };
 
-function fail(field: string, rule: string): PolicyValidation {
-  return { ok: false, field, rule, message: `${field} ${rule}` };
+function fail(field: string, rule: string, code?: 'invalid_address_checksum'): PolicyValidation {
+  return { ok: false, field, rule, message: `${field} ${rule}`, ...(code ? { code } : {}) };
 }
 
 /** A limit as an exact decimal string, or a rule it breaks. */
@@ -70,9 +70,12 @@ const MAX_LIMIT_UNITS = BigInt(MAX_LIMIT) * 10n ** BigInt(LIMIT_DECIMALS);
 
 /**
  * Validates policy fields (a whole policy on create, any subset on patch). `null` clears a field
- * on patch. Returns normalised fields or the first rule broken, naming the field.
+ * on patch. Returns normalised fields or the first rule broken, naming the field. `read` is a
+ * whole policy as a service answers it: the create rules but for those that only guard what a
+ * person types (an address pattern's EIP-55 checksum), so a policy a service holds is evaluated
+ * as it is.
  */
-export function validatePolicyFields(input: unknown, mode: 'create' | 'patch'): PolicyValidation {
+export function validatePolicyFields(input: unknown, mode: 'create' | 'patch' | 'read'): PolicyValidation {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return fail('spend_policy', 'must be an object');
   const out: PolicyFields = {};
   for (const [field, value] of Object.entries(input)) {
@@ -99,6 +102,8 @@ export function validatePolicyFields(input: unknown, mode: 'create' | 'patch'): 
         } else {
           const p = parseRecipientPattern(item);
           if ('rule' in p) return fail(`${field}[${i}]`, `${p.rule} (got "${item}")`);
+          const typo = mode === 'read' ? undefined : addressPatternTypo(item);
+          if (typo) return fail(`${field}[${i}]`, `"${item.trim()}" ${typo}`, 'invalid_address_checksum');
           items.push(item.trim());
         }
       }

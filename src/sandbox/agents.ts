@@ -112,25 +112,31 @@ export function spentOn(world: World, agent: Account, at: number): bigint {
 }
 
 /**
- * The last daily-spent ciphertext per agent (memory only), so that a read that changes nothing
- * answers the same bytes: re-encrypted only when the day, the spend or the owner's key changes.
+ * The last daily-spent ciphertext per agent and reader (memory only), so that a read that changes
+ * nothing answers the same bytes: re-encrypted only when the day, the spend or the reader's key
+ * changes.
  */
-const dailySpentCache = new WeakMap<Account, { day: string; spent: bigint; ownerKey: string; ciphertext: string }>();
+const dailySpentCache = new WeakMap<Account, Map<string, { day: string; spent: bigint; readerKey: string; ciphertext: string }>>();
 
-/** Today's spend encrypted to the owner's viewing key (sandbox-only fields of the policy read). */
-export function dailySpentFor(world: World, agent: Account): { daily_spent_ciphertext: string; daily_spent_day: string } | undefined {
-  const owner = agent.parent_account_id ? world.store.account(agent.parent_account_id) : undefined;
-  if (!owner?.viewing_public_key) return undefined;
+/**
+ * Today's spend encrypted to the reader's viewing key (sandbox-only fields of the policy read):
+ * the owner's, or the agent's own when its key reads its policy (what `transfer send --dry-run`
+ * needs to foresee the daily limit).
+ */
+export function dailySpentFor(world: World, agent: Account, reader: Account): { daily_spent_ciphertext: string; daily_spent_day: string } | undefined {
+  if (!reader.viewing_public_key) return undefined;
   const now = world.now();
   const day = utcDayKey(now);
   const spent = spentOn(world, agent, now);
-  const cached = dailySpentCache.get(agent);
-  if (cached && cached.day === day && cached.spent === spent && cached.ownerKey === owner.viewing_public_key) {
+  let byReader = dailySpentCache.get(agent);
+  if (!byReader) dailySpentCache.set(agent, (byReader = new Map()));
+  const cached = byReader.get(reader.account_id);
+  if (cached && cached.day === day && cached.spent === spent && cached.readerKey === reader.viewing_public_key) {
     return { daily_spent_ciphertext: cached.ciphertext, daily_spent_day: day };
   }
-  const ct = encryptFor(owner, spent.toString(), contexts.dailySpent(agent.account_id, day, owner.account_id));
+  const ct = encryptFor(reader, spent.toString(), contexts.dailySpent(agent.account_id, day, reader.account_id));
   if (!ct) return undefined;
-  dailySpentCache.set(agent, { day, spent, ownerKey: owner.viewing_public_key, ciphertext: ct });
+  byReader.set(reader.account_id, { day, spent, readerKey: reader.viewing_public_key, ciphertext: ct });
   return { daily_spent_ciphertext: ct, daily_spent_day: day };
 }
 
@@ -252,7 +258,8 @@ export function decide(world: World, owner: Account, transactionId: string, deci
   if (decision === 'reject') return { held: store.decideHeld(held, { status: 'rejected' }, now) };
   const agent = store.account(held.agent_account_id);
   if (!agent) throw new Error(`held transaction ${transactionId} has no agent`);
-  const recipient = parseRecipient(held.to);
+  // Checked when it was held; lower case reads one held before checksums were checked the same way.
+  const recipient = parseRecipient(held.to) ?? parseRecipient(held.to.toLowerCase());
   const found = recipient ? findRecipient(store, recipient) : undefined;
   if (!found) throw new ApiFault(404, 'recipient_not_found', `no account has the handle ${held.to}`);
   const { account: toAccount, address: toAddress } = found;

@@ -208,6 +208,21 @@ describe('every local code', () => {
     await expectFailure('invalid_idempotency_key', 2, ['transfer', 'send', '@acme', '1', '--idempotency-key', 'has space']);
     expect((await run(['--json', 'transfer', 'ls', '--limit', '100'])).stdout).toBe(before);
   });
+  it('invalid_address_checksum → 2: a mixed-case 0x address that fails its EIP-55 checksum, nothing sent', async () => {
+    const before = (await run(['--json', 'transfer', 'ls', '--limit', '100'])).stdout;
+    const typo = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD';
+    const [plain] = await expectFailure('invalid_address_checksum', 2, ['transfer', 'send', typo, '1']);
+    expect(plain.stderr).toMatch(/looks like a typo/);
+    await expectFailure('invalid_address_checksum', 2, ['agent', 'create', 'typo', '--allow', typo]);
+    expect((await run(['--json', 'transfer', 'ls', '--limit', '100'])).stdout).toBe(before);
+  });
+  it("policy_unavailable → 1: a dry run cannot read the agent's policy", async () => {
+    const me = { account_id: 'acct_bot', handle: '@alice/bot', type: 'agent', public_key: `0x${'1'.repeat(40)}`, kyc_status: 'verified', created_at: '2024-01-01T00:00:00Z' };
+    await withServer((req) => (req.url === '/v1/accounts/me' ? { status: 200, body: me } : { status: 403, body: ERROR('not_agent_owner', 'not yours') }), async (s, env) => {
+      await expectFailure('policy_unavailable', 1, ['transfer', 'send', '@acme', '1', '--dry-run'], { env });
+      expect(s.requests.every((r) => r.method === 'GET')).toBe(true);
+    });
+  });
   it('invalid_policy, invalid_agent_name → 2', async () => {
     await expectFailure('invalid_policy', 2, ['agent', 'create', 'neg', '--daily-limit', '-5']);
     await expectFailure('invalid_agent_name', 2, ['agent', 'create', 'Not OK']);

@@ -52,9 +52,9 @@ describe.skipIf(!hasTmux())('lists at 80 columns', () => {
     const lines = await screenOf(['transfer', 'ls']);
     expect(lines[0]).toMatch(/^ID\s+STATUS\s+TO\s+.*AMOUNT/);
     expect(lines).toHaveLength(4);
-    // The 0x address keeps both ends; amounts keep every digit, aligned on the right.
+    // The 0x address keeps both ends (in its EIP-55 form); amounts keep every digit, aligned on the right.
     const row = lines.find((l) => l.includes('1234.125000 USDG'))!;
-    expect(row).toMatch(/0x7a3f\S*…\S*1c2b/);
+    expect(row).toMatch(/0x7A3F\S*…\S*1C2b/);
     const ends = lines.slice(1).map((l) => l.indexOf(' USDG'));
     expect(new Set(ends).size).toBe(1);
     expect(lines.join('\n')).toContain('0.000001 USDG');

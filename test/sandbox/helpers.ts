@@ -256,6 +256,8 @@ export interface TestAgent {
   account_id: string;
   handle: string;
   key: string;
+  /** The agent's own decryption key (shown once by the create answer). */
+  decryptionKey?: string;
 }
 
 /** Creates an agent under `owner` (default @alice), gives it an API key and, optionally, funds. */
@@ -268,7 +270,10 @@ export async function makeAgent(t: TestSandbox, policy: Record<string, unknown>,
     const funded = await t.admin('POST', '/_sandbox/fund', { handle: res.body.handle, amount: o.fund });
     if (funded.status !== 200) throw new Error(`fund: ${funded.status} ${funded.text}`);
   }
-  return { account_id: res.body.account_id, handle: res.body.handle, key: key.body.key };
+  return {
+    account_id: res.body.account_id, handle: res.body.handle, key: key.body.key,
+    ...(typeof res.body.decryption_key === 'string' ? { decryptionKey: res.body.decryption_key } : {}),
+  };
 }
 
 // ---- raw HTTP: exactly these bytes on the wire ----------------------------------------------------

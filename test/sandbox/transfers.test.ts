@@ -35,8 +35,14 @@ describe('POST /v1/transfers', () => {
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ to: '0x1111111111111111111111111111111111111111', asset: 'USDC', confidential: false });
     expect(t.balance('@alice', 'USDC')).toBe(units('249.999999', 'USDC'));
-    const any = await t.as('@alice').send({ to: '0xABCDEFabcdef0123456789012345678901234567', amount: '1' });
-    expect(any.status).toBe(201);
+    // Any case with a valid EIP-55 checksum, or one case only (no checksum); a mixed case that
+    // does not match its checksum is a typo: 400.
+    for (const to of ['0xaBCdeFABcDeF0123456789012345678901234567', '0xabcdefabcdef0123456789012345678901234567', '0xABCDEFABCDEF0123456789012345678901234567']) {
+      expect((await t.as('@alice').send({ to, amount: '1' })).status).toBe(201);
+    }
+    const typo = await t.as('@alice').send({ to: '0xABCDEFabcdef0123456789012345678901234567', amount: '1' });
+    expect(typo.status).toBe(400);
+    expect(typo.body).toMatchObject({ error: { code: 'invalid_request', message: expect.stringMatching(/^to does not match its EIP-55 checksum/) } });
   });
 
   it.each([

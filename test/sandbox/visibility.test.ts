@@ -180,8 +180,20 @@ describe('reads that change nothing answer the same bytes', () => {
     expect(nextDay.body.daily_spent_day).not.toBe(afterSpend.body.daily_spent_day);
     expect(nextDay.body.daily_spent_ciphertext).not.toBe(afterSpend.body.daily_spent_ciphertext);
     expect((await t.as('@alice').get(policyPath())).text).toBe(nextDay.text);
-    // The agent reading its own policy gets the same owner-encrypted value.
-    expect((await t.call('GET', policyPath(), { key: bot.key })).text).toBe(nextDay.text);
+    // The agent reading its own policy gets the same policy, and today's spend encrypted to its
+    // own viewing key (what `transfer send --dry-run` opens), just as stable.
+    const own = await t.call('GET', policyPath(), { key: bot.key });
+    expect(own.status).toBe(200);
+    expect({ ...own.body, daily_spent_ciphertext: undefined }).toEqual({ ...nextDay.body, daily_spent_ciphertext: undefined });
+    expect(own.body.daily_spent_ciphertext).not.toBe(nextDay.body.daily_spent_ciphertext);
+    expect((await t.call('GET', policyPath(), { key: bot.key })).text).toBe(own.text);
+    expect((await t.as('@alice').get(policyPath())).text).toBe(nextDay.text);
+    const agentKey = parseDecryptionKey(bot.decryptionKey!);
+    if (!agentKey.ok) throw new Error(agentKey.rule);
+    const day = own.body.daily_spent_day as string;
+    expect(decrypt(agentKey.value.keyObject, agentKey.value.publicKey, own.body.daily_spent_ciphertext, contexts.dailySpent(bot.account_id, day, bot.account_id))).toBe('0');
+    // The owner's ciphertext does not open with the agent's key.
+    expect(() => decrypt(agentKey.value.keyObject, agentKey.value.publicKey, nextDay.body.daily_spent_ciphertext, contexts.dailySpent(bot.account_id, day, bot.account_id))).toThrow();
   });
 
   it('balances, transfers (by id and listed), agents and the pending list', async () => {

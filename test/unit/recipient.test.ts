@@ -10,7 +10,7 @@ describe('parseRecipient', () => {
       address: '0x000000000000000000000000000000000000dead',
     });
   });
-  it.each(['alice', '@', '@-x', '0x123', '0x' + 'g'.repeat(40), '@a b', '', '@a/b/c'])('rejects %j', (t) => {
+  it.each(['alice', '@', '@-x', '0x123', '0x' + 'g'.repeat(40), '@a b', '', '@a/b/c', '0x000000000000000000000000000000000000DeAd'])('rejects %j', (t) => {
     expect(parseRecipient(t)).toBeUndefined();
   });
 });

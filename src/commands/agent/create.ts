@@ -1,6 +1,7 @@
 import type { App } from '../../app.js';
 import { AgentSchema } from '../../api/schemas.js';
 import { compilePolicy, policyWarnings } from '../../domain/policy.js';
+import { addressCell, addressDisplay } from '../../io/addresses.js';
 import { outputMode, printJson, printRecord } from '../../io/render.js';
 import { UsageError } from '../../errors.js';
 import { AGENT_NAME_RE, AGENT_NAME_RULE } from '../../domain/agent-name.js';
@@ -16,12 +17,14 @@ export async function createAgent(app: App, name: string, flags: PolicyFlags): P
   const { data } = await client.post('/v1/accounts/me/agents', { body: { name, spend_policy: fields }, schema: AgentSchema });
   if (app.json) return printJson(app.io, data);
   app.io.err(`created agent ${sanitize(data.handle)}\n`);
-  printRecord(app.io, outputMode(app.io, false), data, [
+  const mode = outputMode(app.io, false);
+  const show = await addressDisplay(mode);
+  printRecord(app.io, mode, data, [
     { key: 'handle', header: 'Handle' },
     { key: 'account_id', header: 'Account ID' },
     { key: 'status', header: 'Status' },
     { key: 'spend_policy_id', header: 'Policy ID' },
-    { key: 'public_key', header: 'Chain address' },
+    { key: 'public_key', header: 'Chain address', format: addressCell(show) },
   ]);
   const dk = (data as Record<string, unknown>).decryption_key;
   if (typeof dk === 'string') {

@@ -5,11 +5,12 @@ import { SpendPolicySchema } from '../../api/schemas.js';
 import { parseAmount, formatUnits, parseNonNegativeDecimal } from '../../domain/amount.js';
 import { parseAssetFlag } from '../../cli/flags.js';
 import { compilePolicy, evaluatePolicy, validatePolicyFields } from '../../domain/policy.js';
-import { parseRecipient, RECIPIENT_RULE } from '../../domain/recipient.js';
+import { checkRecipient } from '../../domain/recipient.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { palette } from '../../io/colors.js';
 import { printJson } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
+import { spentTodayFromService, verdictLines } from '../transfer/policy-preview.js';
 import { pickPolicyFields } from './policy-view.js';
 import { resolveAgent } from './resolve.js';
 
@@ -23,7 +24,8 @@ interface CheckFlags {
 
 export async function checkPolicy(app: App, ref: string, flags: CheckFlags): Promise<void> {
   const asset = parseAssetFlag(flags.asset);
-  if (!parseRecipient(flags.to)) throw new UsageError(`--to ${RECIPIENT_RULE}`);
+  const to = checkRecipient(flags.to);
+  if (!to.ok) throw new UsageError(`--to "${sanitize(flags.to)}" ${to.rule}`, undefined, to.code);
   const amount = parseAmount(flags.amount, asset);
   if (!amount.ok) throw new UsageError(`--amount ${amount.rule}`);
   // Read as UTC when it has no offset, like every time the service deals in (never local time).
@@ -37,7 +39,7 @@ export async function checkPolicy(app: App, ref: string, flags: CheckFlags): Pro
   // Default: the service's clock (its Date header), which is what it will judge by (the
   // sandbox's can be advanced); the local clock when it sends none.
   const at = given ?? (serverTime && !Number.isNaN(serverTime.getTime()) ? serverTime : new Date());
-  const fields = validatePolicyFields(pickPolicyFields(data), 'create');
+  const fields = validatePolicyFields(pickPolicyFields(data), 'read');
   if (!fields.ok) throw new CliError('failure', 'invalid_response', `the service returned a policy this tool cannot evaluate: ${fields.message}`);
 
   let spentToday = 0n;
@@ -66,23 +68,9 @@ export async function checkPolicy(app: App, ref: string, flags: CheckFlags): Pro
     });
   }
   const p = await palette(app.io);
-  const verdict = { allow: p.green('ALLOW'), hold: p.yellow('HOLD'), deny: p.red('DENY') }[e.decision];
-  // Messages and details quote the service's policy (recipient patterns, hours) and --to.
-  app.io.out(`${verdict}  ${sanitize(e.message)}\n`);
-  const mark = { passed: p.green('✓'), failed: p.red('✗'), held: p.yellow('⏸'), unrestricted: p.dim('·'), not_checked: p.dim('-') };
-  for (const c of e.checks) app.io.out(`  ${mark[c.outcome]} ${sanitize(c.rule).padEnd(22)} ${sanitize(c.detail)}\n`);
+  app.io.out(`${verdictLines(p, e).join('\n')}\n`);
   if (e.dailyRemaining !== undefined) {
     app.io.out(`today: ${fmt(spentToday)} spent (${spentSource}), ${fmt(e.dailyRemaining)} left, resets ${e.dailyResetsAt.toISOString()}\n`);
   }
   app.io.err(`simulated at ${at.toISOString()}; nothing was sent\n`);
-}
-
-/** Today's spend, when the service gives it as a ciphertext the owner can open. */
-async function spentTodayFromService(app: App, policy: Record<string, unknown>, agentId: string, at: Date): Promise<bigint | undefined> {
-  const ct = policy.daily_spent_ciphertext;
-  const day = policy.daily_spent_day;
-  if (typeof ct !== 'string' || typeof day !== 'string' || day !== at.toISOString().slice(0, 10)) return undefined;
-  const reader = await app.reader();
-  const text = reader?.dailySpent(agentId, day, ct);
-  return text === undefined ? undefined : BigInt(text);
 }

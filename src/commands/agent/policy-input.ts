@@ -90,7 +90,7 @@ export async function policyFieldsFrom(app: App, flags: PolicyFlags, mode: 'crea
   const v = validatePolicyFields(raw, mode);
   if (!v.ok) {
     const flag = FLAG_OF[v.field.replace(/\[\d+\]$/, '')];
-    throw new UsageError(`invalid policy: ${sanitize(v.message)}${flag ? ` (${flag})` : ''}`, undefined, 'invalid_policy');
+    throw new UsageError(`invalid policy: ${sanitize(v.message)}${flag ? ` (${flag})` : ''}`, undefined, v.code ?? 'invalid_policy');
   }
   // Limits travel as JSON numbers, as the API defines them.
   const fields: PolicyFields = { ...v.fields };

@@ -2,7 +2,7 @@
 import type { App } from '../../app.js';
 import { SpendPolicySchema } from '../../api/schemas.js';
 import { compilePolicy, mergePolicyFields, policyWarnings, validatePolicyFields, type PolicyFields } from '../../domain/policy.js';
-import { parseRecipientPattern } from '../../domain/recipient-pattern.js';
+import { addressPatternTypo, parseRecipientPattern } from '../../domain/recipient-pattern.js';
 import { UsageError } from '../../errors.js';
 import { outputMode, printJson, printRecord } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
@@ -21,7 +21,7 @@ export async function setPolicy(app: App, ref: string, flags: PolicyFlags): Prom
   const path = `/v1/agents/${encodeURIComponent(agent.account_id)}/spend-policy`;
   const { data: before } = await client.get(path, { schema: SpendPolicySchema });
   if (edits) patch.allowed_recipients = editedRecipients(before.allowed_recipients, edits);
-  const current = validatePolicyFields(pickPolicyFields(before), 'create');
+  const current = validatePolicyFields(pickPolicyFields(before), 'read');
   const after = mergePolicyFields(current.ok ? current.fields : {}, patch);
   const diff = policyDiff(before, after as Record<string, unknown>);
   const handle = sanitize(agent.handle);
@@ -62,6 +62,8 @@ function checkAllowEdits(flags: PolicyFlags): AllowEdits | undefined {
   for (const pattern of add) {
     const p = parseRecipientPattern(pattern);
     if ('rule' in p) throw new UsageError(`--add-allow "${sanitize(pattern)}" ${p.rule}`, undefined, 'invalid_policy');
+    const typo = addressPatternTypo(pattern);
+    if (typo) throw new UsageError(`--add-allow "${sanitize(pattern)}" ${typo}`, undefined, 'invalid_address_checksum');
   }
   return { add: add.map((a) => a.trim()), remove: remove.map((r) => r.trim()) };
 }

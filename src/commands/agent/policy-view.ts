@@ -1,7 +1,7 @@
 // Showing a policy and the difference between two.
 import { timeColumn } from '../../io/columns.js';
 import type { Column, Row } from '../../io/render.js';
-import { POLICY_FIELDS } from '../../domain/policy.js';
+import { POLICY_FIELDS } from '../../domain/policy-fields.js';
 
 /** The fields of a policy read; `updated_at` relative to `now` (the service's clock). */
 export function policyColumns(now: () => number): Column[] {

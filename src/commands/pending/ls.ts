@@ -1,5 +1,6 @@
 // `svc pending ls`: the approval queue, soonest to expire first.
 import type { App } from '../../app.js';
+import { addressCell, addressDisplay } from '../../io/addresses.js';
 import { addressColumn, idColumn, textColumn, timeColumn } from '../../io/columns.js';
 import { outputMode, printList } from '../../io/render.js';
 import { describeHeld, EMPTY_QUEUE, fetchApproverQueue, heldTimeLeft, openHeld } from './queue.js';
@@ -22,10 +23,11 @@ export async function listPending(app: App, opts: { decrypt?: boolean } = {}): P
     rows.push({ ...tx, amount: view.amount, memo: view.memo ?? '', time_left: heldTimeLeft(view, serviceNow) });
   }
   const now = () => serviceNow;
+  const show = await addressDisplay(mode);
   printList(app.io, mode, rows, [
     idColumn('transaction_id', 'ID'),
     addressColumn('agent', 'AGENT'),
-    addressColumn('to', 'TO'),
+    addressColumn('to', 'TO', { format: addressCell(show) }),
     { key: 'amount', header: 'AMOUNT', align: 'right', amount: true },
     textColumn('memo', 'MEMO', { drop: 3, min: 20 }), // what the approver reads: cut late
     timeColumn('requested_at', 'REQUESTED', now, { drop: 2 }),

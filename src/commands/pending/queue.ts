@@ -5,6 +5,7 @@ import type { App } from '../../app.js';
 import { listOf, PendingTransactionSchema, SpendPolicySchema, type Agent, type PendingTransaction } from '../../api/schemas.js';
 import { DEFAULT_ASSET } from '../../domain/assets.js';
 import { CliError } from '../../errors.js';
+import { addressDisplay } from '../../io/addresses.js';
 import { sanitize } from '../../io/sanitize.js';
 import { relativeTime, timeLeft } from '../../io/time.js';
 import { fetchAgents } from '../agent/resolve.js';
@@ -170,14 +171,17 @@ export interface HeldView {
   expiresAtMs: number;
 }
 
-/** The one description of a held transaction; `rules` adds the rule that held it. */
+/**
+ * The one description of a held transaction; `rules` adds the rule that held it. It is for a
+ * person: a 0x recipient is in its EIP-55 form.
+ */
 export async function describeHeld(app: App, tx: PendingTransaction, rules?: RuleLookup): Promise<HeldView> {
-  const [opened, rule] = await Promise.all([openHeld(app, tx), rules?.(tx.agent)]);
+  const [opened, rule, show] = await Promise.all([openHeld(app, tx), rules?.(tx.agent), addressDisplay('table')]);
   const memo = shownMemo(opened);
   return {
     id: tx.transaction_id,
     agent: tx.agent,
-    to: tx.to,
+    to: show(tx.to),
     amount: shownAmount(tx, opened),
     ...(memo !== undefined ? { memo } : {}),
     ...(rule !== undefined ? { rule } : {}),

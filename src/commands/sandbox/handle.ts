@@ -1,6 +1,6 @@
 // An account named on the command line of an admin command: `@alice` or `alice`.
 import { UsageError } from '../../errors.js';
-import { HANDLE_RE } from '../../domain/recipient.js';
+import { HANDLE_RE } from '../../domain/handle.js';
 
 export function normalizeHandle(text: string): string {
   const h = text.startsWith('@') ? text : `@${text}`;

@@ -1,5 +1,6 @@
 // Printing the seeded world (start and reset share it).
 import type { App } from '../../app.js';
+import { addressCell, addressDisplay } from '../../io/addresses.js';
 import { addressColumn } from '../../io/columns.js';
 import { printList, type OutputMode } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
@@ -21,7 +22,8 @@ export interface WorldAccount {
  * Prints the accounts (table or TSV mode). Keys appear only when present: TSV columns for
  * scripts; on a terminal a section of their own below the table, never cut to fit.
  */
-export function printAccounts(app: App, mode: Exclude<OutputMode, 'json'>, accounts: readonly WorldAccount[]): void {
+export async function printAccounts(app: App, mode: Exclude<OutputMode, 'json'>, accounts: readonly WorldAccount[]): Promise<void> {
+  const show = await addressDisplay(mode);
   const withKeys = accounts.some((a) => a.api_key);
   const withDecryption = accounts.some((a) => a.decryption_key);
   printList(app.io, mode, accounts.map((a) => ({ ...a })), [
@@ -29,7 +31,7 @@ export function printAccounts(app: App, mode: Exclude<OutputMode, 'json'>, accou
     { key: 'type', header: 'TYPE' },
     { key: 'kyc_status', header: 'KYC' },
     { key: 'confidential_ready', header: 'CONFIDENTIAL', format: (v) => (v ? 'ready' : 'not ready'), drop: 1 },
-    { key: 'public_key', header: 'ADDRESS' }, // whole: it is there to be copied
+    { key: 'public_key', header: 'ADDRESS', format: addressCell(show) }, // whole: it is there to be copied (EIP-55 on a terminal)
     ...(withKeys ? [{ key: 'api_key', header: 'API KEY', only: 'tsv' as const }] : []),
     ...(withDecryption ? [{ key: 'decryption_key', header: 'DECRYPTION KEY', only: 'tsv' as const }] : []),
   ]);
@@ -44,7 +46,9 @@ export function printAccounts(app: App, mode: Exclude<OutputMode, 'json'>, accou
   }
 }
 
-export function printExternal(app: App): void {
+/** The external test addresses, for a person (a terminal): in EIP-55 form. */
+export async function printExternal(app: App): Promise<void> {
+  const show = await addressDisplay('table');
   app.io.out('\nExternal test addresses (any other 0x address is a confidential-ready wallet):\n');
-  for (const e of EXTERNAL_WALLETS) app.io.out(`  ${e.address}  ${e.behaviour}\n`);
+  for (const e of EXTERNAL_WALLETS) app.io.out(`  ${show(e.address)}  ${e.behaviour}\n`);
 }

@@ -21,7 +21,7 @@ export async function resetSandbox(app: App): Promise<void> {
   if (mode === 'json') {
     printJson(app.io, { ...data, profile: target.profileName });
   } else {
-    printAccounts(app, mode, data.seeded);
+    await printAccounts(app, mode, data.seeded);
   }
   app.io.err(`sandbox reset: new API and decryption keys above are shown once${alice ? `; profile "${sanitize(target.profileName)}" now uses @alice's new key` : ''}\n`);
 }

@@ -130,9 +130,9 @@ export async function startSandbox(app: App, opts: StartOptions): Promise<void> 
       ]);
       if (accounts.length) {
         if (mode === 'table') app.io.out('\n');
-        printAccounts(app, mode, accounts);
+        await printAccounts(app, mode, accounts);
       }
-      if (mode === 'table') printExternal(app);
+      if (mode === 'table') await printExternal(app);
     }
     if (handle.seeded.length) {
       app.io.err(`keys are shown once; profile "${sanitize(profileName)}" holds @alice's (0600)\n`);

@@ -1,4 +1,5 @@
 // How a transfer is shown: its fields (`get`, `send`) and the columns of `ls`.
+import { addressCell, type ShowAddress } from '../../io/addresses.js';
 import type { Palette } from '../../io/colors.js';
 import { addressColumn, amountColumn, idColumn, timeColumn } from '../../io/columns.js';
 import type { Column } from '../../io/render.js';
@@ -16,16 +17,19 @@ export function colourStatus(p: Palette, status: unknown): string {
 const yesNo = (v: unknown) => (v === true ? 'yes' : v === false ? 'no' : '');
 const orDash = (v: unknown) => (v === null || v === undefined || v === '' ? '-' : String(v));
 
+const asIs: ShowAddress = (t) => t;
+
 /**
  * Fields of one transfer. The service never returns an amount: `Amount`/`Memo` appear only
- * when the renderer was given them after local decryption (`get`), never for `send`.
+ * when the renderer was given them after local decryption (`get`), never for `send`. `show`
+ * writes 0x addresses for a person (addressDisplay: EIP-55 on a terminal).
  */
-export function transferFields(p: Palette, now: () => number): Column[] {
+export function transferFields(p: Palette, now: () => number, show: ShowAddress = asIs): Column[] {
   return [
     { key: 'transfer_id', header: 'Transfer ID' },
     { key: 'status', header: 'Status', format: (v) => colourStatus(p, v) },
-    { key: 'from', header: 'From' },
-    { key: 'to', header: 'To' },
+    { key: 'from', header: 'From', format: addressCell(show) },
+    { key: 'to', header: 'To', format: addressCell(show) },
     amountColumn('amount', 'Amount', 'asset'),
     { key: 'asset', header: 'Asset', only: 'tsv' },
     { key: 'memo', header: 'Memo' },
@@ -40,12 +44,12 @@ export function transferFields(p: Palette, now: () => number): Column[] {
  * Columns of `svc transfer ls`; TSV uses the keys as its header. At 80 columns the hash goes
  * first, then the confidential flag, the sender and the time (docs/ux.md).
  */
-export function transferColumns(p: Palette, now: () => number): Column[] {
+export function transferColumns(p: Palette, now: () => number, show: ShowAddress = asIs): Column[] {
   return [
     idColumn('transfer_id', 'ID'),
     { key: 'status', header: 'STATUS', format: (v) => colourStatus(p, v) },
-    addressColumn('to', 'TO'),
-    addressColumn('from', 'FROM', { format: orDash, drop: 3 }),
+    addressColumn('to', 'TO', { format: addressCell(show) }),
+    addressColumn('from', 'FROM', { format: addressCell(show, '-'), drop: 3 }),
     { key: 'asset', header: 'ASSET', only: 'tsv' },
     amountColumn('amount', 'AMOUNT', 'asset'),
     { key: 'confidential', header: 'CONFIDENTIAL', format: yesNo, drop: 2 },

@@ -2,6 +2,7 @@
 import type { App } from '../../app.js';
 import { TransferSchema, type Transfer } from '../../api/schemas.js';
 import { ApiError, UsageError } from '../../errors.js';
+import { addressDisplay } from '../../io/addresses.js';
 import { palette } from '../../io/colors.js';
 import { outputMode, printRecord } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
@@ -33,13 +34,13 @@ export async function getTransfer(app: App, idText: string, opts: GetOptions): P
     throw err;
   }
   const mode = outputMode(app.io, app.json);
-  const p = await palette(app.io);
+  const [p, show] = await Promise.all([palette(app.io), addressDisplay(mode)]);
   if (mode === 'table') {
     const auth = await app.auth();
     app.io.out(`${p.badge(auth.environment)} ${p.bold(`transfer ${sanitize(transfer.transfer_id)}`)}\n`);
   }
   const open = await openerFor(app, [transfer]);
-  printRecord(app.io, mode, withOpened(transfer, open(transfer), mode, Boolean(opts.decrypt)), transferFields(p, () => app.serviceNow()));
+  printRecord(app.io, mode, withOpened(transfer, open(transfer), mode, Boolean(opts.decrypt)), transferFields(p, () => app.serviceNow(), show));
   // Only --wait turns a failed transfer into a failing command: plain `get` reports what it read.
   if (waitMs !== undefined && transfer.status === 'failed') throw failedTransferError(transfer);
 }

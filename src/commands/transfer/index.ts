@@ -1,4 +1,4 @@
-// `svc transfer send|get|ls`: registration only; the logic is imported when a verb runs.
+// `svc transfer send|batch|get|ls`: registration only; the logic is imported when a verb runs.
 import type { Command } from 'commander';
 import type { ProgramDeps } from '../../cli/deps.js';
 
@@ -14,25 +14,64 @@ export function registerTransfer(program: Command, deps: ProgramDeps): void {
     .option('--idempotency-key <key>', 'reuse a key to retry a transfer safely (a new one is generated and printed otherwise)')
     .option('--wait', 'wait until the transfer is confirmed or failed')
     .option('--timeout-wait <duration>', 'how long --wait waits: a duration such as 90s or 5m (default 2m)')
+    .option('--dry-run', "check everything and, for an agent's key, evaluate its spend policy locally; send nothing")
     .addHelpText('after', [
       '',
       'The amount is a decimal string with at most 6 decimals (USDG, USDC); it is never printed',
       'back. With a live key the command asks for confirmation (or needs --yes without a terminal).',
       'With --wait, Ctrl-C stops the waiting, not the transfer (exit 130): follow it again with',
       '`svc transfer get <id> --wait`.',
+      'A 0x address in mixed case must match its EIP-55 checksum (a mismatch is a typo: refused).',
+      '',
+      '--dry-run validates the request and reads (never sends): with an agent\'s key it evaluates the',
+      'spend policy as the service would (allow / hold / deny, with the rule trace), then the balance',
+      'where a decryption key opens it. It exits as the real send would: 0, 8 held, 6 denied.',
       '',
       'Examples:',
       '  $ svc transfer send @acme 25.50',
+      '  $ svc --profile bot transfer send @acme 75 --dry-run',
       '  $ svc transfer send 0x1111111111111111111111111111111111111111 10 --asset USDC --wait',
       '  $ svc transfer send @acme 5 --idempotency-key order-1234 --json | jq -r .transfer_id',
       '',
       'Exit codes: 0 sent, 1 failed or recipient not confidential-ready, 2 bad input, 3 unauthorized',
       'or KYC required, 4 recipient not found, 5 idempotency key reused with another body,',
-      '6 insufficient balance, 7 network or --wait timeout, 8 held for approval.',
+      '6 insufficient balance or policy violation, 7 network or --wait timeout, 8 held for approval.',
     ].join('\n'))
     .action(async (to: string, amount: string, _opts, cmd: Command) => {
       const { sendTransfer } = await import('./send.js');
       await sendTransfer(deps.app(cmd), to, amount, cmd.opts());
+    });
+
+  transfer
+    .command('batch <file>')
+    .description('Send many transfers from a CSV or JSON Lines file ("-": stdin); a rerun never pays a row twice')
+    .option('--jsonl', 'the input is JSON Lines (default: by the file name, .jsonl or .ndjson; else CSV)')
+    .option('--batch-id <id>', 'name the batch (default: from the file content, so a rerun of the same file resumes it)')
+    .option('--dry-run', 'check every row (and, with an agent key, the spend policy) and send nothing')
+    .option('--skip-invalid', 'send the valid rows even when some are invalid (they are reported as skipped)')
+    .option('--concurrency <n>', 'transfers in flight at once (1 to 32)', '4')
+    .option('--out <file>', 'write one result per row to this .csv or .jsonl file')
+    .option('--no-confidential', 'send standard transfers: the amounts become PUBLIC on chain')
+    .addHelpText('after', [
+      '',
+      'The file has a header line: to,amount[,asset][,memo][,ref] (JSON Lines: the same fields, amounts',
+      'as strings). Every row is checked before any is sent; nothing is sent if one is invalid.',
+      'Each row is sent under an idempotency key made from the batch id and its ref (or its line and',
+      'content), and every outcome is recorded in the config directory: running the same command',
+      'again, after a failure, Ctrl-C or a crash, sends exactly the rows not yet accepted.',
+      '',
+      'Examples:',
+      '  $ svc transfer batch payouts.csv --dry-run',
+      '  $ svc transfer batch payouts.csv --out results.csv',
+      '  $ generate-payouts | svc transfer batch - --jsonl --batch-id payroll-2026-11 --json',
+      '',
+      'Exit codes: 0 every row sent, 8 some held for approval and none failed; otherwise the most',
+      'severe failure: 7 network (outcome unknown: run again), 3 key refused, 6 balance or policy,',
+      '5 conflict, 4 recipient not found, 1 other; 2 invalid rows (nothing sent), 130 interrupted.',
+    ].join('\n'))
+    .action(async (file: string, _opts, cmd: Command) => {
+      const { runBatch } = await import('./batch.js');
+      await runBatch(deps.app(cmd), file, cmd.opts());
     });
 
   transfer

@@ -9,6 +9,7 @@ import type { LocalReader } from '../../crypto/reader.js';
 import { DEFAULT_ASSET } from '../../domain/assets.js';
 import { parseTimestamp, TIMESTAMP_RULE } from '../../domain/timestamp.js';
 import { UsageError } from '../../errors.js';
+import { addressDisplay } from '../../io/addresses.js';
 import { palette } from '../../io/colors.js';
 import { ListWriter, outputMode } from '../../io/render.js';
 import { TransferPageAnswer } from './ls-page.js';
@@ -86,8 +87,8 @@ export async function listTransfers(app: App, opts: LsOptions): Promise<void> {
   const plan = planList(opts);
   const client = await app.client();
   const mode = outputMode(app.io, app.json);
-  const p = await palette(app.io);
-  const writer = new ListWriter(app.io, mode, transferColumns(p, () => app.serviceNow()), { jsonLines: Boolean(opts.jsonl) });
+  const [p, show] = await Promise.all([palette(app.io), addressDisplay(mode)]);
+  const writer = new ListWriter(app.io, mode, transferColumns(p, () => app.serviceNow(), show), { jsonLines: Boolean(opts.jsonl) });
   // Decrypting is a key operation per row, paid only where it shows: a human's AMOUNT column
   // (table, TSV: amounts only, the memo is not a column) or --decrypt with JSON (amounts and
   // memos). Plain --json / --jsonl never loads the key nor looks the account up.

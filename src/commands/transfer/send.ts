@@ -14,7 +14,8 @@ import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../../domain/idempotency
 import { memoFits, MEMO_RULE } from '../../domain/memo.js';
 import { parseAssetFlag } from '../../cli/flags.js';
 import { sanitize } from '../../io/sanitize.js';
-import { parseRecipient, RECIPIENT_RULE } from '../../domain/recipient.js';
+import { checkRecipient } from '../../domain/recipient.js';
+import { addressDisplay, type ShowAddress } from '../../io/addresses.js';
 import { palette, type Palette } from '../../io/colors.js';
 import { timeColumn } from '../../io/columns.js';
 import { outputMode, printRecord, type OutputMode } from '../../io/render.js';
@@ -28,6 +29,8 @@ export interface SendOptions {
   idempotencyKey?: string;
   wait?: boolean;
   timeoutWait?: string;
+  /** Validate (and, for an agent's key, evaluate its policy locally); send nothing. */
+  dryRun?: boolean;
 }
 
 export interface TransferRequest {
@@ -43,8 +46,10 @@ const CreateResponseSchema = z.union([TransferSchema, HeldTransactionSchema]);
 
 /** Validates everything locally; throws a UsageError (exit 2) naming the field and rule. */
 export function buildTransferRequest(to: string, amount: string, opts: SendOptions): TransferRequest {
-  const recipient = parseRecipient(to);
-  if (!recipient) throw new UsageError(`recipient "${sanitize(to)}" ${RECIPIENT_RULE}`, undefined, 'invalid_recipient');
+  // A mixed-case 0x address must match its EIP-55 checksum: a mismatch is a typo (no flag skips it).
+  const checked = checkRecipient(to);
+  if (!checked.ok) throw new UsageError(`recipient "${sanitize(to)}" ${checked.rule}`, undefined, checked.code);
+  const recipient = checked.recipient;
   const asset = parseAssetFlag(opts.asset);
   // The amount itself is never echoed in an error: it may be a real, confidential amount.
   const parsed = parseAmount(amount, asset);
@@ -70,14 +75,24 @@ export function buildTransferRequest(to: string, amount: string, opts: SendOptio
 
 export async function sendTransfer(app: App, to: string, amount: string, opts: SendOptions): Promise<void> {
   const req = buildTransferRequest(to, amount, opts);
+  if (opts.dryRun) {
+    if (opts.wait || opts.timeoutWait !== undefined) {
+      throw new UsageError(`${opts.wait ? '--wait' : '--timeout-wait'} cannot be combined with --dry-run: a dry run sends nothing to wait for`, undefined, 'usage');
+    }
+    const { dryRunSend } = await import('./send-dry-run.js');
+    return dryRunSend(app, req, opts);
+  }
   const waitMs = opts.wait ? parseWaitDuration(opts.timeoutWait) : undefined;
   if (!opts.wait && opts.timeoutWait !== undefined) throw new UsageError('--timeout-wait needs --wait');
 
-  await app.confirmLive(`Send ${req.amount} ${req.asset} to ${sanitize(req.to)} from a LIVE account?`);
-  const client = await app.client();
-  const auth = await app.auth();
-  const p = await palette(app.io);
   const mode = outputMode(app.io, app.json);
+  const auth = await app.auth();
+  // People see 0x addresses in their EIP-55 form: the table, and a live key's prompts (which may
+  // come with TSV or JSON output); TSV and JSON keep the text as sent.
+  const show = await addressDisplay(auth.environment === 'live' ? 'table' : mode);
+  await app.confirmLive(`Send ${req.amount} ${req.asset} to ${sanitize(show(req.to))} from a LIVE account?`);
+  const client = await app.client();
+  const p = await palette(app.io);
 
   let result: Posted;
   try {
@@ -87,7 +102,7 @@ export async function sendTransfer(app: App, to: string, amount: string, opts: S
     const hint = `the recipient's wallet cannot receive confidential tokens; to send a standard transfer instead (the amount becomes public on chain), run the command again with --no-confidential`;
     if (!app.io.canPrompt) throw err.with({ hint });
     const { confirm } = await import('@inquirer/prompts');
-    app.io.err(`${p.yellow('!')} ${sanitize(req.to)} cannot receive confidential transfers.\n`);
+    app.io.err(`${p.yellow('!')} ${sanitize(show(req.to))} cannot receive confidential transfers.\n`);
     const ok = await confirm(
       {
         message: 'Send it as a standard transfer instead? Its amount will be PUBLIC on chain',
@@ -112,10 +127,10 @@ export async function sendTransfer(app: App, to: string, amount: string, opts: S
   }
   if (transfer.status === 'failed') {
     // stdout carries results only: a failed transfer is an error report (its id is in it).
-    if (mode === 'table') printTransfer(app, mode, p, auth.environment, transfer);
+    if (mode === 'table') printTransfer(app, mode, p, auth.environment, transfer, show);
     throw failedTransferError(transfer);
   }
-  printTransfer(app, mode, p, auth.environment, { ...transfer, idempotency_key: result.key });
+  printTransfer(app, mode, p, auth.environment, { ...transfer, idempotency_key: result.key }, show);
   if (mode === 'table' && transfer.status === 'pending') {
     app.io.err(`${p.dim(`it settles after the next block; follow it with \`svc transfer get ${sanitize(transfer.transfer_id)} --wait\``)}\n`);
   }
@@ -191,9 +206,9 @@ function isHeld(data: Transfer | HeldTransaction): data is HeldTransaction {
   return typeof (data as HeldTransaction).transaction_id === 'string' && typeof (data as Transfer).transfer_id !== 'string';
 }
 
-function printTransfer(app: App, mode: OutputMode, p: Palette, env: 'live' | 'test', t: Transfer): void {
+function printTransfer(app: App, mode: OutputMode, p: Palette, env: 'live' | 'test', t: Transfer, show: ShowAddress): void {
   if (mode === 'table') app.io.out(`${p.badge(env)} ${p.bold(`transfer ${sanitize(t.transfer_id)}`)}\n`);
-  printRecord(app.io, mode, t, transferFields(p, () => app.serviceNow()));
+  printRecord(app.io, mode, t, transferFields(p, () => app.serviceNow(), show));
 }
 
 function printHeld(app: App, mode: OutputMode, p: Palette, env: 'live' | 'test', h: HeldTransaction): void {

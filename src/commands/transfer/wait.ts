@@ -2,6 +2,7 @@
 // not the transfer: it says so, with the command that follows it again (exit 130).
 import type { App } from '../../app.js';
 import type { ApiClient } from '../../api/client.js';
+import { unlessAborted } from '../../api/abortable.js';
 import { TransferSchema, type Transfer } from '../../api/schemas.js';
 import { CliError, UsageError } from '../../errors.js';
 import { DURATION_RULE, formatDuration, parseDuration } from '../../domain/duration.js';
@@ -47,19 +48,6 @@ function interruptSignal(app: App): AbortSignal {
   const controller = new AbortController();
   void app.waitForInterrupt().then((sig) => controller.abort(sig));
   return controller.signal;
-}
-
-/** `work`, or a rejection as soon as `signal` aborts (whichever comes first). */
-function unlessAborted<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (v) => (signal.removeEventListener('abort', onAbort), resolve(v)),
-      (e) => (signal.removeEventListener('abort', onAbort), reject(e)),
-    );
-  });
 }
 
 /**

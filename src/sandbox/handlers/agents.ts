@@ -129,7 +129,7 @@ function ownedAgent(ctx: ApiContext, write?: string): Account {
 
 function getPolicy(ctx: ApiContext): Reply {
   const agent = ownedAgent(ctx);
-  return ok({ ...policyView(policyOf(ctx.world, agent)), ...dailySpentFor(ctx.world, agent) });
+  return ok({ ...policyView(policyOf(ctx.world, agent)), ...dailySpentFor(ctx.world, agent, ctx.account) });
 }
 
 function patch(ctx: ApiContext): Reply {
@@ -138,7 +138,7 @@ function patch(ctx: ApiContext): Reply {
   const v = validatePolicyFields(body, 'patch');
   if (!v.ok) throw invalidPolicy(v);
   const next = patchPolicy(ctx.world, agent, v.fields as PolicyFields);
-  return ok({ ...policyView(next), ...dailySpentFor(ctx.world, agent) });
+  return ok({ ...policyView(next), ...dailySpentFor(ctx.world, agent, ctx.account) });
 }
 
 /** POST /v1/agents/{id}/suspend|resume (sandbox extension): 200 with the agent; a no-op if already so. */

@@ -2,7 +2,7 @@
 // No answer ever carries an amount or a memo.
 import { memoFits, MEMO_RULE } from '../../domain/memo.js';
 import { parseTimestamp } from '../../domain/timestamp.js';
-import { parseRecipient, RECIPIENT_RULE } from '../../domain/recipient.js';
+import { checkRecipient } from '../../domain/recipient.js';
 import { agentSuspended, gateAgentTransfer } from '../agents.js';
 import type { ApiContext, Routes } from '../http/context.js';
 import { ApiFault, invalid, ok, type Reply } from '../http/respond.js';
@@ -53,8 +53,10 @@ export function createTransfer(ctx: ApiContext): Reply {
   const { world, account } = ctx;
   const body = objectBody(ctx.json());
   const to = requiredString(body, 'to');
-  const recipient = parseRecipient(to);
-  if (!recipient) throw invalid(`to ${RECIPIENT_RULE}`);
+  // A mixed-case address must match its EIP-55 checksum (docs/sandbox.md): 400 like any bad `to`.
+  const checked = checkRecipient(to);
+  if (!checked.ok) throw invalid(`to ${checked.rule}`);
+  const recipient = checked.recipient;
   const asset = assetField(body);
   const units = amountField(body, asset);
   const confidential = optionalBoolean(body, 'confidential') ?? true;

@@ -1,0 +1,126 @@
+// `svc doctor`: every check in order, each line printed as soon as it is known; a check that
+// needs one that failed is skipped with the reason. Exit 0 unless a check failed (then 1);
+// warnings alone pass. Read-only: nothing is written, the key goes only where a command would
+// send it (the profile's base URL), and a keyless probe is the only other request.
+import type { App } from '../../app.js';
+import type { Account } from '../../api/schemas.js';
+import { ExitCode } from '../../errors.js';
+import { redact } from '../../config/mask.js';
+import { palette } from '../../io/colors.js';
+import { printJson } from '../../io/render.js';
+import { sanitize } from '../../io/sanitize.js';
+import { textWidth } from '../../io/table.js';
+import { LABELS, passed, skip, type CheckResult, type CheckStatus } from './check.js';
+import { checkConfigDir, checkConfigFile, checkNode } from './local.js';
+import { checkBase, checkProfile, checkProxy } from './profile.js';
+import { checkClock, checkReachable, checkTls, probe } from './network.js';
+import { checkApiKey, checkDecryptionKey } from './account.js';
+
+export interface DoctorDeps {
+  /** The Node.js version to judge (tests); default process.version. */
+  nodeVersion?: string;
+}
+
+const LABEL_WIDTH = Math.max(...Object.values(LABELS).map((l) => l.length));
+
+export async function runDoctor(app: App, deps: DoctorDeps = {}): Promise<void> {
+  app.timeoutMs(); // a bad --timeout is a usage error before any check runs
+  const results: CheckResult[] = [];
+  const secrets: (string | undefined)[] = [];
+  // Human lines go to stdout as each check ends; colour only when stdout is a terminal.
+  const p = app.json ? undefined : await palette({ ...app.io, color: app.io.color && app.io.stdoutIsTTY });
+  const mark: Record<CheckStatus, string> | undefined = p && { ok: p.green('✓'), warn: p.yellow('!'), fail: p.red('✗'), skip: p.dim('-') };
+  const clean = (text: string) => sanitize(redact(text, secrets));
+  // On a terminal, long lines wrap at word boundaries under their column (never inside a
+  // `command`); piped, each check stays one line (and a fix one more).
+  const width = app.io.stdoutIsTTY ? app.io.columns : Infinity;
+  const indent = LABEL_WIDTH + 4;
+  const add = (r: CheckResult) => {
+    results.push(r);
+    if (!p || !mark) return;
+    const detail = wrap(clean(r.detail), width - indent).join(`\n${' '.repeat(indent)}`);
+    app.io.out(`${mark[r.status]} ${(LABELS[r.name] ?? r.name).padEnd(LABEL_WIDTH)}  ${r.status === 'skip' ? p.dim(detail) : detail}\n`);
+    if (r.fix && (r.status === 'fail' || r.status === 'warn')) {
+      const fix = wrap(clean(r.fix), width - indent - 5).join(`\n${' '.repeat(indent + 5)}`);
+      app.io.out(`${' '.repeat(indent)}${p.dim(`fix: ${fix}`)}\n`);
+    }
+  };
+
+  add(checkNode(deps.nodeVersion ?? process.version));
+  const dir = checkConfigDir(app.env);
+  add(dir);
+  add(checkConfigFile(app.env, dir));
+
+  const profile = await checkProfile(app);
+  add(profile.result);
+  const auth = profile.auth;
+  if (auth) secrets.push(auth.apiKey, auth.decryptionKey, auth.sandboxAdminToken);
+
+  const base = auth ? checkBase(app, auth) : undefined;
+  add(base?.result ?? skip('base_url', 'no API key to use it with (see profile)'));
+  const url = base?.url;
+
+  const proxy = checkProxy(app.env, url);
+  add(proxy.result);
+
+  let account: Account | undefined;
+  if (!url) {
+    for (const name of ['reachable', 'tls', 'clock', 'api_key']) add(skip(name, auth ? 'the base URL is not usable (see base URL)' : 'no API key (see profile)'));
+  } else if (!passed(proxy.result)) {
+    for (const name of ['reachable', 'tls', 'clock', 'api_key']) add(skip(name, 'the proxy setting is not usable (see proxy)'));
+  } else {
+    const answer = await probe(app, url);
+    const reachable = checkReachable(url, answer, proxy.proxy);
+    add(reachable);
+    const tls = checkTls(app, url, answer);
+    add(tls);
+    add(checkClock(url, answer));
+    if (!passed(reachable)) {
+      add(skip('api_key', 'the service was not reached'));
+    } else if (!passed(tls)) {
+      add(skip('api_key', 'TLS failed (see TLS): the key is not sent'));
+    } else {
+      const key = await checkApiKey(app, auth!, url);
+      add(key.result);
+      account = key.account;
+    }
+  }
+  add(await checkDecryptionKey(app, auth, account));
+
+  const count = (s: CheckStatus) => results.filter((r) => r.status === s).length;
+  const summary = { ok: count('ok'), warn: count('warn'), fail: count('fail'), skip: count('skip') };
+  const allPassed = summary.fail === 0;
+  if (!allPassed) app.exitCode = ExitCode.failure;
+
+  if (app.json) {
+    return printJson(app.io, JSON.parse(redact(JSON.stringify({
+      ok: allPassed,
+      checks: results.map((r) => ({ name: r.name, status: r.status, ok: passed(r), detail: r.detail, ...(r.fix ? { fix: r.fix } : {}), ...(r.data ? { data: r.data } : {}) })),
+      summary,
+    }), secrets)));
+  }
+  const warnings = summary.warn ? `, ${summary.warn} warning${summary.warn === 1 ? '' : 's'}` : '';
+  if (allPassed) {
+    app.io.out(`\n${p!.green('All checks passed')}${warnings}.\n`);
+  } else {
+    const skipped = summary.skip ? `, ${summary.skip} skipped` : '';
+    app.io.out(`\n${p!.red(`${summary.fail} failed`)}${warnings}${skipped}: fix the first ✗, then run \`svc doctor\` again.\n`);
+  }
+}
+
+/** Words (a `command` in backticks counts as one) in lines of at most `max` columns. */
+export function wrap(text: string, max: number): string[] {
+  if (!Number.isFinite(max) || textWidth(text) <= max) return [text];
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.match(/(?:[^\s`]*`[^`]*`)+[^\s`]*|\S+/g) ?? []) {
+    if (line && textWidth(line) + 1 + textWidth(word) > max) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line ? `${line} ${word}` : word;
+    }
+  }
+  if (line) lines.push(line);
+  return lines;
+}

@@ -1,0 +1,143 @@
+// `svc transfer send --dry-run`: everything a real send checks here, and nothing sent. The
+// request was validated already (buildTransferRequest: recipient and its EIP-55 checksum, amount,
+// asset, memo, idempotency key). For an agent's key its spend policy is evaluated locally with
+// the service's own engine (policy-preview.ts); then, where the send would go through, the
+// balance, decrypted locally. Only reads are made. The exit code is the real send's: 0 sent,
+// 8 held for approval, 6 denied by the policy or short of funds (docs/exit-codes.md).
+import * as z from 'zod/mini';
+import type { App } from '../../app.js';
+import { BalanceEntrySchema } from '../../api/schemas.js';
+import { formatUnits, parseAmount, parseNonNegativeDecimal } from '../../domain/amount.js';
+import { decimalsOf } from '../../domain/assets.js';
+import type { DenyReason, RuleCheck } from '../../domain/policy.js';
+import { ExitCode } from '../../errors.js';
+import { addressDisplay } from '../../io/addresses.js';
+import { palette } from '../../io/colors.js';
+import { printJson } from '../../io/render.js';
+import { sanitize } from '../../io/sanitize.js';
+import { loadPolicyPreview, verdictLines, type RowPreview } from './policy-preview.js';
+import type { SendOptions, TransferRequest } from './send.js';
+
+const BalancesSchema = z.looseObject({ balances: z.array(BalanceEntrySchema) });
+
+/** A check of the dry run: the policy's rules (agents), then the balance. */
+export interface DryRunCheck {
+  rule: RuleCheck['rule'] | 'balance';
+  outcome: RuleCheck['outcome'];
+  detail: string;
+}
+
+interface Verdict {
+  decision: 'allow' | 'hold' | 'deny';
+  reason?: DenyReason | 'insufficient_balance';
+  message: string;
+  checks: DryRunCheck[];
+}
+
+export async function dryRunSend(app: App, req: TransferRequest, opts: SendOptions): Promise<void> {
+  const parsed = parseAmount(req.amount, req.asset);
+  if (!parsed.ok) throw new Error('dryRunSend: the request was not validated'); // buildTransferRequest did
+  const units = parsed.units;
+  const preview = await loadPolicyPreview(app);
+  const from = (await app.account()).handle;
+  const row: RowPreview | undefined = preview?.evaluate({ to: req.to, amountUnits: units, asset: req.asset }, 0n);
+
+  const verdict: Verdict = row
+    ? { decision: row.decision, ...(row.reason ? { reason: row.reason } : {}), message: row.message, checks: [...row.checks] }
+    : { decision: 'allow', message: `would be sent: ${from} is not an agent, so no spend policy applies`, checks: [] };
+
+  // The service checks the balance after the policy, and only for a transfer it makes now.
+  if (verdict.decision === 'allow') {
+    const balance = await balanceCheck(app, req.asset, units);
+    verdict.checks.push(balance);
+    if (balance.outcome === 'failed') {
+      verdict.decision = 'deny';
+      verdict.reason = 'insufficient_balance';
+      verdict.message = `${from} does not have enough ${req.asset} for this transfer`;
+    }
+  } else {
+    verdict.checks.push({
+      rule: 'balance',
+      outcome: 'not_checked',
+      detail: verdict.decision === 'hold' ? 'a held transfer reserves nothing until it is approved' : 'not reached',
+    });
+  }
+
+  const at = preview?.at ?? new Date(app.serviceNow());
+  const fmt = (u: bigint) => formatUnits(u, 'USDG');
+  const spentUnknown = preview?.spentTodaySource === 'unknown';
+  if (app.json) {
+    printJson(app.io, {
+      dry_run: true,
+      decision: verdict.decision,
+      ...(verdict.reason ? { reason: verdict.reason } : {}),
+      message: verdict.message,
+      request: req,
+      ...(opts.idempotencyKey !== undefined ? { idempotency_key: opts.idempotencyKey } : {}),
+      from,
+      ...(preview ? { agent: preview.agent } : {}),
+      checks: verdict.checks,
+      at: at.toISOString(),
+      ...(preview?.spentTodaySource === 'service' ? { spent_today: fmt(preview.spentToday) } : {}),
+      ...(spentUnknown ? { spent_today_unknown: true } : {}),
+      ...(row?.dailyRemaining !== undefined ? { daily_remaining: fmt(row.dailyRemaining) } : {}),
+      ...(row && preview?.dailyLimit !== undefined ? { daily_resets_at: row.dailyResetsAt.toISOString() } : {}),
+    });
+  } else {
+    const p = await palette(app.io);
+    // Lines for a person, piped or not (as `agent policy check` prints): addresses in EIP-55 form.
+    const show = await addressDisplay('table');
+    const auth = await app.auth();
+    const what = [
+      `${formatUnits(units, req.asset)} ${req.asset} to ${sanitize(show(req.to))} from ${sanitize(from)}`,
+      req.confidential ? 'confidential' : 'standard (the amount PUBLIC on chain)',
+      ...(req.memo !== undefined ? ['with a memo'] : []),
+      ...(opts.idempotencyKey !== undefined ? [`idempotency key ${sanitize(opts.idempotencyKey)}`] : []),
+    ].join(', ');
+    const lines = [
+      `${p.badge(auth.environment)} ${p.bold('dry run')}: would send ${what}`,
+      ...verdictLines(p, verdict),
+    ];
+    if (row?.dailyRemaining !== undefined && preview) {
+      lines.push(spentUnknown
+        ? `today: spend unknown here (${p.yellow('counted as 0')}: the daily limit may still deny it), resets ${row.dailyResetsAt.toISOString()}`
+        : `today: ${fmt(preview.spentToday)} spent (decrypted locally), ${fmt(row.dailyRemaining)} left, resets ${row.dailyResetsAt.toISOString()}`);
+    }
+    app.io.out(`${lines.join('\n')}\n`);
+    if (spentUnknown) {
+      app.io.err(`warning: today's spend of ${sanitize(preview!.agent)} does not decrypt here (no decryption key for this profile?): the daily limit was checked as if nothing had been spent today\n`);
+    }
+    app.io.err(`dry run at ${at.toISOString()}; nothing was sent\n`);
+  }
+  app.exitCode = verdict.decision === 'hold' ? ExitCode.held : verdict.decision === 'deny' ? ExitCode.refused : ExitCode.ok;
+}
+
+/**
+ * The balance against the amount: decrypted locally when a decryption key is set; a zero balance
+ * is known without one (the service says whether each asset is non-zero). A balance that does not
+ * open here is "not checked"; an error of the read itself (401, 403 kyc_required …) is reported as
+ * for any command, with its exit code.
+ */
+async function balanceCheck(app: App, asset: string, units: bigint): Promise<DryRunCheck> {
+  const client = await app.client();
+  const readerReady = app.reader();
+  readerReady.catch(() => {});
+  const { data } = await client.get('/v1/accounts/me/balances', { schema: BalancesSchema });
+  const entry = data.balances.find((b) => b.asset === asset);
+  if (!entry || entry.nonzero === false) return { rule: 'balance', outcome: 'failed', detail: `no ${asset} balance` };
+  let reader;
+  try {
+    reader = await readerReady;
+  } catch {
+    reader = undefined;
+  }
+  const opened = reader && entry.ciphertext !== undefined && typeof entry.version === 'number' ? reader.balance(asset, entry.version, entry.ciphertext) : undefined;
+  if (opened === undefined) {
+    return { rule: 'balance', outcome: 'not_checked', detail: `the ${asset} balance is encrypted and does not decrypt here (no decryption key?)` };
+  }
+  const have = parseNonNegativeDecimal(opened, decimalsOf(asset));
+  if (have === undefined) return { rule: 'balance', outcome: 'not_checked', detail: `the ${asset} balance could not be read` };
+  return have >= units
+    ? { rule: 'balance', outcome: 'passed', detail: `enough ${asset} (decrypted locally)` }
+    : { rule: 'balance', outcome: 'failed', detail: `not enough ${asset} (decrypted locally)` };
+}

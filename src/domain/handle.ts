@@ -1,0 +1,3 @@
+// The form of an @handle (an agent's is `@owner/name`). Apart from recipient.ts so that what only
+// names accounts (the sandbox's admin commands) does not load the EIP-55 hash with it.
+export const HANDLE_RE = /^@[a-z0-9][a-z0-9_.-]{0,62}(?:\/[a-z0-9][a-z0-9_.-]{0,62})?$/i;
