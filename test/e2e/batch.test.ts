@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../helpers/e2e.js';
 import { spawnSvc } from '../helpers/run.js';
 import { startScriptedServer } from '../helpers/scripted-server.js';
+import { runCli } from '../helpers/cli.js';
 
 let t: TestSandbox;
 let dir: string;
@@ -219,6 +220,40 @@ describe('failures, reruns and exit codes', () => {
       expect(live.requests.map((q) => `${q.method} ${q.url}`)).toEqual(['GET /v1/accounts/me']);
     } finally {
       await live.close();
+    }
+  });
+});
+
+describe('Ctrl-C', () => {
+  it('stops starting rows, reports the rest as not_sent (exit 130); the rerun sends exactly those', async () => {
+    const ctrlC = new AbortController();
+    let posts = 0;
+    const fake = await startScriptedServer((req) => {
+      if (req.url === '/v1/accounts/me') return { status: 200, body: { account_id: 'acct_fake', handle: '@fake', type: 'personal', kyc_status: 'verified', public_key: `0x${'2'.repeat(40)}`, created_at: '2026-01-01T00:00:00Z' } };
+      if (req.method === 'POST' && req.url === '/v1/transfers') {
+        posts++;
+        if (posts === 3) ctrlC.abort('SIGINT'); // pressed while the third row is in flight
+        const body = JSON.parse(req.body) as { to: string };
+        return { status: 201, body: { transfer_id: `tr_${String(posts).padStart(24, '0')}`, status: 'pending', to: body.to, confidential: true, created_at: '2026-11-23T12:00:00Z' } };
+      }
+      return { status: 404, body: { error: { code: 'not_found', message: 'no such route here' } } };
+    });
+    try {
+      const env = { SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-batch-int-')), SVC_API_KEY: `svc_test_${'b'.repeat(32)}`, SVC_BASE_URL: fake.url };
+      const path = file('int.csv', `to,amount,ref\n${Array.from({ length: 10 }, (_, i) => `@acme,1,I-${i + 1}`).join('\n')}\n`);
+      const r = await runCli(['--json', 'transfer', 'batch', path, '--concurrency', '1'], { env, interrupt: ctrlC.signal });
+      expect(r.code).toBe(130);
+      const doc = JSON.parse(r.stdout);
+      expect(doc.interrupted).toBe(true);
+      expect(doc.rows.map((x: { status: string }) => x.status)).toEqual([...Array(3).fill('sent'), ...Array(7).fill('not_sent')]);
+      expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'interrupted' });
+      expect(JSON.parse(r.stderr).error.message).toMatch(/7 rows not sent; run the same command again/);
+      const again = await runCli(['--json', 'transfer', 'batch', path, '--concurrency', '1'], { env });
+      expect(again.code, again.stderr).toBe(0);
+      expect(posts).toBe(10); // 3, then exactly the 7 not yet accepted
+      expect(JSON.parse(again.stdout).summary).toMatchObject({ sent: 10, earlier: 3 });
+    } finally {
+      await fake.close();
     }
   });
 });
