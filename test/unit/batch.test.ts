@@ -1,20 +1,35 @@
 // Pure parts of `transfer batch`: row identity and keys, exit-code severity, the progress line.
 import { describe, expect, it } from 'vitest';
-import { batchExitCode, summarize, type ResultLine } from '../../src/commands/transfer/batch-out.js';
-import { batchIdFor, idempotencyKeyOf, planBatch } from '../../src/commands/transfer/batch-plan.js';
-import type { BatchInput } from '../../src/commands/transfer/batch-input.js';
+import { Tally, type ResultLine } from '../../src/commands/transfer/batch-out.js';
+import { batchIdFor, checkRow, idempotencyKeyOf, isRowError, type PlannedRow } from '../../src/commands/transfer/batch-plan.js';
+import type { InputRow } from '../../src/commands/transfer/batch-input.js';
 import { progressLine } from '../../src/io/progress.js';
 
-const input = (rows: BatchInput['rows']): BatchInput => ({ rows, columns: ['to', 'amount', 'ref'], contentHash: 'ab'.repeat(32) });
+/** The valid rows of a file, checked in order. */
+const plan = (rows: InputRow[]): PlannedRow[] => {
+  const refs = new Map<string, number>();
+  return rows.map((r) => checkRow(r, true, refs)).filter((r): r is PlannedRow => !isRowError(r));
+};
+const tally = (lines: ResultLine[]) => {
+  const t = new Tally();
+  for (const l of lines) t.add(l);
+  return t;
+};
 
 describe('row identity and keys', () => {
   it('a row with a ref keeps its key when lines move; without one, its line and content decide', () => {
-    const a = planBatch(input([{ line: 2, fields: { to: '@acme', amount: '1', ref: 'R-1' } }, { line: 3, fields: { to: '@bob', amount: '2' } }]), 'b1', true);
-    const b = planBatch(input([{ line: 9, fields: { to: '@acme', amount: '1', ref: 'R-1' } }, { line: 4, fields: { to: '@bob', amount: '2' } }]), 'b1', true);
-    expect(a.rows[0]!.rowId).toBe(b.rows[0]!.rowId);
-    expect(a.rows[1]!.rowId).not.toBe(b.rows[1]!.rowId);
-    const c = planBatch(input([{ line: 3, fields: { to: '@bob', amount: '2.5' } }]), 'b1', true);
-    expect(c.rows[0]!.rowId).not.toBe(a.rows[1]!.rowId);
+    const a = plan([{ line: 2, fields: { to: '@acme', amount: '1', ref: 'R-1' } }, { line: 3, fields: { to: '@bob', amount: '2' } }]);
+    const b = plan([{ line: 9, fields: { to: '@acme', amount: '1', ref: 'R-1' } }, { line: 4, fields: { to: '@bob', amount: '2' } }]);
+    expect(a[0]!.rowId).toBe(b[0]!.rowId);
+    expect(a[1]!.rowId).not.toBe(b[1]!.rowId);
+    const c = plan([{ line: 3, fields: { to: '@bob', amount: '2.5' } }]);
+    expect(c[0]!.rowId).not.toBe(a[1]!.rowId);
+  });
+
+  it('a repeated ref is an error of its second row', () => {
+    const refs = new Map<string, number>();
+    expect(isRowError(checkRow({ line: 2, fields: { to: '@acme', amount: '1', ref: 'R' } }, true, refs))).toBe(false);
+    expect(checkRow({ line: 5, fields: { to: '@bob', amount: '1', ref: 'R' } }, true, refs)).toMatchObject({ line: 5, message: 'ref "R" is already used on line 2: each row\'s ref must be unique' });
   });
 
   it('keys: the batch id, the row, and the attempt generation after a refusal for good', () => {
@@ -29,18 +44,18 @@ describe('row identity and keys', () => {
 describe('summary and exit code', () => {
   const line = (status: ResultLine['status'], extra: Partial<ResultLine> = {}): ResultLine => ({ line: 1, fields: {}, status, ...extra });
   it('0 all sent, 8 held without failures, else the most severe failure', () => {
-    expect(batchExitCode([line('sent'), line('sent', { earlier: true })])).toBe(0);
-    expect(batchExitCode([line('sent'), line('held')])).toBe(8);
-    expect(batchExitCode([line('held'), line('failed', { exitCode: 4 }), line('failed', { exitCode: 6 })])).toBe(6);
-    expect(batchExitCode([line('failed', { exitCode: 1 }), line('failed', { exitCode: 7 }), line('failed', { exitCode: 3 })])).toBe(7);
-    expect(batchExitCode([line('would_send'), line('would_deny', { exitCode: 6 })])).toBe(6);
+    expect(tally([line('sent'), line('sent', { earlier: true })]).exitCode()).toBe(0);
+    expect(tally([line('sent'), line('held')]).exitCode()).toBe(8);
+    expect(tally([line('held'), line('failed', { exitCode: 4 }), line('failed', { exitCode: 6 })]).exitCode()).toBe(6);
+    expect(tally([line('failed', { exitCode: 1 }), line('failed', { exitCode: 7 }), line('failed', { exitCode: 3 })]).exitCode()).toBe(7);
+    expect(tally([line('would_send'), line('would_deny', { exitCode: 6 })]).exitCode()).toBe(6);
   });
 
   it('totals per asset are exact decimals of what was sent or held', () => {
-    const s = summarize([
+    const s = tally([
       line('sent', { asset: 'USDG', units: 1_500_000n }), line('held', { asset: 'USDG', units: 1n }),
       line('failed', { asset: 'USDG', units: 9_000_000n }), line('sent', { asset: 'USDC', units: 2_000_000n, earlier: true }), line('skipped'),
-    ]);
+    ]).summary();
     expect(s).toEqual({ sent: 2, held: 1, failed: 1, skipped: 1, not_sent: 0, earlier: 1, totals: { USDG: '1.500001', USDC: '2.00' } });
   });
 });

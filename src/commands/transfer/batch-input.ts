@@ -1,10 +1,14 @@
-// Reading a payout file: CSV (csv-parse, streaming) or JSON Lines, from a file or stdin. Every
-// row keeps its line number for error messages, and the bytes are hashed as they stream by, so
-// an unchanged file always gets the same batch id (and a rerun resumes it).
+// Reading a payout file, one row at a time: CSV (csv-parse, streaming) or JSON Lines. A batch
+// reads its file twice (every row is checked before the first is sent, and rows are not kept in
+// memory), so stdin is first copied to a private temporary file. Every row keeps its line number
+// for messages, and the first read hashes the bytes: an unchanged file is the same batch.
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import type { Readable } from 'node:stream';
+import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { UsageError } from '../../errors.js';
 
 /** The columns a row may have; `to` and `amount` are required. */
@@ -19,35 +23,75 @@ export interface InputRow {
   problem?: string;
 }
 
-export interface BatchInput {
-  rows: InputRow[];
-  /** sha256 of the bytes read, hex. */
-  contentHash: string;
-  /** The columns present, in the file's order (CSV header, or first-seen for JSON Lines). */
-  columns: BatchColumn[];
-}
-
 export type BatchFormat = 'csv' | 'jsonl';
 
-/** Reads `path` (`-`: stdin) whole; rows are small, and every row is validated before any is sent. */
-export async function readBatch(path: string, format: BatchFormat, stdin: Readable): Promise<BatchInput> {
-  // Loaded first: the reader and the hash must be attached to the stream in the same turn, or
-  // the first chunks would flow past one of them.
-  const parse = format === 'csv' ? (await import('csv-parse')).parse : undefined;
-  const source = path === '-' ? stdin : createReadStream(path);
-  const hash = createHash('sha256');
+export interface BatchFile {
+  /** A readable path: the file itself, or stdin's copy. */
+  path: string;
+  /** Removes stdin's copy (nothing for a file). */
+  cleanup(): void;
+}
+
+function readError(path: string, err: unknown): unknown {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES') {
+    return new UsageError(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : 'permission denied'}`, undefined, 'invalid_batch');
+  }
+  return err;
+}
+
+/** `-` is stdin, copied to a 0600 file in a private directory (it holds amounts: removed after). */
+export async function openBatchFile(path: string, stdin: Readable): Promise<BatchFile> {
+  if (path !== '-') return { path, cleanup: () => {} };
+  const dir = mkdtempSync(join(tmpdir(), 'svc-batch-'));
+  const copy = join(dir, 'stdin');
+  const cleanup = () => rmSync(dir, { recursive: true, force: true });
   try {
-    const reading = parse ? readCsv(source, parse) : readJsonLines(source);
-    source.on('data', (chunk: Buffer | string) => hash.update(chunk));
-    const read = await reading;
-    return { ...read, contentHash: hash.digest('hex') };
+    await pipeline(stdin, createWriteStream(copy, { mode: 0o600 }));
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES') {
-      throw new UsageError(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : 'permission denied'}`, undefined, 'invalid_batch');
-    }
+    cleanup();
     throw err;
   }
+  return { path: copy, cleanup };
+}
+
+export interface RowReader {
+  rows: AsyncIterable<InputRow>;
+  /** The columns present (the CSV header; for JSON Lines, those seen so far). */
+  columns(): BatchColumn[];
+  /** sha256 of the bytes read, hex; complete once `rows` is. */
+  hash(): string;
+}
+
+/** Streams the rows of a file; `shownPath` is how messages name it. */
+export async function readRows(path: string, format: BatchFormat, shownPath = path): Promise<RowReader> {
+  // Loaded first: the parser and the hash must be attached to the stream in the same turn, or
+  // the first chunks would flow past one of them.
+  const parse = format === 'csv' ? (await import('csv-parse')).parse : undefined;
+  const source = createReadStream(path);
+  const digest = createHash('sha256');
+  let columns: BatchColumn[] = [];
+  const seen = new Set<BatchColumn>();
+  const inner = parse ? csvRows(source, parse, (c) => (columns = c)) : jsonLinesRows(source, seen);
+  source.on('data', (chunk: Buffer | string) => digest.update(chunk));
+  let hex: string | undefined;
+  async function* rows(): AsyncGenerator<InputRow> {
+    try {
+      yield* inner;
+    } catch (err) {
+      throw readError(shownPath, err);
+    }
+    if (parse && columns.length === 0) throw new UsageError('the file is empty: a CSV header line (to,amount[,asset][,memo][,ref]) is required', undefined, 'invalid_batch');
+    hex = digest.digest('hex');
+  }
+  return {
+    rows: rows(),
+    columns: () => (parse ? columns : BATCH_COLUMNS.filter((c) => seen.has(c))),
+    hash: () => {
+      if (hex === undefined) throw new Error('the file was not read to its end');
+      return hex;
+    },
+  };
 }
 
 function checkColumns(names: readonly string[], where: string): BatchColumn[] {
@@ -64,13 +108,17 @@ function checkColumns(names: readonly string[], where: string): BatchColumn[] {
 }
 
 type Parse = typeof import('csv-parse').parse;
+type CsvRecord = { record: Record<string, string | undefined>; info: { lines: number; invalid_field_length: number } };
 
-/** Sets up the parser at once (synchronously), then reads. */
-function readCsv(source: Readable, parse: Parse): Promise<Omit<BatchInput, 'contentHash'>> {
+async function* csvRows(source: Readable, parse: Parse, onColumns: (c: BatchColumn[]) => void): AsyncGenerator<InputRow> {
   let columns: BatchColumn[] = [];
   const parser = source.pipe(parse({
     bom: true,
-    columns: (header: string[]) => (columns = checkColumns(header.map((h) => h.trim().toLowerCase()), 'CSV header')),
+    columns: (header: string[]) => {
+      columns = checkColumns(header.map((h) => h.trim().toLowerCase()), 'CSV header');
+      onColumns(columns);
+      return columns;
+    },
     skip_empty_lines: true,
     trim: true,
     info: true,
@@ -78,17 +126,11 @@ function readCsv(source: Readable, parse: Parse): Promise<Omit<BatchInput, 'cont
     relax_column_count: true,
   }));
   source.on('error', (err) => parser.destroy(err));
-  return collectCsv(parser, () => columns);
-}
-
-async function collectCsv(parser: AsyncIterable<unknown>, columnsOf: () => BatchColumn[]): Promise<Omit<BatchInput, 'contentHash'>> {
-  const rows: InputRow[] = [];
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string | undefined>; info: { lines: number; invalid_field_length: number } }>) {
-      const columns = columnsOf();
+    for await (const { record, info } of parser as AsyncIterable<CsvRecord>) {
       const fields: InputRow['fields'] = {};
       for (const c of columns) if (record[c] !== undefined && record[c] !== '') fields[c] = record[c];
-      rows.push({ line: info.lines, fields, ...(info.invalid_field_length ? { problem: `it has a different number of fields than the header (${columns.length})` } : {}) });
+      yield { line: info.lines, fields, ...(info.invalid_field_length ? { problem: `it has a different number of fields than the header (${columns.length})` } : {}) };
     }
   } catch (err) {
     if (err instanceof UsageError) throw err;
@@ -98,56 +140,47 @@ async function collectCsv(parser: AsyncIterable<unknown>, columnsOf: () => Batch
     }
     throw err;
   }
-  const columns = columnsOf();
-  if (columns.length === 0) throw new UsageError('the file is empty: a CSV header line (to,amount[,asset][,memo][,ref]) is required', undefined, 'invalid_batch');
-  return { rows, columns };
 }
 
-/** Sets up the line reader at once (synchronously), then reads. */
-function readJsonLines(source: Readable): Promise<Omit<BatchInput, 'contentHash'>> {
+async function* jsonLinesRows(source: Readable, seen: Set<BatchColumn>): AsyncGenerator<InputRow> {
   const lines = createInterface({ input: source, crlfDelay: Infinity });
-  // readline does not pass on its input's errors (a missing file): they end the read here.
-  const failed = new Promise<never>((_, reject) => source.once('error', (err) => {
+  // readline does not pass on its input's errors (a file that cannot be read): they end it here.
+  let failure: unknown;
+  source.once('error', (err) => {
+    failure = err;
     lines.close();
-    reject(err);
-  }));
-  return Promise.race([collectJsonLines(lines), failed]);
-}
-
-async function collectJsonLines(lines: AsyncIterable<string>): Promise<Omit<BatchInput, 'contentHash'>> {
-  const rows: InputRow[] = [];
-  const seen = new Set<string>();
+  });
   let line = 0;
   for await (const text of lines) {
     line++;
     if (!text.trim()) continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      rows.push({ line, fields: {}, problem: 'it is not a JSON object' });
-      continue;
-    }
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      rows.push({ line, fields: {}, problem: 'it is not a JSON object' });
-      continue;
-    }
-    const fields: InputRow['fields'] = {};
-    let problem: string | undefined;
-    for (const [k, v] of Object.entries(value)) {
-      if (!(BATCH_COLUMNS as readonly string[]).includes(k)) {
-        problem ??= `unknown field "${k}"; the fields are ${BATCH_COLUMNS.join(', ')}`;
-        continue;
-      }
-      // Amounts are decimal strings end to end: a JSON number has already been through a float.
-      if (typeof v !== 'string') {
-        problem ??= k === 'amount' ? 'amount must be a decimal string in quotes ("12.50"), not a number' : `${k} must be a string`;
-        continue;
-      }
-      seen.add(k);
-      if (v !== '') fields[k as BatchColumn] = v;
-    }
-    rows.push({ line, fields, ...(problem ? { problem } : {}) });
+    yield jsonLineRow(text, line, seen);
   }
-  return { rows, columns: BATCH_COLUMNS.filter((c) => seen.has(c)) };
+  if (failure) throw failure;
+}
+
+function jsonLineRow(text: string, line: number, seen: Set<BatchColumn>): InputRow {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { line, fields: {}, problem: 'it is not a JSON object' };
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { line, fields: {}, problem: 'it is not a JSON object' };
+  const fields: InputRow['fields'] = {};
+  let problem: string | undefined;
+  for (const [k, v] of Object.entries(value)) {
+    if (!(BATCH_COLUMNS as readonly string[]).includes(k)) {
+      problem ??= `unknown field "${k}"; the fields are ${BATCH_COLUMNS.join(', ')}`;
+      continue;
+    }
+    // Amounts are decimal strings end to end: a JSON number has already been through a float.
+    if (typeof v !== 'string') {
+      problem ??= k === 'amount' ? 'amount must be a decimal string in quotes ("12.50"), not a number' : `${k} must be a string`;
+      continue;
+    }
+    seen.add(k as BatchColumn);
+    if (v !== '') fields[k as BatchColumn] = v;
+  }
+  return { line, fields, ...(problem ? { problem } : {}) };
 }

@@ -53,18 +53,22 @@ export function openJournal(env: NodeJS.ProcessEnv, scope: { baseUrl: string; ac
       }
     }
   }
-  const fd = openSync(path, 'a', 0o600);
-  if (torn) writeSync(fd, '\n'); // so the next entry starts a line of its own
+  // Opened at the first entry: a batch refused before sending leaves no file behind.
+  let fd: number | undefined;
   return {
     path,
     last,
     record(entry) {
       last.set(entry.row, entry);
+      if (fd === undefined) {
+        fd = openSync(path, 'a', 0o600);
+        if (torn) writeSync(fd, '\n'); // so the next entry starts a line of its own
+      }
       // One write per entry, straight to the file: it survives a kill of this process.
       writeSync(fd, `${JSON.stringify(entry)}\n`);
     },
     close() {
-      closeSync(fd);
+      if (fd !== undefined) closeSync(fd);
     },
   };
 }

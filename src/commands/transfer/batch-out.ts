@@ -1,13 +1,17 @@
-// What a batch reports: one result per input row (the input columns plus transfer_id, status,
-// idempotency_key, error_code), as a results file (CSV or JSON Lines, written whole then renamed
-// into place), and the summary: counts, totals per asset, and the exit code.
-import { renameSync, writeFileSync } from 'node:fs';
+// What a batch reports, written as the rows finish (nothing is kept per row): one result per
+// input row on stdout (table, TSV or one JSON document) and in the results file (CSV or JSON
+// Lines, written to a temporary name and renamed into place at the end), and the tally: counts,
+// totals per asset, and the exit code.
+import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { formatUnits } from '../../domain/amount.js';
 import { ExitCode } from '../../errors.js';
-import { BATCH_COLUMNS, type BatchColumn, type InputRow } from './batch-input.js';
-import type { RowResult } from './batch-run.js';
+import { addressColumn, amountColumn, idColumn, textColumn } from '../../io/columns.js';
+import { ListWriter, outputMode } from '../../io/render.js';
+import { safeJson } from '../../io/sanitize.js';
+import type { IOStreams } from '../../io/streams.js';
+import type { BatchColumn, InputRow } from './batch-input.js';
 
-export type ResultStatus = RowResult['status'] | 'skipped' | 'would_send' | 'would_hold' | 'would_deny';
+export type ResultStatus = 'sent' | 'held' | 'failed' | 'not_sent' | 'skipped' | 'would_send' | 'would_hold' | 'would_deny';
 
 export interface ResultLine {
   line: number;
@@ -40,7 +44,7 @@ export interface Summary {
 
 export const RESULT_COLUMNS = ['transfer_id', 'status', 'idempotency_key', 'error_code'] as const;
 
-/** The row as a flat record: the input columns present in the file, then the result columns. */
+/** The row as a flat record: its line, the input columns of the file, then the result columns. */
 export function resultRecord(r: ResultLine, columns: readonly BatchColumn[]): Record<string, string | number> {
   const out: Record<string, string | number> = { line: r.line };
   for (const c of columns) out[c] = r.fields[c] ?? '';
@@ -51,46 +55,6 @@ export function resultRecord(r: ResultLine, columns: readonly BatchColumn[]): Re
   return out;
 }
 
-function csvField(v: string | number): string {
-  const s = String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-/** Writes the results file whole, then renames it into place: a reader never sees half of it. */
-export function writeResults(path: string, results: readonly ResultLine[], columns: readonly BatchColumn[]): void {
-  const records = results.map((r) => resultRecord(r, columns));
-  const header = ['line', ...columns, ...RESULT_COLUMNS];
-  const text = /\.jsonl$/i.test(path)
-    ? records.map((r) => `${JSON.stringify(r)}\n`).join('')
-    : `${header.join(',')}\n${records.map((r) => `${header.map((h) => csvField(r[h] ?? '')).join(',')}\n`).join('')}`;
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, text, { mode: 0o600 });
-  renameSync(tmp, path);
-}
-
-/** `--out` must say its format by its name. */
-export function outFormatOk(path: string): boolean {
-  return /\.(csv|jsonl)$/i.test(path);
-}
-
-export function summarize(results: readonly ResultLine[]): Summary {
-  const s: Summary = { sent: 0, held: 0, failed: 0, skipped: 0, not_sent: 0, earlier: 0, totals: {} };
-  const totals = new Map<string, bigint>();
-  for (const r of results) {
-    if (r.status === 'sent' || r.status === 'held' || r.status === 'would_send' || r.status === 'would_hold') {
-      if (r.asset !== undefined && r.units !== undefined) totals.set(r.asset, (totals.get(r.asset) ?? 0n) + r.units);
-    }
-    if (r.status === 'sent' || r.status === 'would_send') s.sent++;
-    else if (r.status === 'held' || r.status === 'would_hold') s.held++;
-    else if (r.status === 'failed' || r.status === 'would_deny') s.failed++;
-    else if (r.status === 'skipped') s.skipped++;
-    else s.not_sent++;
-    if (r.earlier) s.earlier++;
-  }
-  for (const [asset, units] of totals) s.totals[asset] = formatUnits(units, asset);
-  return s;
-}
-
 /**
  * Failures decide the exit code by severity: an unknown outcome (7) first, then a refused key
  * (3), refusals of balance or policy (6), conflicts (5), not found (4), anything else (1); held
@@ -98,11 +62,49 @@ export function summarize(results: readonly ResultLine[]): Summary {
  */
 const SEVERITY: readonly number[] = [ExitCode.network, ExitCode.unauthorized, ExitCode.refused, ExitCode.conflict, ExitCode.notFound, ExitCode.failure, ExitCode.usage];
 
-export function batchExitCode(results: readonly ResultLine[]): number {
-  const failures = results.filter((r) => r.status === 'failed' || r.status === 'would_deny').map((r) => r.exitCode ?? ExitCode.failure);
-  if (failures.length) return SEVERITY.find((c) => failures.includes(c)) ?? ExitCode.failure;
-  if (results.some((r) => r.status === 'held' || r.status === 'would_hold')) return ExitCode.held;
-  return ExitCode.ok;
+/** Counts, totals and the worst failure, added to row by row. */
+export class Tally {
+  private readonly counts: Omit<Summary, 'totals'> = { sent: 0, held: 0, failed: 0, skipped: 0, not_sent: 0, earlier: 0 };
+  private readonly totals = new Map<string, bigint>();
+  private readonly failureCodes = new Set<number>();
+  private readonly errorCodes = new Set<string>();
+
+  add(r: ResultLine): void {
+    const c = this.counts;
+    if (r.status === 'sent' || r.status === 'held' || r.status === 'would_send' || r.status === 'would_hold') {
+      if (r.asset !== undefined && r.units !== undefined) this.totals.set(r.asset, (this.totals.get(r.asset) ?? 0n) + r.units);
+    }
+    if (r.status === 'sent' || r.status === 'would_send') c.sent++;
+    else if (r.status === 'held' || r.status === 'would_hold') c.held++;
+    else if (r.status === 'failed' || r.status === 'would_deny') {
+      c.failed++;
+      this.failureCodes.add(r.exitCode ?? ExitCode.failure);
+      if (r.error_code) this.errorCodes.add(r.error_code);
+    } else if (r.status === 'skipped') c.skipped++;
+    else c.not_sent++;
+    if (r.earlier) c.earlier++;
+  }
+
+  get rows(): number {
+    const c = this.counts;
+    return c.sent + c.held + c.failed + c.skipped + c.not_sent;
+  }
+
+  /** The error codes of the failed rows. */
+  get failureNames(): string[] {
+    return [...this.errorCodes];
+  }
+
+  summary(): Summary {
+    const totals: Record<string, string> = {};
+    for (const [asset, units] of this.totals) totals[asset] = formatUnits(units, asset);
+    return { ...this.counts, totals };
+  }
+
+  exitCode(): number {
+    if (this.failureCodes.size) return SEVERITY.find((code) => this.failureCodes.has(code)) ?? ExitCode.failure;
+    return this.counts.held ? ExitCode.held : ExitCode.ok;
+  }
 }
 
 export function summaryLine(s: Summary, dryRun: boolean): string {
@@ -114,4 +116,95 @@ export function summaryLine(s: Summary, dryRun: boolean): string {
   return `${parts.join(', ')}${earlier}${totals ? `; total ${totals}` : ''}`;
 }
 
-export { BATCH_COLUMNS };
+/** `--out` must say its format by its name. */
+export function outFormatOk(path: string): boolean {
+  return /\.(csv|jsonl)$/i.test(path);
+}
+
+export interface ResultSink {
+  write(r: ResultLine): void;
+  end(s: Summary, extra: { interrupted: boolean }): void;
+  /** Drops what was written (a failure before the end). */
+  abort(): void;
+}
+
+function csvField(v: string | number): string {
+  const s = String(v);
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** The results file: written under a temporary name, renamed into place by end(). */
+export function fileSink(path: string, columns: readonly BatchColumn[]): ResultSink {
+  const jsonl = /\.jsonl$/i.test(path);
+  const header = ['line', ...columns, ...RESULT_COLUMNS];
+  const tmp = `${path}.tmp-${process.pid}`;
+  const fd = openSync(tmp, 'w', 0o600);
+  let pending = jsonl ? '' : `${header.join(',')}\n`;
+  const flush = (force: boolean) => {
+    if (pending.length < 64 * 1024 && !force) return;
+    writeSync(fd, pending);
+    pending = '';
+  };
+  return {
+    write(r) {
+      const rec = resultRecord(r, columns);
+      pending += jsonl ? `${JSON.stringify(rec)}\n` : `${header.map((h) => csvField(rec[h] ?? '')).join(',')}\n`;
+      flush(false);
+    },
+    end() {
+      flush(true);
+      closeSync(fd);
+      renameSync(tmp, path);
+    },
+    abort() {
+      closeSync(fd);
+      rmSync(tmp, { force: true });
+    },
+  };
+}
+
+const PAGE = 100;
+
+/** stdout: a table on a terminal, TSV when piped, or one JSON document `{batch_id, rows, summary}`. */
+export function stdoutSink(io: IOStreams, json: boolean, columns: readonly BatchColumn[], head: { batch_id: string; dry_run?: true }): ResultSink {
+  if (json) {
+    let n = 0;
+    io.out(`${safeJson(head).slice(0, -1)},"rows":[`);
+    return {
+      write(r) {
+        io.out(`${n++ ? ',' : ''}\n${safeJson({ ...resultRecord(r, columns), ...(r.message ? { message: r.message } : {}), ...(r.earlier ? { earlier: true } : {}) })}`);
+      },
+      end(s, extra) {
+        io.out(`${n ? '\n' : ''}],${extra.interrupted ? '"interrupted":true,' : ''}"summary":${safeJson(s)}}\n`);
+      },
+      abort() {},
+    };
+  }
+  const writer = new ListWriter(io, outputMode(io, false), [
+    { key: 'line', header: 'LINE', align: 'right' },
+    addressColumn('to', 'TO'),
+    amountColumn('amount', 'AMOUNT', 'asset'),
+    { key: 'asset', header: 'ASSET', only: 'tsv' },
+    { key: 'status', header: 'STATUS' },
+    idColumn('transfer_id', 'TRANSFER', { drop: 2 }),
+    { key: 'idempotency_key', header: 'KEY', only: 'tsv' },
+    { key: 'error_code', header: 'ERROR' },
+    textColumn('message', 'DETAIL', { drop: 1 }),
+  ]);
+  let page: Record<string, unknown>[] = [];
+  const flush = () => {
+    writer.write(page);
+    page = [];
+  };
+  return {
+    write(r) {
+      page.push({ ...resultRecord(r, columns), message: r.message ?? '' });
+      if (page.length >= PAGE) flush();
+    },
+    end() {
+      flush();
+      writer.end();
+    },
+    abort() {},
+  };
+}

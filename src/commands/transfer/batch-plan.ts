@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { parseAmount } from '../../domain/amount.js';
 import { CliError, UsageError } from '../../errors.js';
-import type { BatchInput, InputRow } from './batch-input.js';
+import type { InputRow } from './batch-input.js';
 import { buildTransferRequest, type TransferRequest } from './send.js';
 
 export interface PlannedRow {
@@ -22,12 +22,6 @@ export interface RowError {
   line: number;
   fields: InputRow['fields'];
   message: string;
-}
-
-export interface BatchPlan {
-  batchId: string;
-  rows: PlannedRow[];
-  invalid: RowError[];
 }
 
 export const BATCH_ID_RE = /^[A-Za-z0-9_-]{1,64}$/;
@@ -62,53 +56,38 @@ function asColumn(message: string): string {
   return message.replace(/^--(memo|asset)\b/, '$1');
 }
 
-export function planBatch(input: BatchInput, batchId: string, confidential: boolean): BatchPlan {
-  const rows: PlannedRow[] = [];
-  const invalid: RowError[] = [];
-  const refLines = new Map<string, number>();
-  for (const row of input.rows) {
-    const f = row.fields;
-    const fail = (message: string) => invalid.push({ line: row.line, fields: f, message });
-    if (row.problem) {
-      fail(row.problem);
-      continue;
-    }
-    if (f.to === undefined) {
-      fail('to is required');
-      continue;
-    }
-    if (f.amount === undefined) {
-      fail('amount is required');
-      continue;
-    }
-    if (f.ref !== undefined) {
-      const first = refLines.get(f.ref);
-      if (first !== undefined) {
-        fail(`ref "${f.ref}" is already used on line ${first}: each row's ref must be unique`);
-        continue;
-      }
-      refLines.set(f.ref, row.line);
-    }
-    let req: TransferRequest;
-    try {
-      req = buildTransferRequest(f.to, f.amount, { ...(f.asset ? { asset: f.asset } : {}), ...(f.memo !== undefined ? { memo: f.memo } : {}), confidential });
-    } catch (err) {
-      if (err instanceof CliError) {
-        fail(asColumn(err.message));
-        continue;
-      }
-      throw err;
-    }
-    const parsed = parseAmount(f.amount, req.asset);
-    if (!parsed.ok) throw new Error('unreachable: buildTransferRequest checked the amount');
-    rows.push({ line: row.line, fields: f, req, units: parsed.units, rowId: rowIdOf(row) });
+/**
+ * Checks one row. `refs` remembers the line of each ref seen so far (the caller keeps it for the
+ * file), so a repeated ref is an error of its second row.
+ */
+export function checkRow(row: InputRow, confidential: boolean, refs: Map<string, number>): PlannedRow | RowError {
+  const f = row.fields;
+  const fail = (message: string): RowError => ({ line: row.line, fields: f, message });
+  if (row.problem) return fail(row.problem);
+  if (f.to === undefined) return fail('to is required');
+  if (f.amount === undefined) return fail('amount is required');
+  if (f.ref !== undefined) {
+    const first = refs.get(f.ref);
+    if (first !== undefined) return fail(`ref "${f.ref}" is already used on line ${first}: each row's ref must be unique`);
+    refs.set(f.ref, row.line);
   }
-  return { batchId, rows, invalid };
+  let req: TransferRequest;
+  try {
+    req = buildTransferRequest(f.to, f.amount, { ...(f.asset ? { asset: f.asset } : {}), ...(f.memo !== undefined ? { memo: f.memo } : {}), confidential });
+  } catch (err) {
+    if (err instanceof CliError) return fail(asColumn(err.message));
+    throw err;
+  }
+  const parsed = parseAmount(f.amount, req.asset);
+  if (!parsed.ok) throw new Error('unreachable: buildTransferRequest checked the amount');
+  return { line: row.line, fields: f, req, units: parsed.units, rowId: rowIdOf(row) };
 }
 
-/** Sum of the amounts per asset, in smallest units. */
-export function totalsOf(rows: readonly PlannedRow[]): Map<string, bigint> {
-  const totals = new Map<string, bigint>();
-  for (const r of rows) totals.set(r.req.asset, (totals.get(r.req.asset) ?? 0n) + r.units);
-  return totals;
+export function isRowError(r: PlannedRow | RowError): r is RowError {
+  return 'message' in r;
+}
+
+/** Adds an amount to the totals per asset (smallest units). */
+export function addToTotals(totals: Map<string, bigint>, asset: string, units: bigint): void {
+  totals.set(asset, (totals.get(asset) ?? 0n) + units);
 }

@@ -1,48 +1,23 @@
-// Sending the rows of a batch: a fixed number of workers over one client (one connection pool),
-// each row under its own idempotency key and its own --timeout budget, every outcome journaled
-// the moment it is known. Rows the journal already shows accepted are not sent again. Ctrl-C
-// stops starting rows; the ones in flight finish and are recorded.
+// Sending the rows of a batch as they are read: at most `concurrency` in flight over one client
+// (one connection pool), each under its own idempotency key and its own --timeout budget, every
+// outcome journaled the moment it is known, and the results handed on in file order (a small
+// reorder window, so memory stays flat however long the file). Rows the journal shows accepted
+// are not sent again. Once `stopped()` (Ctrl-C), no row starts; the ones in flight finish.
 import type { App } from '../../app.js';
 import type { ApiClient } from '../../api/client.js';
 import { HeldTransactionSchema, TransferSchema } from '../../api/schemas.js';
 import { ApiError, CliError } from '../../errors.js';
 import * as z from 'zod/mini';
-import type { Journal, JournalEntry } from './batch-journal.js';
-import { idempotencyKeyOf, type PlannedRow } from './batch-plan.js';
-
-export type RowStatus = 'sent' | 'held' | 'failed' | 'not_sent';
-
-export interface RowResult {
-  row: PlannedRow;
-  status: RowStatus;
-  idempotency_key: string;
-  transfer_id?: string;
-  transaction_id?: string;
-  error_code?: string;
-  /** The exit code this row's failure maps to (docs/exit-codes.md). */
-  exitCode?: number;
-  /** Accepted by an earlier run (from the journal): nothing was sent this time. */
-  earlier?: boolean;
-}
+import type { Journal } from './batch-journal.js';
+import type { ResultLine } from './batch-out.js';
+import { idempotencyKeyOf, isRowError, type PlannedRow, type RowError } from './batch-plan.js';
 
 const CreateAnswer = z.union([TransferSchema, HeldTransactionSchema]);
 
-export interface RunOptions {
-  concurrency: number;
-  /** Called after each row (for the progress bar). */
-  onRow?: (done: number) => void;
-}
+/** Rows started beyond the oldest unfinished one, at most: bounds the reorder buffer. */
+const WINDOW = 1024;
 
-/** What the journal says about a row: done (no request), or the attempt generation to use. */
-function fromJournal(row: PlannedRow, prior: JournalEntry | undefined): RowResult | { generation: number } {
-  if (prior?.status === 'sent' || prior?.status === 'held') {
-    return {
-      row, status: prior.status, idempotency_key: prior.key, earlier: true,
-      ...(prior.transfer_id ? { transfer_id: prior.transfer_id } : {}), ...(prior.transaction_id ? { transaction_id: prior.transaction_id } : {}),
-    };
-  }
-  return { generation: prior ? prior.generation + (prior.final ? 1 : 0) : 0 };
-}
+const base = (row: PlannedRow) => ({ line: row.line, fields: row.fields, asset: row.req.asset, units: row.units });
 
 /**
  * A refusal for good: the service answered 4xx, so no transfer exists and the same key would only
@@ -53,49 +28,82 @@ function refusedForGood(err: unknown): boolean {
   return err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 429 && err.code !== 'idempotency_key_reused';
 }
 
-export async function sendRows(app: App, client: ApiClient, batchId: string, rows: readonly PlannedRow[], journal: Journal, opts: RunOptions): Promise<{ results: RowResult[]; interrupted: boolean }> {
-  const results: RowResult[] = new Array(rows.length);
-  let next = 0;
-  let done = 0;
-  let interrupted = false;
-  void app.waitForInterrupt().then(() => {
-    interrupted = true;
-  });
-
-  const one = async (row: PlannedRow): Promise<RowResult> => {
-    const known = fromJournal(row, journal.last.get(row.rowId));
-    if ('status' in known) return known;
-    const key = idempotencyKeyOf(batchId, row.rowId, known.generation);
-    const base = { row: row.rowId, line: row.line, key, generation: known.generation };
+/** Sends one row (or answers from the journal); never throws for an API or network failure. */
+export function rowSender(app: App, client: ApiClient, batchId: string, journal: Journal): (row: PlannedRow) => Promise<ResultLine> {
+  return async (row) => {
+    const prior = journal.last.get(row.rowId);
+    if (prior?.status === 'sent' || prior?.status === 'held') {
+      return {
+        ...base(row), status: prior.status, idempotency_key: prior.key, earlier: true,
+        ...(prior.transfer_id ? { transfer_id: prior.transfer_id } : {}), ...(prior.transaction_id ? { transaction_id: prior.transaction_id } : {}),
+      };
+    }
+    const generation = prior ? prior.generation + (prior.final ? 1 : 0) : 0;
+    const key = idempotencyKeyOf(batchId, row.rowId, generation);
+    const entry = { row: row.rowId, line: row.line, key, generation };
     app.renewBudget(); // --timeout bounds each row's network time, not the whole batch's
     try {
       const { data } = await client.post('/v1/transfers', { body: row.req, idempotencyKey: key, schema: CreateAnswer });
       if ('transfer_id' in data && typeof data.transfer_id === 'string') {
-        journal.record({ ...base, status: 'sent', transfer_id: data.transfer_id });
-        return { row, status: 'sent', idempotency_key: key, transfer_id: data.transfer_id };
+        journal.record({ ...entry, status: 'sent', transfer_id: data.transfer_id });
+        return { ...base(row), status: 'sent', idempotency_key: key, transfer_id: data.transfer_id };
       }
       const txn = (data as { transaction_id: string }).transaction_id;
-      journal.record({ ...base, status: 'held', transaction_id: txn });
-      return { row, status: 'held', idempotency_key: key, transaction_id: txn };
+      journal.record({ ...entry, status: 'held', transaction_id: txn });
+      return { ...base(row), status: 'held', idempotency_key: key, transaction_id: txn };
     } catch (err) {
       if (!(err instanceof CliError)) throw err;
       const final = refusedForGood(err);
-      journal.record({ ...base, status: 'failed', error_code: err.code, ...(final ? { final: true } : {}) });
-      return { row, status: 'failed', idempotency_key: key, error_code: err.code, exitCode: err.exitCode };
+      journal.record({ ...entry, status: 'failed', error_code: err.code, ...(final ? { final: true } : {}) });
+      return { ...base(row), status: 'failed', idempotency_key: key, error_code: err.code, exitCode: err.exitCode };
     }
   };
+}
 
-  const worker = async () => {
-    while (!interrupted && next < rows.length) {
-      const i = next++;
-      results[i] = await one(rows[i]!);
-      opts.onRow?.(++done);
+export interface RunRowsOptions {
+  concurrency: number;
+  stopped: () => boolean;
+  /** Each result, in file order. */
+  emit: (r: ResultLine) => void;
+}
+
+/** Runs `handle` over the valid rows (invalid ones are `skipped`, rows after a stop `not_sent`). */
+export async function runRows(items: AsyncIterable<PlannedRow | RowError>, handle: (row: PlannedRow) => Promise<ResultLine>, opts: RunRowsOptions): Promise<void> {
+  const done = new Map<number, ResultLine>();
+  let next = 0; // the next index to emit
+  let count = 0;
+  let inFlight = 0;
+  let failure: unknown;
+  let wake: (() => void) | undefined;
+  const settle = (i: number, r: ResultLine) => {
+    done.set(i, r);
+    while (done.has(next)) {
+      opts.emit(done.get(next)!);
+      done.delete(next++);
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, rows.length)) }, worker));
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i]!;
-    results[i] ??= { row, status: 'not_sent', idempotency_key: idempotencyKeyOf(batchId, row.rowId, 0) };
+  const room = () => inFlight < opts.concurrency && count - next < WINDOW;
+  for await (const item of items) {
+    const i = count++;
+    if (isRowError(item)) {
+      settle(i, { line: item.line, fields: item.fields, status: 'skipped', error_code: 'invalid_row', message: item.message });
+      continue;
+    }
+    while (!room() && failure === undefined) await new Promise<void>((resolve) => (wake = resolve));
+    if (failure !== undefined) throw failure;
+    if (opts.stopped()) {
+      settle(i, { ...base(item), status: 'not_sent', idempotency_key: '' });
+      continue;
+    }
+    inFlight++;
+    handle(item).then(
+      (r) => settle(i, r),
+      (err: unknown) => (failure ??= err),
+    ).finally(() => {
+      inFlight--;
+      wake?.();
+    });
   }
-  return { results, interrupted };
+  while (inFlight > 0) await new Promise<void>((resolve) => (wake = resolve));
+  if (failure !== undefined) throw failure;
 }

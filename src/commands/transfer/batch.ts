@@ -1,22 +1,22 @@
-// `svc transfer batch <file>`: payouts from a CSV or JSON Lines file. The whole file is checked
-// first (nothing is sent if a row is bad, unless --skip-invalid), the totals against the balance,
-// then rows go out with bounded concurrency, each under a key derived from the batch and the row,
-// every outcome journaled: rerunning the same command sends exactly the rows not yet accepted.
+// `svc transfer batch <file>`: payouts from a CSV or JSON Lines file, read twice and never held
+// in memory. The first read checks every row (nothing is sent if one is bad, unless
+// --skip-invalid) and sums what is left to send; then the totals are checked against the
+// balance; the second read sends, with bounded concurrency, each row under a key derived from
+// the batch and the row, every outcome journaled: rerunning the same command sends exactly the
+// rows not yet accepted.
 import type { App } from '../../app.js';
 import type { ApiClient } from '../../api/client.js';
 import { formatUnits } from '../../domain/amount.js';
 import { CliError, ExitCode, UsageError, type ErrorKind } from '../../errors.js';
-import { amountColumn, idColumn, textColumn, addressColumn } from '../../io/columns.js';
-import { printJson, outputMode, printList } from '../../io/render.js';
 import { startProgress } from '../../io/progress.js';
 import { sanitize } from '../../io/sanitize.js';
 import { checkTotals } from './batch-balance.js';
-import { readBatch, type BatchFormat } from './batch-input.js';
-import { openJournal } from './batch-journal.js';
-import { batchExitCode, outFormatOk, resultRecord, summarize, summaryLine, writeResults, type ResultLine } from './batch-out.js';
-import { batchIdFor, planBatch, totalsOf, type PlannedRow, type RowError } from './batch-plan.js';
-import { sendRows, type RowResult } from './batch-run.js';
-import { loadPolicyPreview } from './policy-preview.js';
+import { openBatchFile, readRows, type BatchColumn, type BatchFile, type BatchFormat } from './batch-input.js';
+import { openJournal, type Journal } from './batch-journal.js';
+import { fileSink, outFormatOk, stdoutSink, summaryLine, Tally, type ResultLine, type ResultSink } from './batch-out.js';
+import { addToTotals, batchIdFor, checkRow, isRowError, type PlannedRow, type RowError } from './batch-plan.js';
+import { rowSender, runRows } from './batch-run.js';
+import { loadPolicyPreview, type PolicyPreview } from './policy-preview.js';
 
 export interface BatchOptions {
   jsonl?: boolean;
@@ -29,7 +29,7 @@ export interface BatchOptions {
 }
 
 export const MAX_CONCURRENCY = 32;
-/** Bad rows listed in a human error report; --json and the results file carry them all. */
+/** Bad rows listed in a human error report; --json lists them all. */
 const SHOWN_BAD_ROWS = 20;
 
 function formatOf(file: string, opts: BatchOptions): BatchFormat {
@@ -63,45 +63,65 @@ const KIND_OF_EXIT: Partial<Record<number, ErrorKind>> = {
 
 const totalsText = (totals: ReadonlyMap<string, bigint>) => [...totals].map(([asset, units]) => `${formatUnits(units, asset)} ${asset}`).join(' and ');
 
-export async function runBatch(app: App, file: string, opts: BatchOptions): Promise<void> {
-  const concurrency = concurrencyOf(opts.concurrency);
-  if (opts.out !== undefined && !outFormatOk(opts.out)) throw new UsageError(`--out "${opts.out}" must end in .csv or .jsonl (the results file's format)`);
-  const input = await readBatch(file, formatOf(file, opts), app.io.stdin);
-  const batchId = batchIdFor(opts.batchId, input.contentHash);
-  const plan = planBatch(input, batchId, opts.confidential !== false);
-  if (plan.invalid.length && !opts.skipInvalid) throw invalidRowsError(app, plan.invalid);
-  if (plan.rows.length === 0) throw new UsageError(plan.invalid.length ? 'no row of the file can be sent' : 'the file has no rows', undefined, 'invalid_batch');
-  const skipped: ResultLine[] = plan.invalid.map((b) => ({ line: b.line, fields: b.fields, status: 'skipped', error_code: 'invalid_row', message: b.message }));
-
-  const client = await app.client();
-  const results = opts.dryRun
-    ? await dryRun(app, client, plan.rows)
-    : await send(app, client, batchId, plan.rows, concurrency);
-  if (!results) return; // interrupted before anything was sent
-
-  const all = [...skipped, ...results.lines].sort((a, b) => a.line - b.line);
-  if (opts.out !== undefined) writeResults(opts.out, all, input.columns);
-  report(app, batchId, all, input.columns, Boolean(opts.dryRun), results.interrupted);
+/** Checked rows of a read of the file (the same checks give the same answers on both reads). */
+async function* checkedRows(rows: AsyncIterable<Parameters<typeof checkRow>[0]>, confidential: boolean): AsyncGenerator<PlannedRow | RowError> {
+  const refs = new Map<string, number>();
+  for await (const row of rows) yield checkRow(row, confidential, refs);
 }
 
-/** The rows in order, with what the agent's policy would do to each (no agent key: all would be sent). */
-async function dryRun(app: App, client: ApiClient, rows: readonly PlannedRow[]): Promise<{ lines: ResultLine[]; interrupted: boolean }> {
-  await checkBalance(app, client, totalsOf(rows));
-  const preview = await loadPolicyPreview(app);
-  if (preview?.spentTodaySource === 'unknown' && app.io.stderrIsTTY && !app.json) {
-    app.io.err("note: today's spend could not be read (no decryption key for the agent): counted as 0\n");
+interface FirstRead {
+  batchId: string;
+  columns: BatchColumn[];
+  invalid: RowError[];
+  valid: number;
+  /** Per asset, the rows still to send (not accepted by an earlier run). */
+  totals: Map<string, bigint>;
+  toSend: number;
+}
+
+/** Reads the file once: every row checked, the totals of what is left to send. */
+async function firstRead(app: App, file: BatchFile, shown: string, format: BatchFormat, opts: BatchOptions, journalFor: (batchId: string) => Journal | undefined): Promise<FirstRead & { journal: Journal | undefined }> {
+  const reader = await readRows(file.path, format, shown);
+  const invalid: RowError[] = [];
+  const planned: Array<{ rowId: string; asset: string; units: bigint }> = [];
+  for await (const r of checkedRows(reader.rows, opts.confidential !== false)) {
+    if (isRowError(r)) invalid.push(r);
+    // Only what the totals need (the batch id, hence the journal, is known at the end of the read).
+    else planned.push({ rowId: r.rowId, asset: r.req.asset, units: r.units });
   }
-  let spent = 0n; // what earlier rows of this run add (evaluate() adds what the service already counts)
-  const lines = rows.map((row): ResultLine => {
-    const base = { line: row.line, fields: row.fields, asset: row.req.asset, units: row.units };
-    if (!preview) return { ...base, status: 'would_send' };
-    const e = preview.evaluate({ to: row.req.to, amountUnits: row.units, asset: row.req.asset }, spent);
-    spent += e.spendUnits;
-    if (e.decision === 'allow') return { ...base, status: 'would_send' };
-    if (e.decision === 'hold') return { ...base, status: 'would_hold', message: e.message };
-    return { ...base, status: 'would_deny', ...(e.reason ? { error_code: e.reason } : {}), message: e.message, exitCode: ExitCode.refused };
-  });
-  return { lines, interrupted: false };
+  if (invalid.length && !opts.skipInvalid) throw invalidRowsError(app, invalid);
+  if (planned.length === 0) throw new UsageError(invalid.length ? 'no row of the file can be sent' : 'the file has no rows', undefined, 'invalid_batch');
+  const batchId = batchIdFor(opts.batchId, reader.hash());
+  const journal = journalFor(batchId);
+  const totals = new Map<string, bigint>();
+  let toSend = 0;
+  for (const p of planned) {
+    const prior = journal?.last.get(p.rowId);
+    if (prior?.status === 'sent' || prior?.status === 'held') continue;
+    toSend++;
+    addToTotals(totals, p.asset, p.units);
+  }
+  return { batchId, columns: reader.columns(), invalid, valid: planned.length, totals, toSend, journal };
+}
+
+export async function runBatch(app: App, path: string, opts: BatchOptions): Promise<void> {
+  const concurrency = concurrencyOf(opts.concurrency);
+  if (opts.out !== undefined && !outFormatOk(opts.out)) throw new UsageError(`--out "${opts.out}" must end in .csv or .jsonl (the results file's format)`);
+  const format = formatOf(path, opts);
+  const file = await openBatchFile(path, app.io.stdin);
+  try {
+    const client = await app.client();
+    // The journal needs the account, asked before the file is read when rows may be sent.
+    const account = opts.dryRun ? undefined : await app.account();
+    const first = await firstRead(app, file, path, format, opts, (batchId) => (account ? openJournal(app.env, { baseUrl: client.baseUrl, accountId: account.account_id, batchId }) : undefined));
+    try {
+      await second(app, client, file, format, opts, concurrency, first);
+    } finally {
+      first.journal?.close();
+    }
+  } finally {
+    file.cleanup();
+  }
 }
 
 /** The totals against the decrypted balance (throws when short); a terminal hears when it cannot be checked. */
@@ -110,68 +130,71 @@ async function checkBalance(app: App, client: ApiClient, totals: ReadonlyMap<str
   if (balance === 'unchecked' && app.io.stderrIsTTY && !app.json) app.io.err('note: the totals are not checked against the balance: no decryption key opens it here\n');
 }
 
-async function send(app: App, client: ApiClient, batchId: string, rows: readonly PlannedRow[], concurrency: number): Promise<{ lines: ResultLine[]; interrupted: boolean }> {
-  const account = await app.account();
-  const journal = openJournal(app.env, { baseUrl: client.baseUrl, accountId: account.account_id, batchId });
-  try {
-    const pending = rows.filter((r) => {
-      const prior = journal.last.get(r.rowId);
-      return prior?.status !== 'sent' && prior?.status !== 'held';
-    });
-    const totals = totalsOf(pending);
-    if (pending.length) {
-      await checkBalance(app, client, totals);
-      await app.confirmLive(`Send ${pending.length} transfer${pending.length === 1 ? '' : 's'} (${totalsText(totals)}) from a LIVE account?`);
-    }
-    const progress = app.json ? { update: () => {}, stop: () => {} } : startProgress(app.io, rows.length);
-    let out: { results: RowResult[]; interrupted: boolean };
-    try {
-      out = await sendRows(app, client, batchId, rows, journal, { concurrency, onRow: (done) => progress.update(done) });
-    } finally {
-      progress.stop();
-    }
-    const lines = out.results.map((r): ResultLine => ({
-      line: r.row.line, fields: r.row.fields, status: r.status, idempotency_key: r.idempotency_key, asset: r.row.req.asset, units: r.row.units,
-      ...(r.transfer_id ? { transfer_id: r.transfer_id } : {}), ...(r.transaction_id ? { transaction_id: r.transaction_id } : {}),
-      ...(r.error_code ? { error_code: r.error_code } : {}), ...(r.exitCode !== undefined ? { exitCode: r.exitCode } : {}), ...(r.earlier ? { earlier: true } : {}),
-    }));
-    return { lines, interrupted: out.interrupted };
-  } finally {
-    journal.close();
-  }
+/** The agent's policy over the rows in order: earlier rows count toward the daily limit. */
+function previewer(preview: PolicyPreview | undefined): (row: PlannedRow) => Promise<ResultLine> {
+  let spent = 0n; // what earlier rows of this run add (evaluate() adds what the service already counts)
+  return async (row) => {
+    const b = { line: row.line, fields: row.fields, asset: row.req.asset, units: row.units };
+    if (!preview) return { ...b, status: 'would_send' };
+    const e = preview.evaluate({ to: row.req.to, amountUnits: row.units, asset: row.req.asset }, spent);
+    spent += e.spendUnits;
+    if (e.decision === 'allow') return { ...b, status: 'would_send' };
+    if (e.decision === 'hold') return { ...b, status: 'would_hold', message: e.message };
+    return { ...b, status: 'would_deny', ...(e.reason ? { error_code: e.reason } : {}), message: e.message, exitCode: ExitCode.refused };
+  };
 }
 
-function report(app: App, batchId: string, all: readonly ResultLine[], columns: Parameters<typeof resultRecord>[1], dryRun: boolean, interrupted: boolean): void {
-  const summary = summarize(all);
-  const code = interrupted ? ExitCode.interrupted : batchExitCode(all);
-  if (app.json) {
-    printJson(app.io, {
-      batch_id: batchId, ...(dryRun ? { dry_run: true } : {}), ...(interrupted ? { interrupted: true } : {}), summary,
-      rows: all.map((r) => ({ ...resultRecord(r, columns), ...(r.message ? { message: r.message } : {}), ...(r.earlier ? { earlier: true } : {}) })),
-    });
+/** Reads the file again and sends (or, with --dry-run, evaluates) each row, writing results as they come. */
+async function second(app: App, client: ApiClient, file: BatchFile, format: BatchFormat, opts: BatchOptions, concurrency: number, first: FirstRead & { journal: Journal | undefined }): Promise<void> {
+  const dryRun = Boolean(opts.dryRun);
+  if (first.toSend) await checkBalance(app, client, first.totals);
+  let handle: (row: PlannedRow) => Promise<ResultLine>;
+  if (dryRun) {
+    const preview = await loadPolicyPreview(app);
+    if (preview?.spentTodaySource === 'unknown' && app.io.stderrIsTTY && !app.json) {
+      app.io.err("note: today's spend could not be read (no decryption key for the agent): counted as 0\n");
+    }
+    handle = previewer(preview);
   } else {
-    const mode = outputMode(app.io, false);
-    printList(app.io, mode, all.map((r) => ({ ...resultRecord(r, columns), message: r.message ?? '' })), [
-      { key: 'line', header: 'LINE', align: 'right' },
-      addressColumn('to', 'TO'),
-      amountColumn('amount', 'AMOUNT', 'asset'),
-      { key: 'asset', header: 'ASSET', only: 'tsv' },
-      { key: 'status', header: 'STATUS' },
-      idColumn('transfer_id', 'TRANSFER', { drop: 2 }),
-      { key: 'idempotency_key', header: 'KEY', only: 'tsv' },
-      { key: 'error_code', header: 'ERROR' },
-      textColumn('message', 'DETAIL', { drop: 1 }),
-    ]);
-    // A person gets the summary; a script has the exit code, the results file and --json.
-    if (app.io.stderrIsTTY) app.io.err(`${summaryLine(summary, dryRun)}\n`);
+    if (first.toSend) await app.confirmLive(`Send ${first.toSend} transfer${first.toSend === 1 ? '' : 's'} (${totalsText(first.totals)}) from a LIVE account?`);
+    handle = rowSender(app, client, first.batchId, first.journal!);
   }
+
+  let interrupted = false;
+  if (!dryRun) void app.waitForInterrupt().then(() => (interrupted = true));
+  const sinks: ResultSink[] = [stdoutSink(app.io, app.json, first.columns, { batch_id: first.batchId, ...(dryRun ? { dry_run: true as const } : {}) })];
+  if (opts.out !== undefined) sinks.push(fileSink(opts.out, first.columns));
+  const tally = new Tally();
+  const progress = app.json || dryRun ? { update: () => {}, stop: () => {} } : startProgress(app.io, first.valid + (opts.skipInvalid ? first.invalid.length : 0));
+  const reader = await readRows(file.path, format);
+  try {
+    await runRows(checkedRows(reader.rows, opts.confidential !== false), handle, {
+      concurrency: dryRun ? 1 : concurrency, // a dry run evaluates in file order: the daily limit accumulates
+      stopped: () => interrupted,
+      emit: (r) => {
+        tally.add(r);
+        for (const s of sinks) s.write(r);
+        progress.update(tally.rows);
+      },
+    });
+  } catch (err) {
+    progress.stop();
+    for (const s of sinks) s.abort();
+    throw err;
+  }
+  progress.stop();
+  const summary = tally.summary();
+  for (const s of sinks) s.end(summary, { interrupted });
+  // A person gets the summary; a script has the exit code, the results file and --json.
+  if (!app.json && app.io.stderrIsTTY) app.io.err(`${summaryLine(summary, dryRun)}\n`);
+
   if (interrupted) {
     throw new CliError('interrupted', 'interrupted', `interrupted: ${summary.not_sent} row${summary.not_sent === 1 ? '' : 's'} not sent; run the same command again to send them (rows already accepted are not sent twice)`);
   }
+  const code = tally.exitCode();
   if (!dryRun && summary.failed) {
-    const codes = [...new Set(all.filter((r) => r.status === 'failed').map((r) => r.error_code))].join(', ');
-    throw new CliError(KIND_OF_EXIT[code] ?? 'failure', 'batch_incomplete', `${summary.failed} of ${all.length} rows failed (${codes}); run the same command again to retry them: accepted rows are not sent twice`, {
-      details: { batch_id: batchId, failed: summary.failed },
+    throw new CliError(KIND_OF_EXIT[code] ?? 'failure', 'batch_incomplete', `${summary.failed} of ${tally.rows} rows failed (${tally.failureNames.join(', ')}); run the same command again to retry them: accepted rows are not sent twice`, {
+      details: { batch_id: first.batchId, failed: summary.failed },
     });
   }
   app.exitCode = code;
