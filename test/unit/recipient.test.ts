@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { agentOwner } from '../../src/domain/handle.js';
 import { parseRecipient } from '../../src/domain/recipient.js';
 
 describe('parseRecipient', () => {
@@ -12,5 +13,12 @@ describe('parseRecipient', () => {
   });
   it.each(['alice', '@', '@-x', '0x123', '0x' + 'g'.repeat(40), '@a b', '', '@a/b/c', '0x000000000000000000000000000000000000DeAd'])('rejects %j', (t) => {
     expect(parseRecipient(t)).toBeUndefined();
+  });
+});
+
+describe('agent handles', () => {
+  it('an agent is @owner/name: the only handles with a slash', () => {
+    expect(agentOwner('@alice/payroll-bot')).toBe('@alice');
+    expect(agentOwner('@alice')).toBeUndefined();
   });
 });

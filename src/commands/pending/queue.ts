@@ -9,6 +9,7 @@ import { addressDisplay } from '../../io/addresses.js';
 import { sanitize } from '../../io/sanitize.js';
 import { relativeTime, timeLeft } from '../../io/time.js';
 import { fetchAgents } from '../agent/resolve.js';
+import { agentOwner } from '../../domain/handle.js';
 
 export interface Queue {
   items: PendingTransaction[];
@@ -52,9 +53,8 @@ export async function agentKeyError(app: App): Promise<CliError | undefined> {
   } catch {
     return undefined;
   }
-  const slash = handle.indexOf('/');
-  if (slash < 0) return undefined;
-  const owner = handle.slice(0, slash);
+  const owner = agentOwner(handle);
+  if (owner === undefined) return undefined;
   return new CliError('auth', 'forbidden', `${handle} is an agent: agents cannot approve or reject, so its key has no approval queue`, {
     hint: `the queue belongs to its owner ${owner}: use ${owner}'s key (svc --profile <name> pending ls)`,
   });

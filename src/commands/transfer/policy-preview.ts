@@ -9,6 +9,7 @@ import { ApiError, CliError } from '../../errors.js';
 import type { Palette } from '../../io/colors.js';
 import { sanitize } from '../../io/sanitize.js';
 import { pickPolicyFields } from '../agent/policy-view.js';
+import { agentOwner } from '../../domain/handle.js';
 
 export interface PreviewRow {
   to: string;
@@ -60,18 +61,10 @@ export interface PolicyPreview {
   dailyLimit?: bigint;
 }
 
-/**
- * Whether a handle is an agent's: the spec gives every agent the handle `@owner/name`, and only
- * agents have a slash (the profile remembers the key's handle, so this usually costs no request).
- */
-export function isAgentHandle(handle: string): boolean {
-  return handle.includes('/');
-}
-
 /** undefined when the key is not an agent's; throws a CliError when the policy cannot be read. */
 export async function loadPolicyPreview(app: App): Promise<PolicyPreview | undefined> {
   const account = await app.account();
-  if (!isAgentHandle(account.handle)) return undefined;
+  if (agentOwner(account.handle) === undefined) return undefined;
   const agent = account.handle;
   const client = await app.client();
   let read;
