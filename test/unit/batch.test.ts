@@ -17,13 +17,16 @@ const tally = (lines: ResultLine[]) => {
 };
 
 describe('row identity and keys', () => {
-  it('a row with a ref keeps its key when lines move; without one, its line and content decide', () => {
+  it('a row with a ref keeps its key when lines move; without one, its line, recipient and asset decide (never the amount)', () => {
     const a = plan([{ line: 2, fields: { to: '@acme', amount: '1', ref: 'R-1' } }, { line: 3, fields: { to: '@bob', amount: '2' } }]);
     const b = plan([{ line: 9, fields: { to: '@acme', amount: '1', ref: 'R-1' } }, { line: 4, fields: { to: '@bob', amount: '2' } }]);
     expect(a[0]!.rowId).toBe(b[0]!.rowId);
     expect(a[1]!.rowId).not.toBe(b[1]!.rowId);
-    const c = plan([{ line: 3, fields: { to: '@bob', amount: '2.5' } }]);
-    expect(c[0]!.rowId).not.toBe(a[1]!.rowId);
+    const edited = plan([{ line: 3, fields: { to: '@bob', amount: '2.5', memo: 'changed' } }]);
+    expect(edited[0]!.rowId).toBe(a[1]!.rowId);
+    const other = plan([{ line: 3, fields: { to: '@acme', amount: '2' } }, { line: 4, fields: { to: '@bob', amount: '2', asset: 'USDC' } }]);
+    expect(other[0]!.rowId).not.toBe(a[1]!.rowId);
+    expect(other[1]!.rowId).not.toBe(b[1]!.rowId);
   });
 
   it('a repeated ref is an error of its second row', () => {

@@ -38,8 +38,10 @@ const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
 function rowIdOf(row: InputRow): string {
   const f = row.fields;
-  // With a ref the row keeps its key when lines move; without one, its line and content decide.
-  return sha(f.ref !== undefined ? `ref\u0000${f.ref}` : `line\u0000${row.line}\u0000${f.to ?? ''}\u0000${f.amount ?? ''}\u0000${f.asset ?? ''}\u0000${f.memo ?? ''}`).slice(0, 24);
+  // With a ref the row keeps its key when lines move; without one, its line, recipient and asset
+  // decide. Never the amount or the memo: the key travels in headers and --verbose traces, and an
+  // amount edited in place must meet the journal (or the service's 409), not be paid again.
+  return sha(f.ref !== undefined ? `ref\u0000${f.ref}` : `line\u0000${row.line}\u0000${f.to ?? ''}\u0000${f.asset ?? ''}`).slice(0, 24);
 }
 
 /**
