@@ -1,6 +1,9 @@
 // Tables in a real terminal of 80 columns (tmux): every list fits without wrapping, with ids and
 // addresses shortened in the middle and amounts whole, right-aligned with their asset.
 // (tmux's capture joins wrapped lines, so a line that wrapped shows up longer than 80.)
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startTestSandbox, type TestSandbox } from '../helpers/e2e.js';
 import { hasTmux, killAllTmux, startTmux } from '../helpers/tmux.js';
@@ -74,6 +77,17 @@ describe.skipIf(!hasTmux())('lists at 80 columns', () => {
     expect(lines[0]).toMatch(/^(KEY ID\s+)?NAME\s+ACCOUNT\s+KEY\b/);
     expect(lines.some((l) => /^the nightly \S*.*…/.test(l))).toBe(true); // the name is cut at the end
     expect(lines.join('\n')).not.toContain(botKey); // the key itself never shows
+  }, 30_000);
+
+  it('transfer batch: the results table and the summary line', async () => {
+    const csv = join(mkdtempSync(join(tmpdir(), 'svc-batch-tty-')), 'pay.csv');
+    writeFileSync(csv, 'to,amount,asset,memo,ref\n@acme,12.5,USDG,invoice for the quarterly retainer,T-1\n0x7a3f000000000000000000000000000000091c2b,0.000001,USDG,,T-2\n@bob,3,USDC,,T-3\nnobody,1,USDG,,T-4\n');
+    const lines = await screenOf(['transfer', 'batch', csv, '--skip-invalid']);
+    expect(lines[0]).toMatch(/^LINE\s+TO\s+AMOUNT\s+STATUS\s+/);
+    expect(lines.join('\n')).toMatch(/12\.500000 USDG\s+sent/);
+    expect(lines.join('\n')).toMatch(/0\.000001 USDG\s+sent/);
+    expect(lines.join('\n')).toMatch(/skipped\s+invalid_row/);
+    expect(lines).toContain('sent 3, held 0, failed 0, skipped 1; total 12.500001 USDG, 3.00 USDC');
   }, 30_000);
 
   it('pending ls', async () => {
