@@ -42,15 +42,16 @@ export function stderrColor(io: IOStreams): boolean {
   return io.color && io.stderrIsTTY;
 }
 
-/** The two styles an error report uses, without loading chalk (reportError is synchronous). */
+/** The styles of stderr reports, without loading chalk (reportError is synchronous). */
 export interface StderrPaint {
   red: Paint;
+  green: Paint;
   dim: Paint;
 }
 
 const sgr = (open: number, close: number): Paint => (t) => `\u001b[${open}m${t}\u001b[${close}m`;
 
-/** red and dim for stderr: the same escape codes chalk writes at level 1, or none at all. */
+/** For stderr: the same escape codes chalk writes at level 1, or none at all. */
 export function stderrPaint(io: IOStreams): StderrPaint {
-  return stderrColor(io) ? { red: sgr(31, 39), dim: sgr(2, 22) } : { red: plain, dim: plain };
+  return stderrColor(io) ? { red: sgr(31, 39), green: sgr(32, 39), dim: sgr(2, 22) } : { red: plain, green: plain, dim: plain };
 }

@@ -40,8 +40,12 @@ describe.skipIf(!hasTmux())('svc pending review on a terminal (80 columns)', () 
   }
 
   function review(...flags: string[]): Promise<TmuxSession> {
+    return reviewIn({ NO_COLOR: '1' }, ...flags);
+  }
+
+  function reviewIn(env: Record<string, string>, ...flags: string[]): Promise<TmuxSession> {
     return startTmux([process.execPath, BIN, 'pending', 'review', ...flags], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', SVC_CONFIG_DIR: t.configDir, NO_COLOR: '1' },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', SVC_CONFIG_DIR: t.configDir, ...env },
       width: WIDTH,
     });
   }
@@ -166,6 +170,19 @@ describe.skipIf(!hasTmux())('svc pending review on a terminal (80 columns)', () 
     expect(await term.waitForExit()).toBe(130);
     expect(await term.capture()).toMatch(/^interrupted: approved 1, rejected 0, skipped 1, expired 0$/m);
     await ok(['pending', 'reject', left[0]!]);
+  }, 60_000);
+
+  it('in colour: an approval is green, a rejection red (docs/ux.md)', async () => {
+    const ids = [await hold('56'), await hold('57')];
+    const term = await reviewIn({});
+    await term.waitFor(`Held transaction 1 of 2: ${ids[0]}`);
+    await term.sendText('a');
+    await term.waitFor(`Held transaction 2 of 2: ${ids[1]}`);
+    await term.sendText('r');
+    expect(await term.waitForExit()).toBe(0);
+    const screen = await term.capture({ escapes: true });
+    expect(screen).toMatch(new RegExp(`\\u001b\\[32m✓ approved\\u001b\\[39m ${ids[0]}`));
+    expect(screen).toMatch(new RegExp(`\\u001b\\[31m✓ rejected\\u001b\\[39m ${ids[1]}`));
   }, 60_000);
 
   it('q quits at once with the tally so far; nothing is decided', async () => {

@@ -10,6 +10,7 @@ import { sanitize } from '../../io/sanitize.js';
 import { approveQuestion, sendDecision } from './decide.js';
 import { describeHeld, EMPTY_QUEUE, fetchApproverQueue, fetchQueue, heldDetails, heldSummary, ruleLookup, type HeldView, type Queue } from './queue.js';
 import { reviewPrompt, type ReviewChoice } from './review-prompt.js';
+import { stderrPaint } from '../../io/colors.js';
 
 interface Tally {
   approved: number;
@@ -75,6 +76,7 @@ export async function review(app: App, opts: { watch?: boolean; interval: string
     const serviceNow = () => app.clock.now() + queue.skewMs;
     const current = queue.items.find((t) => t.transaction_id === tx.transaction_id);
     const id = sanitize(tx.transaction_id);
+    const { red } = stderrPaint(app.io); // docs/ux.md: expired in red
     // Gone from the queue before its window closed: someone decided it meanwhile.
     if (!current && !(Date.parse(tx.expires_at) <= serviceNow())) {
       app.io.err(`✗ ${id} is no longer pending (decided elsewhere)\n`);
@@ -96,7 +98,7 @@ export async function review(app: App, opts: { watch?: boolean; interval: string
         return 'next';
       case 'expired':
         tally.expired++;
-        app.io.err(`✗ ${id} expired: its approval window has passed, nothing was sent\n`);
+        app.io.err(`${red('✗')} ${id} ${red('expired')}: its approval window has passed, nothing was sent\n`);
         return 'next';
       case 'approve':
         // No "are you sure" with a test key: `a` is the decision. A live key asks, restating it.
@@ -169,19 +171,20 @@ export async function review(app: App, opts: { watch?: boolean; interval: string
 
 async function act(app: App, view: HeldView, choice: 'approve' | 'reject', tally: Tally): Promise<void> {
   const id = sanitize(view.id);
+  const paint = stderrPaint(app.io); // docs/ux.md: approved green; rejected and expired red
   try {
     const result = await sendDecision(app, view.id, choice);
     if (choice === 'approve') {
       tally.approved++;
-      app.io.err(`✓ approved ${id}: ${heldSummary(view)}, submitted as transfer ${sanitize(result.transfer_id ?? '(id not given)')}\n`);
+      app.io.err(`${paint.green('✓ approved')} ${id}: ${heldSummary(view)}, submitted as transfer ${sanitize(result.transfer_id ?? '(id not given)')}\n`);
     } else {
       tally.rejected++;
-      app.io.err(`✓ rejected ${id}: ${heldSummary(view)}, discarded, no funds moved\n`);
+      app.io.err(`${paint.red('✓ rejected')} ${id}: ${heldSummary(view)}, discarded, no funds moved\n`);
     }
   } catch (err) {
     if (err instanceof ApiError && err.code === 'transaction_expired') {
       tally.expired++;
-      app.io.err(`✗ ${id} expired meanwhile: its approval window has passed, nothing was sent\n`);
+      app.io.err(`${paint.red('✗')} ${id} ${paint.red('expired')} meanwhile: its approval window has passed, nothing was sent\n`);
       return;
     }
     if (err instanceof ApiError && (err.status === 404 || err.code === 'transaction_already_decided')) {
