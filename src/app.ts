@@ -210,12 +210,13 @@ export class App {
   /**
    * Before a money-moving or policy-changing request: asks only with a live key. On a terminal a
    * prompt defaulting to No; without one (or with --no-input) --yes is required. Nothing is sent
-   * before the answer.
+   * before the answer. A question that restates an amount passes `withoutAmount`: the wording of
+   * the confirmation_required error, which may end up in a log (DESIGN.md: no amount in errors).
    */
-  async confirmLive(message: string): Promise<void> {
+  async confirmLive(message: string, withoutAmount?: string): Promise<void> {
     const auth = await this.auth();
     if (auth.environment !== 'live') return;
-    await this.ask(message, 'Cancelled; nothing was sent.');
+    await this.ask(message, 'Cancelled; nothing was sent.', withoutAmount);
   }
 
   /** Before a destructive action (whatever the key): the same prompt / --yes rule. */
@@ -223,9 +224,9 @@ export class App {
     await this.ask(message, cancelled);
   }
 
-  private async ask(message: string, cancelled: string): Promise<void> {
+  private async ask(message: string, cancelled: string, withoutAmount?: string): Promise<void> {
     if (this.globals.yes) return;
-    if (!this.io.canPrompt) throw new ConfirmationRequiredError(message.replace(/\?$/, ''));
+    if (!this.io.canPrompt) throw new ConfirmationRequiredError((withoutAmount ?? message).replace(/\?$/, ''));
     const { confirm } = await import('@inquirer/prompts');
     const ok = await confirm({ message, default: false }, { input: this.io.stdin, output: this.io.stderr });
     if (!ok) throw new CancelledError(cancelled);

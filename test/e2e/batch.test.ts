@@ -4,9 +4,10 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../helpers/e2e.js';
-import { spawnSvc } from '../helpers/run.js';
+import { BIN, spawnSvc } from '../helpers/run.js';
+import { hasTmux, killAllTmux, startTmux } from '../helpers/tmux.js';
 import { startScriptedServer } from '../helpers/scripted-server.js';
 import { runCli } from '../helpers/cli.js';
 
@@ -207,7 +208,7 @@ describe('failures, reruns and exit codes', () => {
     expect(await t.svcJson<unknown[]>(['pending', 'ls'])).toEqual(held);
   });
 
-  it('with a live key, the question states the count and totals; without a terminal --yes is required and nothing is sent', async () => {
+  it('with a live key and no terminal: --yes is required, the error carries no amount, nothing is sent', async () => {
     const live = await startScriptedServer((req) => (req.url === '/v1/accounts/me'
       ? { status: 200, body: { account_id: 'acct_live', handle: '@livecorp', type: 'business', kyc_status: 'verified', public_key: `0x${'1'.repeat(40)}`, created_at: '2026-01-01T00:00:00Z' } }
       : { status: 500, body: { error: { code: 'unexpected', message: 'no other request belongs here' } } }));
@@ -216,12 +217,38 @@ describe('failures, reruns and exit codes', () => {
         env: { SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-batch-live-')), SVC_API_KEY: `svc_live_${'a'.repeat(32)}`, SVC_BASE_URL: live.url },
       });
       expect(r.code).toBe(2);
-      expect(r.stderr).toMatch(/Send 3 transfers \(2\.50 USDG and 2\.00 USDC\) from a LIVE account.*\(confirmation_required\)/);
+      expect(r.stderr).toMatch(/^error: Sending 3 transfers from a LIVE account: confirmation required \(confirmation_required\)$/m);
+      expect(r.stderr).not.toMatch(/2\.50|2\.00/); // no amount in an error (the question on a terminal has them)
       expect(live.requests.map((q) => `${q.method} ${q.url}`)).toEqual(['GET /v1/accounts/me']);
     } finally {
       await live.close();
     }
   });
+});
+
+describe.skipIf(!hasTmux())('with a live key on a terminal', () => {
+  afterEach(killAllTmux);
+
+  it('the question states the count and totals per asset; No sends nothing (exit 1)', async () => {
+    const live = await startScriptedServer((req) => (req.url === '/v1/accounts/me'
+      ? { status: 200, body: { account_id: 'acct_live', handle: '@livecorp', type: 'business', kyc_status: 'verified', public_key: `0x${'1'.repeat(40)}`, created_at: '2026-01-01T00:00:00Z' } }
+      : { status: 500, body: { error: { code: 'unexpected', message: 'no other request belongs here' } } }));
+    try {
+      const path = file('live-tty.csv', 'to,amount,asset\n@acme,1.5,USDG\n@bob,2,USDC\n@bob,1,USDG\n');
+      const term = await startTmux([process.execPath, BIN, 'transfer', 'batch', path], {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', NO_COLOR: '1', SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-batch-live-')), SVC_API_KEY: `svc_live_${'c'.repeat(32)}`, SVC_BASE_URL: live.url },
+        width: 100,
+      });
+      await term.waitFor('Send 3 transfers (2.50 USDG and 2.00 USDC) from a LIVE account? (y/N)');
+      await term.sendText('n');
+      await term.sendKeys('Enter');
+      expect(await term.waitForExit()).toBe(1);
+      expect(await term.capture()).toContain('Cancelled; nothing was sent.');
+      expect(live.requests.map((q) => `${q.method} ${q.url}`)).toEqual(['GET /v1/accounts/me']);
+    } finally {
+      await live.close();
+    }
+  }, 30_000);
 });
 
 describe('Ctrl-C', () => {

@@ -163,7 +163,8 @@ describe('pending approve / reject with a live key', () => {
     await withServer(liveService(viewing.publicKey), async (s, env) => {
       const r = await runCli(['pending', 'approve', 'txn_1'], { env });
       expect(r.code).toBe(2);
-      expect(r.stderr).toMatch(/^error: Approve 60\.00 USDG from @alice\/bot to @acme on a LIVE account: confirmation required \(confirmation_required\)\n/);
+      expect(r.stderr).toMatch(/^error: Approving txn_\w+ on a LIVE account: confirmation required \(confirmation_required\)\n/);
+      expect(r.stderr).not.toContain('60.00'); // no amount in an error
       expect(posts(s)).toEqual([]);
     }, FAKE_LIVE_KEY, viewing.decryptionKey);
   });

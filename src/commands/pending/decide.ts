@@ -70,7 +70,8 @@ export async function decide(app: App, id: string, decision: Decision): Promise<
       ? decision === 'approve'
         ? approveQuestion(view)
         : `Reject ${heldSummary(view)} on a LIVE account?`
-      : `Reject ${shownId} on a LIVE account (not in your approval queue: its details cannot be shown)?`);
+      : `Reject ${shownId} on a LIVE account (not in your approval queue: its details cannot be shown)?`,
+    `${decision === 'approve' ? 'Approving' : 'Rejecting'} ${shownId} on a LIVE account`);
   }
   // Not in the queue (test key, or a reject): the service's answer decides (404, 409 ...).
   const data = await sendDecision(app, id, decision);

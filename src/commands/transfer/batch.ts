@@ -156,7 +156,10 @@ async function second(app: App, client: ApiClient, file: BatchFile, format: Batc
     }
     handle = previewer(preview);
   } else {
-    if (first.toSend) await app.confirmLive(`Send ${first.toSend} transfer${first.toSend === 1 ? '' : 's'} (${totalsText(first.totals)}) from a LIVE account?`);
+    if (first.toSend) {
+      const what = `${first.toSend} transfer${first.toSend === 1 ? '' : 's'}`;
+      await app.confirmLive(`Send ${what} (${totalsText(first.totals)}) from a LIVE account?`, `Sending ${what} from a LIVE account`);
+    }
     handle = rowSender(app, client, first.batchId, first.journal!);
   }
 

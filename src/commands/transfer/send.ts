@@ -90,7 +90,7 @@ export async function sendTransfer(app: App, to: string, amount: string, opts: S
   // People see 0x addresses in their EIP-55 form: the table, and a live key's prompts (which may
   // come with TSV or JSON output); TSV and JSON keep the text as sent.
   const show = await addressDisplay(auth.environment === 'live' ? 'table' : mode);
-  await app.confirmLive(`Send ${req.amount} ${req.asset} to ${sanitize(show(req.to))} from a LIVE account?`);
+  await app.confirmLive(`Send ${req.amount} ${req.asset} to ${sanitize(show(req.to))} from a LIVE account?`, `Sending ${req.asset} to ${sanitize(show(req.to))} from a LIVE account`);
   const client = await app.client();
   const p = await palette(app.io);
 
