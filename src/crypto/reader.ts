@@ -22,8 +22,18 @@ export class LocalReader {
 
   /** A balance ciphertext's amount as a decimal string, or undefined when it does not open. */
   balance(asset: string, version: number, ciphertext: string): string | undefined {
-    const units = this.open(ciphertext, contexts.balance(this.accountId, asset, version));
-    return units === undefined ? undefined : formatUnits(BigInt(units), asset);
+    const units = this.balanceUnits({ asset, version, ciphertext });
+    return units === undefined ? undefined : formatUnits(units, asset);
+  }
+
+  /**
+   * A balance entry's amount in minor units, for comparing: undefined when the entry carries no
+   * ciphertext (and version) or it does not open here.
+   */
+  balanceUnits(entry: { asset: string; version?: number | undefined; ciphertext?: string | undefined }): bigint | undefined {
+    if (entry.ciphertext === undefined || typeof entry.version !== 'number') return undefined;
+    const units = this.open(entry.ciphertext, contexts.balance(this.accountId, entry.asset, entry.version));
+    return units === undefined ? undefined : BigInt(units);
   }
 
   transferAmount(transferId: string, asset: string, ciphertext: string | undefined): string | undefined {

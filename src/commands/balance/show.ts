@@ -1,6 +1,5 @@
 import type { App } from '../../app.js';
-import { BalanceEntrySchema } from '../../api/schemas.js';
-import * as z from 'zod/mini';
+import { BalancesSchema } from '../../api/schemas.js';
 import { CliError, UsageError } from '../../errors.js';
 import { amountColumn } from '../../io/columns.js';
 import { isLoopbackHost } from '../../domain/loopback.js';
@@ -9,7 +8,6 @@ import { parseNonNegativeDecimal } from '../../domain/amount.js';
 import { decimalsOf } from '../../domain/assets.js';
 import { parseAssetFlag } from '../../cli/flags.js';
 
-const BalancesSchema = z.looseObject({ balances: z.array(BalanceEntrySchema) });
 
 interface Row {
   asset: string;

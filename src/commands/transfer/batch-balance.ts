@@ -1,15 +1,10 @@
 // Before a batch is sent: does the account hold enough of each asset for the rows still to send?
 // The balance is decrypted here (the service cannot read it); without a decryption key the check
 // cannot be made, and the caller says so.
-import * as z from 'zod/mini';
 import type { App } from '../../app.js';
 import type { ApiClient } from '../../api/client.js';
-import { BalanceEntrySchema } from '../../api/schemas.js';
-import { parseNonNegativeDecimal } from '../../domain/amount.js';
-import { decimalsOf } from '../../domain/assets.js';
+import { BalancesSchema } from '../../api/schemas.js';
 import { CliError } from '../../errors.js';
-
-const BalancesSchema = z.looseObject({ balances: z.array(BalanceEntrySchema) });
 
 /** 'checked', or 'unchecked' when there is no decryption key; throws when a total is more than the balance. */
 export async function checkTotals(app: App, client: ApiClient, totals: ReadonlyMap<string, bigint>): Promise<'checked' | 'unchecked'> {
@@ -19,8 +14,7 @@ export async function checkTotals(app: App, client: ApiClient, totals: ReadonlyM
   const short: string[] = [];
   for (const [asset, needed] of totals) {
     const entry = data.balances.find((b) => b.asset === asset);
-    const text = entry?.ciphertext !== undefined && typeof entry.version === 'number' ? reader.balance(asset, entry.version, entry.ciphertext) : undefined;
-    const held = text === undefined ? (entry ? undefined : 0n) : parseNonNegativeDecimal(text, decimalsOf(asset));
+    const held = entry ? reader.balanceUnits(entry) : 0n;
     if (held === undefined) return 'unchecked'; // a balance that does not open here cannot be compared
     if (needed > held) short.push(asset);
   }

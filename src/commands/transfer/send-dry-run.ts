@@ -4,11 +4,9 @@
 // the service's own engine (policy-preview.ts); then, where the send would go through, the
 // balance, decrypted locally. Only reads are made. The exit code is the real send's: 0 sent,
 // 8 held for approval, 6 denied by the policy or short of funds (docs/exit-codes.md).
-import * as z from 'zod/mini';
 import type { App } from '../../app.js';
-import { BalanceEntrySchema } from '../../api/schemas.js';
-import { formatUnits, parseAmount, parseNonNegativeDecimal } from '../../domain/amount.js';
-import { decimalsOf } from '../../domain/assets.js';
+import { BalancesSchema } from '../../api/schemas.js';
+import { formatUnits, parseAmount } from '../../domain/amount.js';
 import type { DenyReason, RuleCheck } from '../../domain/policy.js';
 import { ExitCode } from '../../errors.js';
 import { addressDisplay } from '../../io/addresses.js';
@@ -18,7 +16,6 @@ import { sanitize } from '../../io/sanitize.js';
 import { loadPolicyPreview, verdictLines, type RowPreview } from './policy-preview.js';
 import type { SendOptions, TransferRequest } from './send.js';
 
-const BalancesSchema = z.looseObject({ balances: z.array(BalanceEntrySchema) });
 
 /** A check of the dry run: the policy's rules (agents), then the balance. */
 export interface DryRunCheck {
@@ -131,12 +128,10 @@ async function balanceCheck(app: App, asset: string, units: bigint): Promise<Dry
   } catch {
     reader = undefined;
   }
-  const opened = reader && entry.ciphertext !== undefined && typeof entry.version === 'number' ? reader.balance(asset, entry.version, entry.ciphertext) : undefined;
-  if (opened === undefined) {
+  const have = reader?.balanceUnits(entry);
+  if (have === undefined) {
     return { rule: 'balance', outcome: 'not_checked', detail: `the ${asset} balance is encrypted and does not decrypt here (no decryption key?)` };
   }
-  const have = parseNonNegativeDecimal(opened, decimalsOf(asset));
-  if (have === undefined) return { rule: 'balance', outcome: 'not_checked', detail: `the ${asset} balance could not be read` };
   return have >= units
     ? { rule: 'balance', outcome: 'passed', detail: `enough ${asset} (decrypted locally)` }
     : { rule: 'balance', outcome: 'failed', detail: `not enough ${asset} (decrypted locally)` };
