@@ -24,7 +24,7 @@ import { closeDatabase, openDatabase, openMemoryDatabase, type Db } from './stor
 import { exportWorld } from './store/export.js';
 import { keyPathFor, loadOrCreateKey, readKeyFile } from './store/key-file.js';
 import { importLegacyState, isLegacyStateFile } from './store/legacy-json.js';
-import type { SandboxHandle, SandboxOptions, SeededAccount } from './types.js';
+import type { SandboxHandle, SandboxOptions } from './types.js';
 import { World } from './world.js';
 import type { WebhookEngineOptions } from './webhooks/engine.js';
 

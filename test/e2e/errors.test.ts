@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type RunResult, type TestSandbox } from '../helpers/e2e.js';
-import { runCli, svcIn, virtualClock } from '../helpers/cli.js';
+import { runCli, virtualClock } from '../helpers/cli.js';
 import {
   ERROR, FAKE_LIVE_KEY, refusedPort, startScriptedServer, UNKNOWN_TEST_KEY, type ScriptedServer, type Handler,
 } from '../helpers/scripted-server.js';

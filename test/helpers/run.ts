@@ -1,5 +1,5 @@
 // Spawning the built CLI as a user or script would (no sandbox needed).
-import { spawn, spawnSync, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { spawnSandboxProcess, type SandboxProcess } from './spawn-sandbox.mjs';
 

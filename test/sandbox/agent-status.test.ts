@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dbExec, dbRecords, makeAgent, startSandbox, units, type Res, type TestAgent, type TestSandbox, expectApiError } from './helpers.js';
+import { dbExec, dbRecords, makeAgent, startSandbox, units, type TestAgent, type TestSandbox, expectApiError } from './helpers.js';
 
 let t: TestSandbox;
 let bot: TestAgent;

@@ -6,7 +6,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'libsql';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Sealer } from '../../src/crypto/sealer.js';
 import { Store } from '../../src/sandbox/store.js';

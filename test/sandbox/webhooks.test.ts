@@ -3,7 +3,7 @@
 // The sandbox clock is frozen (it moves only through advance()); tests wait for attempts with
 // webhooksIdle(), never with sleeps.
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -17,7 +17,6 @@ function terminal(columns: number) {
 }
 
 const ID = 'tr_5cDq2ZxkQ8wLmN3pR7sTGpcv';
-const ADDRESS = '0x7a3f00000000000000000000000000000000091c2';
 
 describe('truncation', () => {
   it('keeps both ends of ids and addresses', () => {

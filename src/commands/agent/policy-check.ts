@@ -6,7 +6,7 @@ import { parseAmount, formatUnits, parseNonNegativeDecimal } from '../../domain/
 import { parseAssetFlag } from '../../cli/flags.js';
 import { compilePolicy, evaluatePolicy, validatePolicyFields } from '../../domain/policy.js';
 import { checkRecipient } from '../../domain/recipient.js';
-import { CliError, ExitCode, UsageError } from '../../errors.js';
+import { CliError, UsageError } from '../../errors.js';
 import { palette } from '../../io/colors.js';
 import { printJson } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';

@@ -2,7 +2,7 @@
 import type { App } from '../../app.js';
 import type { ApiClient } from '../../api/client.js';
 import { AgentSchema, listOf, type Agent } from '../../api/schemas.js';
-import { CliError, ExitCode } from '../../errors.js';
+import { CliError } from '../../errors.js';
 
 export async function fetchAgents(client: ApiClient): Promise<Agent[]> {
   const { data } = await client.get('/v1/accounts/me/agents', { schema: listOf('agents', AgentSchema) });

@@ -2,7 +2,7 @@
 // pointing at it, and prints the seeded accounts (their keys only on the first seed).
 import { join } from 'node:path';
 import type { App } from '../../app.js';
-import { CliError, ExitCode, UsageError } from '../../errors.js';
+import { CliError, UsageError } from '../../errors.js';
 import { configDir } from '../../config/paths.js';
 import type { Profile } from '../../config/profiles.js';
 import { DURATION_RULE, formatDuration, parseDuration } from '../../domain/duration.js';

@@ -8,7 +8,7 @@ import type { ApiContext, Routes } from '../http/context.js';
 import { ApiFault, invalid, ok, type Reply } from '../http/respond.js';
 import { heldView } from './agents.js';
 import { findRecipient } from '../recipient.js';
-import { TRANSFER_STATUSES, type Account, type Transfer, type TransferStatus } from '../records.js';
+import { TRANSFER_STATUSES, type Transfer, type TransferStatus } from '../records.js';
 import {
   amountField,
   assetField,
