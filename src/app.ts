@@ -119,6 +119,7 @@ export class App {
 
   /** serviceNow() - clock.now(), from the last answer's Date header (whole seconds). */
   private serviceOffsetMs = 0;
+  private serviceTimeKnown = false;
 
   /**
    * Now on the service's clock, which relative times are measured against (the sandbox's clock
@@ -131,6 +132,12 @@ export class App {
   /** Told by every client of this run (API and sandbox control) from answers' Date headers. */
   learnServiceTime(serverTime: Date): void {
     this.serviceOffsetMs = serverTime.getTime() - this.clock.now();
+    this.serviceTimeKnown = true;
+  }
+
+  /** Whether an answer has told the service's time yet (serviceNow() is our clock until then). */
+  get knowsServiceTime(): boolean {
+    return this.serviceTimeKnown;
   }
 
   async client(): Promise<ApiClient> {

@@ -6,7 +6,7 @@ import * as z from 'zod/mini';
 import { CliError } from '../../errors.js';
 import { printJson, printRecord, outputMode } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
-import { agentKeyError, describeHeld, fetchQueue, heldDetails, heldSummary, line, ruleLookup, type HeldView } from './queue.js';
+import { agentKeyError, approverNow, describeHeld, fetchQueue, heldDetails, heldSummary, line, ruleLookup, type HeldView } from './queue.js';
 
 export const DecisionSchema = z.looseObject({
   transaction_id: z.string(),
@@ -51,7 +51,7 @@ export async function decide(app: App, id: string, decision: Decision): Promise<
   });
   const tx = queue?.items.find((t) => t.transaction_id === id);
   const view = tx ? await describeHeld(app, tx, ruleLookup(app)) : undefined;
-  const serviceNow = () => app.clock.now() + (queue?.skewMs ?? 0);
+  const serviceNow = () => approverNow(app);
 
   if (!view && live && decision === 'approve') {
     // Never approve on a live key what has not been shown: not in the queue, it is unknown,

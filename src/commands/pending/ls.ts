@@ -3,13 +3,13 @@ import type { App } from '../../app.js';
 import { addressCell, addressDisplay } from '../../io/addresses.js';
 import { addressColumn, idColumn, textColumn, timeColumn } from '../../io/columns.js';
 import { outputMode, printList } from '../../io/render.js';
-import { describeHeld, EMPTY_QUEUE, fetchApproverQueue, heldTimeLeft, openHeld } from './queue.js';
+import { approverNow, describeHeld, EMPTY_QUEUE, fetchApproverQueue, heldTimeLeft, openHeld } from './queue.js';
 
 export async function listPending(app: App, opts: { decrypt?: boolean } = {}): Promise<void> {
   // An agent's key is told why it has no queue (exit 3), whatever the output mode.
-  const { items, skewMs } = await fetchApproverQueue(app);
+  const { items } = await fetchApproverQueue(app);
   const mode = outputMode(app.io, app.json);
-  const serviceNow = app.clock.now() + skewMs;
+  const serviceNow = approverNow(app);
   const rows: Record<string, unknown>[] = [];
   for (const tx of items) {
     if (mode === 'json') {

@@ -13,24 +13,25 @@ import { agentOwner } from '../../domain/handle.js';
 
 export interface Queue {
   items: PendingTransaction[];
-  /**
-   * The service's clock minus ours (from its Date header), so the time left follows the
-   * service's clock (the sandbox's can be advanced): service now = app.clock.now() + skewMs.
-   */
-  skewMs: number;
 }
 
 const DATE_RESOLUTION_MS = 999;
+
+/**
+ * Now as an approver's countdown counts it: the service's clock (app.serviceNow(), learnt from
+ * the Date header of its answers; the sandbox's can be advanced). The header counts whole
+ * seconds, so the service's time is up to a second past it: the late end errs on the safe side
+ * (a second less left, never a second more).
+ */
+export function approverNow(app: App): number {
+  return app.serviceNow() + (app.knowsServiceTime ? DATE_RESOLUTION_MS : 0);
+}
 
 /** The queue, soonest to expire first. */
 export async function fetchQueue(app: App): Promise<Queue> {
   const client = await app.client();
   const res = await client.get('/v1/agents/transactions/pending', { schema: listOf('pending', PendingTransactionSchema) });
-  // The Date header counts whole seconds: the service's time is up to a second past it. Taking
-  // the late end errs on the safe side (a second less left, never a second more).
-  const skewMs = res.serverTime && !Number.isNaN(res.serverTime.getTime()) ? res.serverTime.getTime() + DATE_RESOLUTION_MS - app.clock.now() : 0;
-  const items = [...res.data.items].sort((a, b) => Date.parse(a.expires_at) - Date.parse(b.expires_at));
-  return { items, skewMs };
+  return { items: [...res.data.items].sort((a, b) => Date.parse(a.expires_at) - Date.parse(b.expires_at)) };
 }
 
 /** What `pending ls` and `review` say when nothing is held (docs/agents.md). */

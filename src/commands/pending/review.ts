@@ -8,7 +8,7 @@ import { parseDuration } from '../../domain/duration.js';
 import { ApiError, ExitCode, UsageError } from '../../errors.js';
 import { sanitize } from '../../io/sanitize.js';
 import { approveQuestion, sendDecision } from './decide.js';
-import { describeHeld, EMPTY_QUEUE, fetchApproverQueue, fetchQueue, heldDetails, heldSummary, ruleLookup, type HeldView, type Queue } from './queue.js';
+import { approverNow, describeHeld, EMPTY_QUEUE, fetchApproverQueue, fetchQueue, heldDetails, heldSummary, ruleLookup, type HeldView, type Queue } from './queue.js';
 import { reviewPrompt, type ReviewChoice } from './review-prompt.js';
 import { stderrPaint } from '../../io/colors.js';
 
@@ -73,7 +73,7 @@ export async function review(app: App, opts: { watch?: boolean; interval: string
   let waiting = false;
 
   const reviewOne = async (tx: PendingTransaction, position: string, queue: Queue): Promise<'next' | 'quit'> => {
-    const serviceNow = () => app.clock.now() + queue.skewMs;
+    const serviceNow = () => approverNow(app);
     const current = queue.items.find((t) => t.transaction_id === tx.transaction_id);
     const id = sanitize(tx.transaction_id);
     const { red } = stderrPaint(app.io); // docs/ux.md: expired in red
