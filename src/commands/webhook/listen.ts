@@ -131,7 +131,6 @@ export async function listen(app: App, opts: ListenOptions): Promise<void> {
   if (client) {
     try {
       sub = await subscribe(client, url, planned.events);
-      clock.learn(sub.serverTime);
       secret ||= sub.secret;
       if (!secret) throw noSecretError();
     } catch (err) {

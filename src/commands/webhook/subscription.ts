@@ -9,12 +9,11 @@ export interface Subscription {
   id: string;
   /** The signing secret the service returned (may be empty; the caller decides). */
   secret: string;
-  serverTime?: Date;
 }
 
 export async function subscribe(client: ApiClient, url: string, events: readonly string[]): Promise<Subscription> {
   const res = await client.post('/v1/webhooks', { body: { url, events }, schema: WebhookSchema });
-  return { id: res.data.webhook_id, secret: res.data.secret ?? '', ...(res.serverTime ? { serverTime: res.serverTime } : {}) };
+  return { id: res.data.webhook_id, secret: res.data.secret ?? '' };
 }
 
 /** Deletes it; a failure is a warning with the command that finishes the job, never an error. */
