@@ -151,7 +151,3 @@ export function exitCodeForApi(status: number, code: string): ExitCodeValue {
   return exitCodeOfKind(kindOfApiError(status, code));
 }
 
-/** Exit code for anything thrown out of a command: an unexpected exception is a bug (70). */
-export function exitCodeFor(err: unknown): ExitCodeValue {
-  return err instanceof CliError ? err.exitCode : ExitCode.software;
-}

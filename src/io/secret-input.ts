@@ -8,13 +8,6 @@ export async function readStdin(io: IOStreams): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** First line of stdin, trimmed. */
-export async function readSecretFromStdin(io: IOStreams, what: string): Promise<string> {
-  const text = (await readStdin(io)).split(/\r?\n/)[0]?.trim() ?? '';
-  if (!text) throw new UsageError(`${what}: nothing was read from stdin`);
-  return text;
-}
-
 export async function promptSecret(io: IOStreams, message: string, flagHint: string): Promise<string> {
   if (!io.canPrompt) throw new UsageError(`${message.replace(/:$/, '')} is required`, `no terminal to prompt on: use ${flagHint}`);
   const { password } = await import('@inquirer/prompts');

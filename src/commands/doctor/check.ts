@@ -35,8 +35,6 @@ export const LABELS: Readonly<Record<string, string>> = {
 };
 
 /** Every check, in the order it runs and prints. */
-export const CHECK_NAMES = Object.keys(LABELS);
-
 type Extra = Pick<CheckResult, 'fix' | 'data'>;
 
 export const ok = (name: string, detail: string, extra: Extra = {}): CheckResult => ({ name, status: 'ok', detail, ...extra });
