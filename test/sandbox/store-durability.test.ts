@@ -282,11 +282,15 @@ describe('the earlier JSON state file (test/fixtures/legacy-v1)', () => {
     return sandboxDir;
   };
   const ALICE = 'svc_test_AjIdnoT8vnyewB1UulPZA1DLE1VbdyrD';
+  // The fixture carries its own time: the sandbox starts when the file was saved, so its
+  // 24-hour idempotency record is as fresh as on the day it was written, whatever today is.
+  const savedAt = Date.parse(JSON.parse(readFileSync(join(FIXTURE, 'state.json'), 'utf8')).saved_at);
+  const atFixtureTime = { internals: { realNow: () => savedAt } };
 
   it('is imported once into the database beside it, and kept as a backup', async () => {
     const sandboxDir = fixtureCopy();
     const statePath = join(sandboxDir, 'state.db');
-    const t = await startSandbox({ ephemeral: false, statePath, legacyStatePath: join(sandboxDir, 'state.json') });
+    const t = await startSandbox({ ephemeral: false, statePath, legacyStatePath: join(sandboxDir, 'state.json') }, atFixtureTime);
     try {
       expect(t.sandbox.restored).toBe(true);
       expect(readdirSync(sandboxDir).filter((f) => !f.includes('.db-') && !f.endsWith('.lock')).sort()).toEqual(['state.db', 'state.db.key', 'state.json.v1.bak', 'state.json.v1.bak.key']);
@@ -308,7 +312,7 @@ describe('the earlier JSON state file (test/fixtures/legacy-v1)', () => {
       await t.close();
     }
     // Once: the next start reads the database (the JSON is no longer where it was).
-    const again = await startSandbox({ ephemeral: false, statePath, legacyStatePath: join(sandboxDir, 'state.json') });
+    const again = await startSandbox({ ephemeral: false, statePath, legacyStatePath: join(sandboxDir, 'state.json') }, atFixtureTime);
     expect(again.sandbox.restored).toBe(true);
     expect(again.balance('@alice')).toBe(units('984.5'));
     await again.close();
@@ -321,12 +325,14 @@ describe('the earlier JSON state file (test/fixtures/legacy-v1)', () => {
     const snap = JSON.parse(readFileSync(path, 'utf8'));
     snap.idempotency[0].body = snap.idempotency[0].body.replace('"asset"', '"confirmed_at":null,"asset"');
     writeFileSync(path, JSON.stringify(snap));
-    const t = await startSandbox({ ephemeral: false, statePath: path });
+    const t = await startSandbox({ ephemeral: false, statePath: path }, atFixtureTime);
     try {
       expect(readFileSync(path).subarray(0, 15).toString()).toBe('SQLite format 3');
       expect(existsSync(`${path}.v1.bak`)).toBe(true);
       const replay = await t.call('POST', '/v1/transfers', { key: ALICE, body: { to: '@acme', amount: '12.5', memo: 'fixture memo' }, headers: { 'idempotency-key': 'fixture-key-1' } });
       expect(replay.status).toBe(201); // request() refuses any null in an answer
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(replay.body.transfer_id).toBe('tr_ipCF1Lq5DXFMfxo5xaDWoHeb');
       expect(replay.text).not.toContain('null');
     } finally {
       await t.close();
