@@ -41,10 +41,15 @@ const oid = (dotted: string): Buffer => {
   return tlv(0x06, Buffer.from(out));
 };
 const int = (n: number) => tlv(0x02, Buffer.from([n]));
-const utc = (d: Date) => tlv(0x17, Buffer.from(`${d.toISOString().slice(2, 19).replace(/[-T:]/g, '')}Z`));
+const utcTime = (text: string) => tlv(0x17, Buffer.from(text)); // YYMMDDHHMMSSZ, years to 2049
+const generalizedTime = (text: string) => tlv(0x18, Buffer.from(text)); // YYYYMMDDHHMMSSZ, from 2050 (RFC 5280)
 const name = (cn: string) => seq(set(seq(oid('2.5.4.3'), tlv(0x0c, Buffer.from(cn)))));
 
-/** A self-signed certificate for localhost and 127.0.0.1, valid from a day ago for a year. */
+/**
+ * A self-signed certificate for localhost and 127.0.0.1, valid from 2000 to the end of 9999 (RFC
+ * 5280's "no well-defined expiration"): the spawned svc checks it against the machine's own clock,
+ * which a test cannot set, so no date the suite runs on may fall outside it.
+ */
 function selfSigned(): { key: string; cert: string } {
   const { privateKey, publicKey } = generateKeyPairSync('ec', {
     namedCurve: 'prime256v1',
@@ -53,13 +58,12 @@ function selfSigned(): { key: string; cert: string } {
   });
   const ecdsaSha256 = seq(oid('1.2.840.10045.4.3.2'));
   const san = seq(tlv(0x82, Buffer.from('localhost')), tlv(0x87, Buffer.from([127, 0, 0, 1])));
-  const now = Date.now();
   const tbs = seq(
     tlv(0xa0, int(2)), // v3
     int(0x2a),
     ecdsaSha256,
     name('svc doctor test'),
-    seq(utc(new Date(now - 86_400_000)), utc(new Date(now + 365 * 86_400_000))),
+    seq(utcTime('000101000000Z'), generalizedTime('99991231235959Z')),
     name('svc doctor test'),
     publicKey,
     tlv(0xa3, seq(
