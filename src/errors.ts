@@ -26,6 +26,7 @@ export type ErrorKind =
   | 'conflict' // conflict or expired
   | 'refused' // insufficient balance or policy violation
   | 'network' // could not reach the service, or no answer in time
+  | 'held' // held for human approval: not an error, not yet sent
   | 'cancelled' // the user answered No
   | 'interrupted' // Ctrl-C
   | 'internal'; // a bug
@@ -38,6 +39,7 @@ const EXIT_BY_KIND: Record<ErrorKind, ExitCodeValue> = {
   conflict: ExitCode.conflict,
   refused: ExitCode.refused,
   network: ExitCode.network,
+  held: ExitCode.held,
   cancelled: ExitCode.failure,
   interrupted: ExitCode.interrupted,
   internal: ExitCode.software,
@@ -82,6 +84,19 @@ export class CliError extends Error {
     Object.defineProperty(copy, 'message', { value: this.message, writable: true, configurable: true });
     Object.defineProperty(copy, 'stack', { value: this.stack, writable: true, configurable: true });
     return copy;
+  }
+}
+
+/**
+ * The command has printed everything it had to say (its result on stdout, any message on
+ * stderr); only its exit code is left, decided by the kind as for any failure: a transfer held
+ * for approval (held), a dry run's verdict (held, refused), a batch's worst row, doctor's failed
+ * check, Ctrl-C ending a command that runs until it. Nothing more is printed for it (gh's
+ * SilentError and PendingError).
+ */
+export class SilentExit extends CliError {
+  constructor(kind: ErrorKind, code: string) {
+    super(kind, code, code);
   }
 }
 

@@ -1,12 +1,15 @@
 // Entry point: main(argv, ctx) parses, runs one command and returns its exit code. Only the
 // bin shim (through run()) touches the process: exit code, signals, stdout errors.
 import { Command, CommanderError } from 'commander';
-import { App, type Clock, type Interrupt } from './app.js';
 import { buildProgram } from './cli/program.js';
 import { reportError } from './cli/report.js';
+import { realClock, type Clock } from './clock.js';
 import { ExitCode } from './errors.js';
 import { shutdown } from './lifecycle.js';
+import { terminalPrompter, type Prompter } from './io/prompter.js';
 import { createStreams, type StreamOptions } from './io/streams.js';
+import { createFactory, type Factory } from './runtime/factory.js';
+import type { Interrupt } from './runtime/interrupt.js';
 
 export interface MainContext extends StreamOptions {
   env?: NodeJS.ProcessEnv;
@@ -14,6 +17,8 @@ export interface MainContext extends StreamOptions {
   clock?: Clock;
   /** Ctrl-C for commands that stop by themselves (listen, sandbox start); default: none. */
   interrupt?: Interrupt;
+  /** Who answers questions (tests inject a scripted one); default: the terminal. */
+  prompter?: Prompter;
 }
 
 /** Flags read before commander runs (it may fail before it parses them). */
@@ -26,20 +31,22 @@ export async function main(argv: readonly string[], ctx: MainContext = {}): Prom
   const env = ctx.env ?? process.env;
   const json = globalFlag(argv, '--json');
   const io = createStreams({ ...ctx, env, noColor: globalFlag(argv, '--no-color'), noInput: globalFlag(argv, '--no-input') });
-  let app: App | undefined;
+  let factory: Factory | undefined;
   // commander's own error text (and the help it prints with it) is replaced by our report.
   const commanderErr: string[] = [];
   const program = buildProgram({
-    app: (cmd: Command) => (app ??= new App(io, env, cmd.optsWithGlobals(), { clock: ctx.clock, interrupt: ctx.interrupt })),
+    factory: (cmd: Command) => (factory ??= createFactory({
+      io, env, globals: cmd.optsWithGlobals(), clock: ctx.clock ?? realClock, prompter: ctx.prompter ?? terminalPrompter(io), interrupt: ctx.interrupt,
+    })),
     io,
     writeErr: (s) => (json ? commanderErr.push(s) : io.err(s)),
   });
   try {
     await program.parseAsync([...argv], { from: 'user' });
-    return app?.exitCode ?? ExitCode.ok;
+    return ExitCode.ok;
   } catch (err) {
     if (err instanceof CommanderError && (err.code === 'commander.helpDisplayed' || err.code === 'commander.version')) return ExitCode.ok;
-    return reportError(io, err, { json: app?.globals.json ?? json, verbose: Boolean(app?.globals.verbose) || globalFlag(argv, '--verbose') });
+    return reportError(io, err, { json: factory?.json ?? json, verbose: Boolean(factory?.globals.verbose) || globalFlag(argv, '--verbose') });
   }
 }
 

@@ -24,7 +24,7 @@ function has(cmd: string): boolean {
 
 function realProgram(): Command {
   const io = createStreams({ tty: { stdin: false, stdout: false, stderr: false }, env: {} });
-  return buildProgram({ app: () => { throw new Error('no command runs here'); }, io });
+  return buildProgram({ factory: () => { throw new Error('no command runs here'); }, io });
 }
 
 /** A program with every feature the generator handles, independent of the real commands. */

@@ -3,7 +3,8 @@
 import { Command, Option } from 'commander';
 import { UsageError } from '../errors.js';
 import type { IOStreams } from '../io/streams.js';
-import type { ProgramDeps } from './deps.js';
+import type { ProgramDeps } from '../runtime/registration.js';
+import { VERSION } from '../version.js';
 import { registerAccount } from '../commands/account/index.js';
 import { registerAgent } from '../commands/agent/index.js';
 import { registerApi } from '../commands/api/index.js';
@@ -16,9 +17,7 @@ import { registerSandbox } from '../commands/sandbox/index.js';
 import { registerTransfer } from '../commands/transfer/index.js';
 import { registerWebhook } from '../commands/webhook/index.js';
 
-export type { ProgramDeps } from './deps.js';
-
-export const VERSION = '0.1.0';
+export type { ProgramDeps } from '../runtime/registration.js';
 
 export function buildProgram(deps: ProgramDeps): Command {
   const program = new Command('svc')

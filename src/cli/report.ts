@@ -3,7 +3,7 @@
 // On a terminal with colour on, `error:` is red and the hint line dim; never with --json or a pipe.
 // Every failure has a code (the service's or ours, docs/exit-codes.md) and one exit code.
 import { CommanderError } from 'commander';
-import { ApiError, CancelledError, CliError, ExitCode } from '../errors.js';
+import { ApiError, CancelledError, CliError, ExitCode, SilentExit } from '../errors.js';
 import { stderrPaint } from '../io/colors.js';
 import { safeJson, sanitize } from '../io/sanitize.js';
 import type { IOStreams } from '../io/streams.js';
@@ -55,6 +55,7 @@ export function errorObject(e: CliError): Record<string, unknown> {
 /** Prints an error and returns its exit code. */
 export function reportError(io: IOStreams, err: unknown, opts: ReportOptions): number {
   const e = toCliError(err);
+  if (e instanceof SilentExit) return e.exitCode; // the command said it all already
   if (opts.json) {
     io.err(`${safeJson({ error: errorObject(e) })}\n`);
   } else if (e instanceof CancelledError) {

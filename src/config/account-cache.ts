@@ -2,13 +2,9 @@
 // that need the account id (to open ciphertexts addressed to it) skip GET /v1/accounts/me. An
 // API key belongs to one account for good; the entry names the key and base URL it was learnt
 // with (a hash, not the key), and any other key or URL ignores it.
+import type { AccountCache, Profile } from './profile-types.js';
 
-export interface AccountCache {
-  /** FNV-1a 64 of (base URL, API key), 16 hex digits. */
-  for: string;
-  account_id: string;
-  handle: string;
-}
+export type { AccountCache } from './profile-types.js';
 
 /**
  * Tells whether the key or URL changed since the entry was made. Not a secret-keeping hash (the
@@ -29,4 +25,20 @@ export function cachedAccount(cache: AccountCache | undefined, baseUrl: string, 
 
 export function accountCacheFor(baseUrl: string, apiKey: string, account: { account_id: string; handle: string }): AccountCache {
   return { for: accountCacheKey(baseUrl, apiKey), account_id: account.account_id, handle: account.handle };
+}
+
+/**
+ * Remembers the account in the profile the key came from, when the key and URL used are that
+ * profile's own (not SVC_API_KEY or --base-url). A cache: a config that cannot be written only
+ * costs the request next time.
+ */
+export function rememberAccount(store: { get(name: string): Profile | undefined; set(name: string, p: Profile): void }, profileName: string, used: { baseUrl: string; apiKey: string }, account: { account_id: string; handle: string }): void {
+  try {
+    const profile = store.get(profileName);
+    if (profile && profile.apiKey === used.apiKey && profile.baseUrl === used.baseUrl) {
+      store.set(profileName, { ...profile, account: accountCacheFor(used.baseUrl, used.apiKey, account) });
+    }
+  } catch {
+    /* a read-only or unsafe config */
+  }
 }

@@ -1,5 +1,4 @@
 // What a profile holds (shared by the conf-backed store and the fast reader).
-import type { AccountCache } from './account-cache.js';
 
 export interface Profile {
   apiKey: string;
@@ -11,5 +10,13 @@ export interface Profile {
   account?: AccountCache;
 }
 
-export { DEFAULT_SANDBOX_URL as DEFAULT_BASE_URL } from '../sandbox/defaults.js';
+/** What a profile remembers of its key's account (src/config/account-cache.ts). */
+export interface AccountCache {
+  /** FNV-1a 64 of (base URL, API key), 16 hex digits. */
+  for: string;
+  account_id: string;
+  handle: string;
+}
+
+export { DEFAULT_SANDBOX_URL as DEFAULT_BASE_URL } from '../domain/sandbox-address.js';
 export const PROFILE_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;

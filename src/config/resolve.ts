@@ -6,7 +6,7 @@
 //   4. the current profile, then the defaults.
 import { CliError } from '../errors.js';
 import { cachedAccount } from './account-cache.js';
-import { checkApiKey, environmentOfKey, type Environment } from './keys.js';
+import { checkApiKey, environmentOfKey, type Environment } from '../domain/api-key.js';
 import type { ProfileLookup } from './profile-file.js';
 import { DEFAULT_BASE_URL } from './profile-types.js';
 

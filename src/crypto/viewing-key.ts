@@ -4,7 +4,7 @@
 // Viewing public key:   vpk1_<base64url(public[32])>
 // check = first 4 bytes of SHA-256(prefix || 0x01 || secret): catches typos and truncation.
 import { createHash } from 'node:crypto';
-import type { Environment } from '../config/keys.js';
+import type { Environment } from '../domain/api-key.js';
 import type { KeyObject } from 'node:crypto';
 import { generateRawKeyPair, privateKeyObject, publicKeyOf } from './x25519.js';
 

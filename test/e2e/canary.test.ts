@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dbBytes } from '../sandbox/helpers.js';
-import { realClock } from '../../src/app.js';
+import { realClock } from '../../src/clock.js';
 import { svcIn } from '../helpers/cli.js';
 import { spawnSandbox, type RunResult, type SpawnedSandbox } from '../helpers/run.js';
 

@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { App } from '../../src/app.js';
+import { createFactory } from '../../src/runtime/factory.js';
+import { terminalPrompter } from '../../src/io/prompter.js';
+import { reportError } from '../../src/cli/report.js';
 import { runDoctor } from '../../src/commands/doctor/run.js';
 import { ProfileStore } from '../../src/config/profiles.js';
 import { createStreams } from '../../src/io/streams.js';
@@ -396,9 +398,9 @@ describe('each check failing', () => {
     const run = async (nodeVersion: string) => {
       const out = new Collect();
       const io = createStreams({ stdin: Readable.from([]), stdout: out, stderr: new Collect(), env: t.env, tty: { stdout: false, stderr: false, stdin: false } });
-      const app = new App(io, t.env, { json: true }, { clock: virtualClock() });
-      await runDoctor(app, { nodeVersion });
-      return { code: app.exitCode, report: JSON.parse(out.text) as Report };
+      const f = createFactory({ io, env: t.env, globals: { json: true }, clock: virtualClock(), prompter: terminalPrompter(io) });
+      const code = await runDoctor(f, { nodeVersion }).then(() => 0, (err: unknown) => reportError(io, err, { json: true, verbose: false }));
+      return { code, report: JSON.parse(out.text) as Report };
     };
     const old = await run('v20.18.3');
     expect(old.code).toBe(1);

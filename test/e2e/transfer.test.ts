@@ -9,6 +9,7 @@ import { runSvc, startTestSandbox, type TestSandbox } from '../helpers/e2e.js';
 import { runCli, svcIn } from '../helpers/cli.js';
 import { startScriptedServer, UNKNOWN_TEST_KEY, type RecordedRequest } from '../helpers/scripted-server.js';
 import { HAS_SCRIPT, spawnInTty, spawnSvc, stripAnsi } from '../helpers/run.js';
+import { scriptedPrompter } from '../helpers/prompter.js';
 
 interface Transfer {
   transfer_id: string;
@@ -223,6 +224,35 @@ describe('transfer send / get / ls output modes', () => {
     const lines = stripAnsi(narrow.output).trimEnd().split('\n');
     expect(lines[0]).toMatch(/^ID\s+STATUS\s+TO\s+FROM\s+AMOUNT\s+(CONFIDENTIAL\s+)?CREATED$/);
     for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(80);
+  });
+
+  it('422 with someone to ask: the question, then No sends nothing and Yes sends a standard transfer under a new key', async () => {
+    const sentToOld = async () => (await t.svcJson<Transfer[]>(['transfer', 'ls', '--limit', '100'])).filter((x) => x.to === '@oldwallet');
+    const before = (await sentToOld()).length;
+    const ask = (answer: boolean) => {
+      const prompter = scriptedPrompter([answer]);
+      return { prompter, run: runCli(['--verbose', 'transfer', 'send', '@oldwallet', '1'], { env: t.env, tty: { stdin: true, stdout: true }, prompter }) };
+    };
+
+    const no = ask(false);
+    const n = await no.run;
+    expect(no.prompter.asked).toEqual(['Send it as a standard transfer instead? Its amount will be PUBLIC on chain']);
+    expect([n.code, n.stdout]).toEqual([1, '']);
+    expect(n.stderr).toMatch(/^! @oldwallet cannot receive confidential transfers\.$/m);
+    expect(n.stderr).toMatch(/\(recipient_not_confidential_ready, request req_\w+\)\nhint: nothing was sent; add --no-confidential to send a standard transfer\n$/);
+    expect(await sentToOld()).toHaveLength(before);
+
+    const yes = ask(true);
+    const y = await yes.run;
+    expect(y.code, y.stderr).toBe(0);
+    expect(y.stdout).toMatch(/^Confidential\s+no$/m);
+    // The second try used a new idempotency key (its body differs from the first).
+    const keys = [...y.stderr.matchAll(new RegExp(`> idempotency-key: (${UUID_RE.source})`, 'g'))].map((m) => m[1]);
+    expect(keys).toHaveLength(2);
+    expect(new Set(keys).size).toBe(2);
+    const after = await sentToOld();
+    expect(after).toHaveLength(before + 1);
+    expect(after[0]!.confidential).toBe(false);
   });
 
   it.skipIf(!HAS_SCRIPT)('422 on a terminal: asks (default No) whether to send a standard transfer', async () => {

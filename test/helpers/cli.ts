@@ -2,7 +2,9 @@
 // for stdout and stderr, a private environment, and optionally a clock and a Ctrl-C. What a
 // script would see: the exit code and the bytes on each stream.
 import { Readable, Writable } from 'node:stream';
-import type { Clock, Interrupt } from '../../src/app.js';
+import type { Clock } from '../../src/clock.js';
+import type { Prompter } from '../../src/io/prompter.js';
+import type { Interrupt } from '../../src/runtime/interrupt.js';
 import { main } from '../../src/main.js';
 
 export interface CliResult {
@@ -27,6 +29,8 @@ export interface CliOptions {
   /** Called with each chunk written to stderr as it is written (to wait for a line). */
   onStderr?: (text: string) => void;
   onStdout?: (text: string) => void;
+  /** Who answers questions (with tty stdin and stdout); default: the terminal prompter on the buffers. */
+  prompter?: Prompter;
 }
 
 class Collector extends Writable {
@@ -63,6 +67,7 @@ export async function runCli(argv: readonly string[], opts: CliOptions = {}): Pr
     columns: opts.columns ?? 80,
     clock: opts.clock ?? virtualClock(),
     ...(interrupt ? { interrupt } : {}),
+    ...(opts.prompter ? { prompter: opts.prompter } : {}),
   });
   return { code, stdout: stdout.text, stderr: stderr.text };
 }

@@ -1,5 +1,6 @@
 // Pure parts of `transfer batch`: row identity and keys, exit-code severity, the progress line.
 import { describe, expect, it } from 'vitest';
+import { exitCodeOfKind } from '../../src/errors.js';
 import { Tally, type ResultLine } from '../../src/commands/transfer/batch-out.js';
 import { batchIdFor, checkRow, idempotencyKeyOf, isRowError, type PlannedRow } from '../../src/commands/transfer/batch-plan.js';
 import type { InputRow } from '../../src/commands/transfer/batch-input.js';
@@ -47,11 +48,15 @@ describe('row identity and keys', () => {
 describe('summary and exit code', () => {
   const line = (status: ResultLine['status'], extra: Partial<ResultLine> = {}): ResultLine => ({ line: 1, fields: {}, status, ...extra });
   it('0 all sent, 8 held without failures, else the most severe failure', () => {
-    expect(tally([line('sent'), line('sent', { earlier: true })]).exitCode()).toBe(0);
-    expect(tally([line('sent'), line('held')]).exitCode()).toBe(8);
-    expect(tally([line('held'), line('failed', { exitCode: 4 }), line('failed', { exitCode: 6 })]).exitCode()).toBe(6);
-    expect(tally([line('failed', { exitCode: 1 }), line('failed', { exitCode: 7 }), line('failed', { exitCode: 3 })]).exitCode()).toBe(7);
-    expect(tally([line('would_send'), line('would_deny', { exitCode: 6 })]).exitCode()).toBe(6);
+    const exit = (lines: ResultLine[]) => {
+      const kind = tally(lines).outcome();
+      return kind === undefined ? 0 : exitCodeOfKind(kind);
+    };
+    expect(exit([line('sent'), line('sent', { earlier: true })])).toBe(0);
+    expect(exit([line('sent'), line('held')])).toBe(8);
+    expect(exit([line('held'), line('failed', { kind: 'not_found' }), line('failed', { kind: 'refused' })])).toBe(6);
+    expect(exit([line('failed', { kind: 'failure' }), line('failed', { kind: 'network' }), line('failed', { kind: 'auth' })])).toBe(7);
+    expect(exit([line('would_send'), line('would_deny', { kind: 'refused' })])).toBe(6);
   });
 
   it('totals per asset are exact decimals of what was sent or held', () => {

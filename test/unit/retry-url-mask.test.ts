@@ -3,7 +3,7 @@ import { backoffDelay, isRetryableStatus, parseRetryAfter } from '../../src/api/
 import { checkTransportUrl, isLoopbackHostHeader } from '../../src/domain/loopback.js';
 import { checkBaseUrl, isLoopbackHost, joinUrl } from '../../src/api/url.js';
 import { maskSecret, redact } from '../../src/config/mask.js';
-import { checkApiKey, environmentOfKey } from '../../src/config/keys.js';
+import { checkApiKey, environmentOfKey } from '../../src/domain/api-key.js';
 import { UsageError } from '../../src/errors.js';
 
 describe('retry policy', () => {

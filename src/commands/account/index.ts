@@ -1,6 +1,6 @@
 // `svc account`: the authenticated account.
 import type { Command } from 'commander';
-import type { ProgramDeps } from '../../cli/deps.js';
+import type { ProgramDeps } from '../../runtime/registration.js';
 
 export function registerAccount(program: Command, deps: ProgramDeps): void {
   program
@@ -9,6 +9,6 @@ export function registerAccount(program: Command, deps: ProgramDeps): void {
     .addHelpText('after', '\nExamples:\n  $ svc account\n  $ svc account --json | jq -r .handle')
     .action(async (_opts, cmd: Command) => {
       const { showAccount } = await import('./show.js');
-      await showAccount(deps.app(cmd));
+      await showAccount(deps.factory(cmd));
     });
 }

@@ -1,6 +1,6 @@
 // `svc agent ls|create|policy get|policy set|policy check`.
 import type { Command } from 'commander';
-import type { ProgramDeps } from '../../cli/deps.js';
+import type { ProgramDeps } from '../../runtime/registration.js';
 import { CLEARABLE } from './clear-flags.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -26,7 +26,7 @@ export function registerAgent(program: Command, deps: ProgramDeps): void {
     .description('List the agents under this account')
     .action(async (_o, cmd: Command) => {
       const { listAgents } = await import('./ls.js');
-      await listAgents(deps.app(cmd));
+      await listAgents(deps.factory(cmd));
     });
 
   policyFlags(
@@ -42,7 +42,7 @@ export function registerAgent(program: Command, deps: ProgramDeps): void {
       ].join('\n')),
   ).action(async (name: string, opts, cmd: Command) => {
     const { createAgent } = await import('./create.js');
-    await createAgent(deps.app(cmd), name, opts);
+    await createAgent(deps.factory(cmd), name, opts);
   });
 
   for (const action of ['suspend', 'resume'] as const) {
@@ -54,7 +54,7 @@ export function registerAgent(program: Command, deps: ProgramDeps): void {
       .addHelpText('after', `\nExamples:\n  $ svc agent ${action} payroll-bot\n  $ svc --json agent ${action} @acme/payroll-bot | jq -r .status`)
       .action(async (ref: string, _o, cmd: Command) => {
         const { setAgentStatus } = await import('./status.js');
-        await setAgentStatus(deps.app(cmd), ref, action);
+        await setAgentStatus(deps.factory(cmd), ref, action);
       });
   }
 
@@ -65,7 +65,7 @@ export function registerAgent(program: Command, deps: ProgramDeps): void {
     .description('Show the spend policy (agent = handle, name or account id)')
     .action(async (ref: string, _o, cmd: Command) => {
       const { getPolicy } = await import('./policy-get.js');
-      await getPolicy(deps.app(cmd), ref);
+      await getPolicy(deps.factory(cmd), ref);
     });
 
   policyFlags(
@@ -88,7 +88,7 @@ export function registerAgent(program: Command, deps: ProgramDeps): void {
       ].join('\n')),
   ).action(async (ref: string, opts, cmd: Command) => {
     const { setPolicy } = await import('./policy-set.js');
-    await setPolicy(deps.app(cmd), ref, opts);
+    await setPolicy(deps.factory(cmd), ref, opts);
   });
 
   policy
@@ -102,6 +102,6 @@ export function registerAgent(program: Command, deps: ProgramDeps): void {
     .addHelpText('after', '\nExamples:\n  $ svc agent policy check payroll-bot --to @acme --amount 75\n  $ svc agent policy check payroll-bot --to @acme --amount 75 --at 2026-11-23T23:30:00Z')
     .action(async (ref: string, opts, cmd: Command) => {
       const { checkPolicy } = await import('./policy-check.js');
-      await checkPolicy(deps.app(cmd), ref, opts);
+      await checkPolicy(deps.factory(cmd), ref, opts);
     });
 }

@@ -1,4 +1,4 @@
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import { addressCell, addressDisplay, type ShowAddress } from '../../io/addresses.js';
 import { addressColumn, idColumn } from '../../io/columns.js';
 import { outputMode, printList, type Column } from '../../io/render.js';
@@ -15,8 +15,8 @@ export function agentColumns(show: ShowAddress): Column[] {
   ];
 }
 
-export async function listAgents(app: App): Promise<void> {
-  const agents = await fetchAgents(await app.client());
-  const mode = outputMode(app.io, app.json);
-  printList(app.io, mode, agents, agentColumns(await addressDisplay(mode)), 'No agents yet. Create one: svc agent create <name> --daily-limit 100');
+export async function listAgents(ctx: Needs<'client' | 'io' | 'json'>): Promise<void> {
+  const agents = await fetchAgents(await ctx.client());
+  const mode = outputMode(ctx.io, ctx.json);
+  printList(ctx.io, mode, agents, agentColumns(await addressDisplay(mode)), 'No agents yet. Create one: svc agent create <name> --daily-limit 100');
 }

@@ -1,9 +1,9 @@
 // Local simulation with the shared engine against the live policy. Sends nothing but reads.
 import { parseTimestamp, TIMESTAMP_RULE } from '../../domain/timestamp.js';
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import { SpendPolicySchema } from '../../api/schemas.js';
 import { parseAmount, formatUnits, parseNonNegativeDecimal } from '../../domain/amount.js';
-import { parseAssetFlag } from '../../cli/flags.js';
+import { parseAssetFlag } from '../../runtime/flags.js';
 import { compilePolicy, evaluatePolicy, validatePolicyFields } from '../../domain/policy.js';
 import { checkRecipient } from '../../domain/recipient.js';
 import { CliError, UsageError } from '../../errors.js';
@@ -22,7 +22,7 @@ interface CheckFlags {
   spentToday?: string;
 }
 
-export async function checkPolicy(app: App, ref: string, flags: CheckFlags): Promise<void> {
+export async function checkPolicy(ctx: Needs<'client' | 'io' | 'json' | 'reader'>, ref: string, flags: CheckFlags): Promise<void> {
   const asset = parseAssetFlag(flags.asset);
   const to = checkRecipient(flags.to);
   if (!to.ok) throw new UsageError(`--to "${sanitize(flags.to)}" ${to.rule}`, undefined, to.code);
@@ -33,8 +33,8 @@ export async function checkPolicy(app: App, ref: string, flags: CheckFlags): Pro
   if (flags.at !== undefined && !atFlag) throw new UsageError(`--at "${flags.at}" ${TIMESTAMP_RULE}`);
   const given = atFlag ? new Date(atFlag.ms) : undefined;
 
-  const agent = await resolveAgent(app, ref);
-  const client = await app.client();
+  const agent = await resolveAgent(ctx, ref);
+  const client = await ctx.client();
   const { data, serverTime } = await client.get(`/v1/agents/${encodeURIComponent(agent.account_id)}/spend-policy`, { schema: SpendPolicySchema });
   // Default: the service's clock (its Date header), which is what it will judge by (the
   // sandbox's can be advanced); the local clock when it sends none.
@@ -50,7 +50,7 @@ export async function checkPolicy(app: App, ref: string, flags: CheckFlags): Pro
     spentToday = s;
     spentSource = 'from --spent-today';
   } else {
-    const fromService = await spentTodayFromService(app, data, agent.account_id, at);
+    const fromService = await spentTodayFromService(ctx, data, agent.account_id, at);
     if (fromService !== undefined) {
       spentToday = fromService;
       spentSource = 'decrypted locally from the service';
@@ -59,18 +59,18 @@ export async function checkPolicy(app: App, ref: string, flags: CheckFlags): Pro
 
   const e = evaluatePolicy(compilePolicy(fields.fields), { to: flags.to, amount: amount.units, asset, at, spentToday });
   const fmt = (u: bigint) => formatUnits(u, 'USDG');
-  if (app.json) {
-    return printJson(app.io, {
+  if (ctx.json) {
+    return printJson(ctx.io, {
       agent: agent.handle, decision: e.decision, ...(e.reason ? { reason: e.reason } : {}), message: e.message,
       checks: e.checks, at: at.toISOString(), spent_today: fmt(spentToday),
       ...(e.dailyRemaining === undefined ? {} : { daily_remaining: fmt(e.dailyRemaining) }),
       daily_resets_at: e.dailyResetsAt.toISOString(),
     });
   }
-  const p = await palette(app.io);
-  app.io.out(`${verdictLines(p, e).join('\n')}\n`);
+  const p = await palette(ctx.io);
+  ctx.io.out(`${verdictLines(p, e).join('\n')}\n`);
   if (e.dailyRemaining !== undefined) {
-    app.io.out(`today: ${fmt(spentToday)} spent (${spentSource}), ${fmt(e.dailyRemaining)} left, resets ${e.dailyResetsAt.toISOString()}\n`);
+    ctx.io.out(`today: ${fmt(spentToday)} spent (${spentSource}), ${fmt(e.dailyRemaining)} left, resets ${e.dailyResetsAt.toISOString()}\n`);
   }
-  app.io.err(`simulated at ${at.toISOString()}; nothing was sent\n`);
+  ctx.io.err(`simulated at ${at.toISOString()}; nothing was sent\n`);
 }

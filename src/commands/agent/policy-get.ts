@@ -1,15 +1,15 @@
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import { SpendPolicySchema } from '../../api/schemas.js';
 import { outputMode, printRecord } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
 import { policyColumns } from './policy-view.js';
 import { resolveAgent } from './resolve.js';
 
-export async function getPolicy(app: App, ref: string): Promise<void> {
-  const agent = await resolveAgent(app, ref);
-  const client = await app.client();
+export async function getPolicy(ctx: Needs<'client' | 'io' | 'json' | 'serviceClock'>, ref: string): Promise<void> {
+  const agent = await resolveAgent(ctx, ref);
+  const client = await ctx.client();
   const { data } = await client.get(`/v1/agents/${encodeURIComponent(agent.account_id)}/spend-policy`, { schema: SpendPolicySchema });
-  const mode = outputMode(app.io, app.json);
-  if (mode === 'table') app.io.out(`${sanitize(agent.handle)}\n`);
-  printRecord(app.io, mode, data, policyColumns(() => app.serviceNow()));
+  const mode = outputMode(ctx.io, ctx.json);
+  if (mode === 'table') ctx.io.out(`${sanitize(agent.handle)}\n`);
+  printRecord(ctx.io, mode, data, policyColumns(() => ctx.serviceClock.now()));
 }

@@ -1,13 +1,13 @@
 // Policy flags and files → spend policy fields, validated with the shared engine before sending.
 import { readFileSync } from 'node:fs';
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import { UsageError } from '../../errors.js';
 import { POLICY_FIELDS, validatePolicyFields, type PolicyFields } from '../../domain/policy.js';
 import { readStdin } from '../../io/secret-input.js';
 import { parseNonNegativeDecimal } from '../../domain/amount.js';
 import { sanitize } from '../../io/sanitize.js';
 import { CLEARABLE } from './clear-flags.js';
-import { parseAssetFlag } from '../../cli/flags.js';
+import { parseAssetFlag } from '../../runtime/flags.js';
 
 export interface PolicyFlags {
   dailyLimit?: string;
@@ -54,10 +54,10 @@ function toJsonNumber(field: string, text: string): number {
 }
 
 /** Collects the fields the user gave (file first, flags override), validated locally. */
-export async function policyFieldsFrom(app: App, flags: PolicyFlags, mode: 'create' | 'patch'): Promise<PolicyFields> {
+export async function policyFieldsFrom(ctx: Needs<'io'>, flags: PolicyFlags, mode: 'create' | 'patch'): Promise<PolicyFields> {
   let raw: Record<string, unknown> = {};
   if (flags.policyFile) {
-    const text = flags.policyFile === '-' ? await readStdin(app.io) : readFileOrThrow(flags.policyFile);
+    const text = flags.policyFile === '-' ? await readStdin(ctx.io) : readFileOrThrow(flags.policyFile);
     try {
       raw = JSON.parse(text) as Record<string, unknown>;
     } catch (err) {

@@ -1,5 +1,5 @@
 // `svc agent policy set <agent>`: a merge patch of the given fields, shown as a diff first.
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import { SpendPolicySchema } from '../../api/schemas.js';
 import { compilePolicy, mergePolicyFields, policyWarnings, validatePolicyFields, type PolicyFields } from '../../domain/policy.js';
 import { addressPatternTypo, parseRecipientPattern } from '../../domain/recipient-pattern.js';
@@ -10,14 +10,14 @@ import { policyFieldsFrom, type PolicyFlags } from './policy-input.js';
 import { pickPolicyFields, policyColumns, policyDiff } from './policy-view.js';
 import { resolveAgent } from './resolve.js';
 
-export async function setPolicy(app: App, ref: string, flags: PolicyFlags): Promise<void> {
+export async function setPolicy(ctx: Needs<'client' | 'confirm' | 'io' | 'json' | 'serviceClock'>, ref: string, flags: PolicyFlags): Promise<void> {
   const edits = checkAllowEdits(flags);
-  const patch = await policyFieldsFrom(app, flags, 'patch');
+  const patch = await policyFieldsFrom(ctx, flags, 'patch');
   if (Object.keys(patch).length === 0 && !edits) {
     throw new UsageError('nothing to change: give at least one policy flag, --clear or --policy-file', undefined, 'usage');
   }
-  const agent = await resolveAgent(app, ref);
-  const client = await app.client();
+  const agent = await resolveAgent(ctx, ref);
+  const client = await ctx.client();
   const path = `/v1/agents/${encodeURIComponent(agent.account_id)}/spend-policy`;
   const { data: before } = await client.get(path, { schema: SpendPolicySchema });
   if (edits) patch.allowed_recipients = editedRecipients(before.allowed_recipients, edits);
@@ -26,24 +26,24 @@ export async function setPolicy(app: App, ref: string, flags: PolicyFlags): Prom
   const diff = policyDiff(before, after as Record<string, unknown>);
   const handle = sanitize(agent.handle);
   if (diff.length === 0) {
-    if (app.json) return printJson(app.io, before);
-    app.io.err(`the policy of ${handle} already says that; nothing to change\n`);
+    if (ctx.json) return printJson(ctx.io, before);
+    ctx.io.err(`the policy of ${handle} already says that; nothing to change\n`);
     return;
   }
   // For a person (with --json, stderr carries only an error object if one comes).
-  if (!app.json) {
+  if (!ctx.json) {
     // Diff lines quote the service's policy and the policy file: each line sanitised.
-    app.io.err(`Spend policy of ${handle}:\n${diff.map(sanitize).join('\n')}\n`);
+    ctx.io.err(`Spend policy of ${handle}:\n${diff.map(sanitize).join('\n')}\n`);
     if (flags.allow && before.allowed_recipients?.length) {
-      app.io.err('note: --allow replaces the whole recipient list; --add-allow and --remove-allow edit it\n');
+      ctx.io.err('note: --allow replaces the whole recipient list; --add-allow and --remove-allow edit it\n');
     }
-    for (const w of policyWarnings(compilePolicy(after as PolicyFields))) app.io.err(`warning: ${sanitize(w)}\n`);
+    for (const w of policyWarnings(compilePolicy(after as PolicyFields))) ctx.io.err(`warning: ${sanitize(w)}\n`);
   }
-  await app.confirmLive(`Apply this change to ${handle} on a LIVE account?`);
+  await ctx.confirm.live(`Apply this change to ${handle} on a LIVE account?`);
   const { data } = await client.patch(path, { body: patch, schema: SpendPolicySchema });
-  if (app.json) return printJson(app.io, data);
-  app.io.err(`updated the spend policy of ${handle}\n`);
-  printRecord(app.io, outputMode(app.io, false), data, policyColumns(() => app.serviceNow()));
+  if (ctx.json) return printJson(ctx.io, data);
+  ctx.io.err(`updated the spend policy of ${handle}\n`);
+  printRecord(ctx.io, outputMode(ctx.io, false), data, policyColumns(() => ctx.serviceClock.now()));
 }
 
 interface AllowEdits {

@@ -1,5 +1,5 @@
 // `<agent>` may be a handle (@acme/bot), a name (bot) or an account id.
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import type { ApiClient } from '../../api/client.js';
 import { AgentSchema, listOf, type Agent } from '../../api/schemas.js';
 import { CliError } from '../../errors.js';
@@ -9,8 +9,8 @@ export async function fetchAgents(client: ApiClient): Promise<Agent[]> {
   return data.items;
 }
 
-export async function resolveAgent(app: App, ref: string): Promise<Agent> {
-  const client = await app.client();
+export async function resolveAgent(ctx: Needs<'client'>, ref: string): Promise<Agent> {
+  const client = await ctx.client();
   const agents = await fetchAgents(client);
   const wanted = ref.toLowerCase();
   const match = agents.find((a) => a.account_id === ref)

@@ -1,6 +1,6 @@
 // `svc api <METHOD> <path>`: a raw, authenticated request. Registration only.
 import type { Command } from 'commander';
-import type { ProgramDeps } from '../../cli/deps.js';
+import type { ProgramDeps } from '../../runtime/registration.js';
 
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
@@ -27,6 +27,6 @@ export function registerApi(program: Command, deps: ProgramDeps): void {
     ].join('\n'))
     .action(async (method: string, path: string, _opts, cmd: Command) => {
       const { runApi } = await import('./run.js');
-      await runApi(deps.app(cmd), method, path, cmd.opts());
+      await runApi(deps.factory(cmd), method, path, cmd.opts());
     });
 }

@@ -1,6 +1,6 @@
 // The logic of `svc api`: validate locally, read the body, send through ApiClient, print JSON.
 import { readFile } from 'node:fs/promises';
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import type { Method } from '../../api/client.js';
 import { UsageError } from '../../errors.js';
 import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../../domain/idempotency.js';
@@ -42,11 +42,11 @@ export function parseQuery(pairs: readonly string[]): Record<string, string> {
   return query;
 }
 
-async function readData(app: App, data: string): Promise<unknown> {
+async function readData(ctx: Needs<'io'>, data: string): Promise<unknown> {
   let text = data;
   let source = '--data';
   if (data === '-') {
-    text = await readStdin(app.io);
+    text = await readStdin(ctx.io);
     source = '--data - (stdin)';
   } else if (data.startsWith('@')) {
     const file = data.slice(1);
@@ -65,7 +65,7 @@ async function readData(app: App, data: string): Promise<unknown> {
   }
 }
 
-export async function runApi(app: App, methodText: string, pathText: string, opts: ApiOptions): Promise<void> {
+export async function runApi(ctx: Needs<'client' | 'confirm' | 'io'>, methodText: string, pathText: string, opts: ApiOptions): Promise<void> {
   const method = checkMethod(methodText);
   const path = checkPath(pathText);
   const query = parseQuery(opts.query ?? []);
@@ -73,9 +73,9 @@ export async function runApi(app: App, methodText: string, pathText: string, opt
     if (method !== 'POST') throw new UsageError('--idempotency-key applies to POST requests only');
     if (!isIdempotencyKey(opts.idempotencyKey)) throw new UsageError(`--idempotency-key ${IDEMPOTENCY_KEY_RULE}`, undefined, 'invalid_idempotency_key');
   }
-  const body = opts.data !== undefined ? await readData(app, opts.data) : undefined;
-  if (method !== 'GET') await app.confirmLive(`Send ${method} ${sanitize(path)} with a LIVE key?`);
-  const client = await app.client();
+  const body = opts.data !== undefined ? await readData(ctx, opts.data) : undefined;
+  if (method !== 'GET') await ctx.confirm.live(`Send ${method} ${sanitize(path)} with a LIVE key?`);
+  const client = await ctx.client();
   const res = await client.request<unknown>(method, path, { query, body, idempotencyKey: opts.idempotencyKey });
-  printJson(app.io, res.data);
+  printJson(ctx.io, res.data);
 }

@@ -1,6 +1,6 @@
 // `svc balance`: balances decrypted locally with the profile's decryption key.
 import type { Command } from 'commander';
-import type { ProgramDeps } from '../../cli/deps.js';
+import type { ProgramDeps } from '../../runtime/registration.js';
 
 export function registerBalance(program: Command, deps: ProgramDeps): void {
   program
@@ -11,6 +11,6 @@ export function registerBalance(program: Command, deps: ProgramDeps): void {
     .addHelpText('after', '\nExamples:\n  $ svc balance\n  $ svc balance --asset USDG --json\n  $ svc balance --verify')
     .action(async (opts: { asset?: string; verify?: boolean }, cmd: Command) => {
       const { showBalance } = await import('./show.js');
-      await showBalance(deps.app(cmd), opts);
+      await showBalance(deps.factory(cmd), opts);
     });
 }

@@ -1,4 +1,4 @@
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import { BalancesSchema } from '../../api/schemas.js';
 import { CliError, UsageError } from '../../errors.js';
 import { amountColumn } from '../../io/columns.js';
@@ -6,7 +6,7 @@ import { isLoopbackHost } from '../../domain/loopback.js';
 import { outputMode, printList } from '../../io/render.js';
 import { parseNonNegativeDecimal } from '../../domain/amount.js';
 import { decimalsOf } from '../../domain/assets.js';
-import { parseAssetFlag } from '../../cli/flags.js';
+import { parseAssetFlag } from '../../runtime/flags.js';
 
 
 interface Row {
@@ -17,28 +17,28 @@ interface Row {
   [k: string]: unknown;
 }
 
-export async function showBalance(app: App, opts: { asset?: string; verify?: boolean }): Promise<void> {
+export async function showBalance(ctx: Needs<'client' | 'decryptionKey' | 'io' | 'json' | 'reader'>, opts: { asset?: string; verify?: boolean }): Promise<void> {
   const asset = opts.asset === undefined ? undefined : parseAssetFlag(opts.asset);
-  const client = await app.client();
+  const client = await ctx.client();
   // The key and its crypto load while the request is on the wire (errors surface below, in order).
-  const readerReady = app.reader();
+  const readerReady = ctx.reader();
   readerReady.catch(() => {});
   const { data } = await client.get('/v1/accounts/me/balances', { schema: BalancesSchema });
   const entries = data.balances.filter((b) => !asset || b.asset === asset);
   if (asset && entries.length === 0) throw new CliError('not_found', 'balance_not_found', `no ${asset} balance on this account`);
   const reader = await readerReady;
-  const mode = outputMode(app.io, app.json);
+  const mode = outputMode(ctx.io, ctx.json);
 
   if (!reader && opts.verify) {
     throw new UsageError('--verify needs a decryption key', 'add it with `svc profile add <name> --decryption-key-stdin`, or set SVC_DECRYPTION_KEY', 'no_decryption_key');
   }
   if (!reader) {
     const rows = entries.map((b) => ({ ...b, nonzero: b.nonzero ?? (b.amount !== undefined && b.amount !== '0') }));
-    printList(app.io, mode, rows, [
+    printList(ctx.io, mode, rows, [
       { key: 'asset', header: 'ASSET' },
       { key: 'nonzero', header: 'BALANCE', format: (v) => (v ? 'non-zero (encrypted)' : 'zero') },
     ]);
-    app.io.err('hint: amounts are encrypted to your viewing key; add it with `svc profile add <name> --decryption-key-stdin` or set SVC_DECRYPTION_KEY\n');
+    ctx.io.err('hint: amounts are encrypted to your viewing key; add it with `svc profile add <name> --decryption-key-stdin` or set SVC_DECRYPTION_KEY\n');
     return;
   }
 
@@ -60,7 +60,7 @@ export async function showBalance(app: App, opts: { asset?: string; verify?: boo
 
   if (opts.verify) {
     const { buildProof } = await import('../../crypto/proof.js');
-    const key = (await app.decryptionKey())!;
+    const key = (await ctx.decryptionKey())!;
     const sources = entries.flatMap((b) => (b.ciphertext !== undefined && typeof b.version === 'number'
       ? [{ asset: b.asset, version: b.version, ciphertext: b.ciphertext }] : []));
     const proof = buildProof(key.keyObject, key.publicKey, sources);
@@ -77,7 +77,7 @@ export async function showBalance(app: App, opts: { asset?: string; verify?: boo
   }
 
   const balance = amountColumn('amount', 'BALANCE', 'asset');
-  printList(app.io, mode, rows, [
+  printList(ctx.io, mode, rows, [
     { key: 'asset', header: 'ASSET', only: 'tsv' },
     { ...balance, format: (v, r) => (v === undefined ? `${r.nonzero ? 'encrypted' : 'zero'} ${String(r.asset)}` : balance.format!(v, r)) },
     ...(opts.verify ? [{ key: 'verified', header: 'VERIFIED', format: (v: unknown) => (v ? 'yes' : '') }] : []),

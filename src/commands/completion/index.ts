@@ -1,7 +1,7 @@
 // `svc completion bash|zsh|fish`: prints a completion script generated from this program's
 // own command tree. The hidden `svc __complete profiles` feeds the scripts profile names.
 import { Argument, type Command } from 'commander';
-import type { ProgramDeps } from '../../cli/deps.js';
+import type { ProgramDeps } from '../../runtime/registration.js';
 import { SHELLS } from './shells.js';
 
 export function registerCompletion(program: Command, deps: ProgramDeps): void {
@@ -28,6 +28,6 @@ export function registerCompletion(program: Command, deps: ProgramDeps): void {
     .description('Print completion candidates, one per line (used by the completion scripts)')
     .action(async (what: string, _opts, cmd: Command) => {
       const { printCandidates } = await import('./run.js');
-      await printCandidates(deps.io, deps.app(cmd).env, what);
+      await printCandidates(deps.io, deps.factory(cmd).env, what);
     });
 }

@@ -3,7 +3,7 @@
 // decryption key belong to that account. "Belongs" is what the service lets us see: the
 // account's viewing public key when it gives one (the sandbox does), else whether the key opens
 // one of the account's balance ciphertexts; with neither, the key can only be checked for form.
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import type { ResolvedAuth } from '../../config/resolve.js';
 import { AccountSchema, BalancesSchema, type Account } from '../../api/schemas.js';
 import { unauthorizedHint } from '../../api/hints.js';
@@ -17,10 +17,10 @@ function clip(text: string, max = 200): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
-export async function checkApiKey(app: App, auth: ResolvedAuth, base: URL): Promise<{ result: CheckResult; account?: Account }> {
+export async function checkApiKey(ctx: Needs<'client'>, auth: ResolvedAuth, base: URL): Promise<{ result: CheckResult; account?: Account }> {
   const loopback = isLoopbackHost(base.hostname);
   try {
-    const client = await app.client();
+    const client = await ctx.client();
     const { data } = await client.get('/v1/accounts/me', { schema: AccountSchema });
     const account = { account_id: data.account_id, handle: data.handle, type: data.type, kyc_status: data.kyc_status };
     return {
@@ -42,7 +42,7 @@ export async function checkApiKey(app: App, auth: ResolvedAuth, base: URL): Prom
 
 const ADD_KEY = 'add it with `svc profile add <name> --decryption-key-stdin`, or set SVC_DECRYPTION_KEY';
 
-export async function checkDecryptionKey(app: App, auth: ResolvedAuth | undefined, account: Account | undefined): Promise<CheckResult> {
+export async function checkDecryptionKey(ctx: Needs<'client' | 'decryptionKey'>, auth: ResolvedAuth | undefined, account: Account | undefined): Promise<CheckResult> {
   if (!auth) return skip('decryption_key', 'no API key (see profile)');
   if (!auth.decryptionKey) {
     return warn('decryption_key', 'none set: balances, amounts and memos show as `encrypted`', { fix: ADD_KEY, data: { present: false } });
@@ -52,7 +52,7 @@ export async function checkDecryptionKey(app: App, auth: ResolvedAuth | undefine
   const from = source === 'SVC_DECRYPTION_KEY' ? ' (SVC_DECRYPTION_KEY)' : '';
   let key;
   try {
-    key = await app.decryptionKey();
+    key = await ctx.decryptionKey();
   } catch (err) {
     if (err instanceof CliError) return fail('decryption_key', err.message, { fix: `use the decryption key shown when the account was created; ${ADD_KEY}`, data: { present: true, error: err.code } });
     throw err;
@@ -80,7 +80,7 @@ export async function checkDecryptionKey(app: App, auth: ResolvedAuth | undefine
   // No viewing key to compare with: try to open one of the account's balance ciphertexts.
   let entries;
   try {
-    entries = (await (await app.client()).get('/v1/accounts/me/balances', { schema: BalancesSchema })).data.balances;
+    entries = (await (await ctx.client()).get('/v1/accounts/me/balances', { schema: BalancesSchema })).data.balances;
   } catch (err) {
     if (err instanceof CliError) return warn('decryption_key', `${shown}${from} is well formed; could not match it: ${clip(err.message)}`, { ...(err.hint ? { fix: err.hint } : {}), data });
     throw err;

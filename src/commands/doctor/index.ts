@@ -1,6 +1,6 @@
 // `svc doctor`: why something does not work, one check per line (docs/doctor.md).
 import type { Command } from 'commander';
-import type { ProgramDeps } from '../../cli/deps.js';
+import type { ProgramDeps } from '../../runtime/registration.js';
 
 export function registerDoctor(program: Command, deps: ProgramDeps): void {
   program
@@ -19,6 +19,6 @@ export function registerDoctor(program: Command, deps: ProgramDeps): void {
     ].join('\n'))
     .action(async (_opts, cmd: Command) => {
       const { runDoctor } = await import('./run.js');
-      await runDoctor(deps.app(cmd));
+      await runDoctor(deps.factory(cmd));
     });
 }

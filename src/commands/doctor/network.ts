@@ -2,7 +2,7 @@
 // through the connection every command takes (dispatcherFor: direct or a CONNECT tunnel), within
 // the command's --timeout. Its outcome answers three checks: reachable, TLS and clock (from the
 // answer's Date header, whatever its status).
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import { dispatcherFor } from '../../api/dispatcher.js';
 import { httpRequest } from '../../api/undici.js';
 import { connectionHint } from '../../api/hints.js';
@@ -20,24 +20,24 @@ export type Probe =
   | { answered: false; failure: NetFailure; timedOut: boolean; totalMs: number };
 
 /** One keyless GET; never throws for a network failure. */
-export async function probe(app: App, base: URL): Promise<Probe> {
-  const budget = app.budget();
+export async function probe(ctx: Needs<'clock' | 'env' | 'globals' | 'io' | 'network'>, base: URL): Promise<Probe> {
+  const budget = ctx.network.budget();
   const left = Math.ceil(budget.remainingMs);
   if (left <= 0) return { answered: false, failure: { words: 'timed out', refused: false, timedOut: true }, timedOut: true, totalMs: budget.totalMs };
   const url = joinUrl(base, '/v1/accounts/me');
-  const trace = app.globals.verbose ? (line: string) => app.io.err(`${sanitize(line)}\n`) : undefined;
+  const trace = ctx.globals.verbose ? (line: string) => ctx.io.err(`${sanitize(line)}\n`) : undefined;
   trace?.(`> GET ${url} (no key: doctor's reachability probe)`);
   const deadline = AbortSignal.timeout(left);
-  const startedAt = app.clock.now();
+  const startedAt = ctx.clock.now();
   const started = performance.now();
   try {
     const res = await budget.measure(() => unlessAborted(deadline, (async () => {
-      const r = await httpRequest(dispatcherFor(base, app.env), url, { method: 'GET', headers: { accept: 'application/json', 'user-agent': 'svc-cli/0.1 (doctor)' }, signal: deadline });
+      const r = await httpRequest(dispatcherFor(base, ctx.env), url, { method: 'GET', headers: { accept: 'application/json', 'user-agent': 'svc-cli/0.1 (doctor)' }, signal: deadline });
       await r.body.dump({ limit: 64 * 1024 });
       return r;
     })()));
     const ms = Math.round(performance.now() - started);
-    const endedAt = app.clock.now();
+    const endedAt = ctx.clock.now();
     const raw = res.headers.date;
     const date = Array.isArray(raw) ? raw[0] : raw;
     trace?.(`< ${res.statusCode} GET ${url} (${formatDuration(ms)})`);
@@ -96,14 +96,14 @@ export function checkReachable(base: URL, p: Probe, proxy: string | undefined): 
   return fail('reachable', `${host}: ${p.failure.words}`, { fix: connectionHint({ loopback: isLoopbackHost(base.hostname) }), data });
 }
 
-export function checkTls(app: App, base: URL, p: Probe): CheckResult {
+export function checkTls(ctx: Needs<'env'>, base: URL, p: Probe): CheckResult {
   if (base.protocol !== 'https:') return ok('tls', `not used: plain http to ${base.hostname} (this machine)`);
-  if (app.env.NODE_TLS_REJECT_UNAUTHORIZED === '0') {
+  if (ctx.env.NODE_TLS_REJECT_UNAUTHORIZED === '0') {
     return fail('tls', 'certificate checks are off (NODE_TLS_REJECT_UNAUTHORIZED=0): anyone in between could read the key', {
       fix: 'unset NODE_TLS_REJECT_UNAUTHORIZED (for a private CA, use NODE_EXTRA_CA_CERTS instead)',
     });
   }
-  const extra = app.env.NODE_EXTRA_CA_CERTS ? ' (with the CAs of NODE_EXTRA_CA_CERTS)' : '';
+  const extra = ctx.env.NODE_EXTRA_CA_CERTS ? ' (with the CAs of NODE_EXTRA_CA_CERTS)' : '';
   if (p.answered) return ok('tls', `handshake ok; certificate valid for ${base.hostname}${extra}`);
   if (!isTlsFailure(p.failure)) return skip('tls', 'the service was not reached');
   const code = p.failure.code ?? '';

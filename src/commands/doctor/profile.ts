@@ -1,7 +1,7 @@
 // Which profile, key and base URL a command would use (the one resolution every command makes,
-// App.auth() over src/config/resolve.ts), and which connection it would take (the dispatcher's
+// the factory's auth() over src/config/resolve.ts), and which connection it would take (the dispatcher's
 // own decision, src/api/dispatcher.ts): the doctor explains them, it does not decide them again.
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import type { ResolvedAuth } from '../../config/resolve.js';
 import { exemptFromProxy, proxyFor } from '../../api/dispatcher.js';
 import { checkBaseUrl } from '../../api/url.js';
@@ -13,27 +13,27 @@ import { CliError } from '../../errors.js';
 import { fail, ok, skip, warn, type CheckResult } from './check.js';
 
 /** Where a named profile was named, or null when the current one (or none) is used. */
-function namedBy(app: App): '--profile' | 'SVC_PROFILE' | null {
-  if (app.globals.profile !== undefined) return '--profile';
-  return app.env.SVC_PROFILE ? 'SVC_PROFILE' : null;
+function namedBy(ctx: Needs<'env' | 'globals'>): '--profile' | 'SVC_PROFILE' | null {
+  if (ctx.globals.profile !== undefined) return '--profile';
+  return ctx.env.SVC_PROFILE ? 'SVC_PROFILE' : null;
 }
 
-export async function checkProfile(app: App): Promise<{ result: CheckResult; auth?: ResolvedAuth }> {
+export async function checkProfile(ctx: Needs<'auth' | 'env' | 'globals'>): Promise<{ result: CheckResult; auth?: ResolvedAuth }> {
   let auth: ResolvedAuth;
   try {
-    auth = await app.auth();
+    auth = await ctx.auth();
   } catch (err) {
     if (err instanceof CliError && err.code === 'unsafe_config') return { result: skip('profile', 'the config cannot be read safely (see config dir / config file)') };
     if (err instanceof CliError) {
-      const by = namedBy(app);
+      const by = namedBy(ctx);
       const detail = err.code === 'no_api_key' ? 'none: no profile is set up and SVC_API_KEY is not set'
         : err.code === 'profile_not_found' && by ? `${err.message} (named by ${by})` : err.message;
       return { result: fail('profile', detail, { ...(err.hint ? { fix: err.hint } : {}), data: { error: err.code } }) };
     }
     return { result: fail('profile', `cannot read the config (${(err as NodeJS.ErrnoException).code ?? 'error'})`) };
   }
-  const by = namedBy(app);
-  const keyFromEnv = !by && Boolean(app.env.SVC_API_KEY);
+  const by = namedBy(ctx);
+  const keyFromEnv = !by && Boolean(ctx.env.SVC_API_KEY);
   const source = keyFromEnv ? 'SVC_API_KEY' : by ?? 'current';
   const who = keyFromEnv
     ? auth.profileName ? `SVC_API_KEY over "${auth.profileName}"` : 'SVC_API_KEY (no profile)'
@@ -41,7 +41,7 @@ export async function checkProfile(app: App): Promise<{ result: CheckResult; aut
   const detail = `${who} · ${auth.environment.toUpperCase()} key ${maskSecret(auth.apiKey)}`;
   const data = { profile: auth.profileName, source, environment: auth.environment, api_key: maskSecret(auth.apiKey) };
   // A named profile is used whole: variables a shell left behind do nothing, which surprises.
-  const ignored = by ? ['SVC_API_KEY', 'SVC_BASE_URL', 'SVC_DECRYPTION_KEY'].filter((v) => app.env[v]) : [];
+  const ignored = by ? ['SVC_API_KEY', 'SVC_BASE_URL', 'SVC_DECRYPTION_KEY'].filter((v) => ctx.env[v]) : [];
   if (ignored.length > 0) {
     return {
       auth,
@@ -55,12 +55,12 @@ export async function checkProfile(app: App): Promise<{ result: CheckResult; aut
 }
 
 /** Where the base URL came from, by the precedence of docs/configuration.md. */
-function baseUrlSource(app: App, auth: ResolvedAuth): string {
-  if (app.globals.baseUrl !== undefined) return '--base-url';
-  if (!namedBy(app) && app.env.SVC_BASE_URL) return 'SVC_BASE_URL';
+function baseUrlSource(ctx: Needs<'env' | 'globals'>, auth: ResolvedAuth): string {
+  if (ctx.globals.baseUrl !== undefined) return '--base-url';
+  if (!namedBy(ctx) && ctx.env.SVC_BASE_URL) return 'SVC_BASE_URL';
   if (auth.profileName) {
     try {
-      if (readProfiles(configDir(app.env)).get(auth.profileName)?.baseUrl) return `profile "${auth.profileName}"`;
+      if (readProfiles(configDir(ctx.env)).get(auth.profileName)?.baseUrl) return `profile "${auth.profileName}"`;
     } catch {
       /* read a moment ago by auth(): not expected to fail now */
     }
@@ -68,8 +68,8 @@ function baseUrlSource(app: App, auth: ResolvedAuth): string {
   return 'the default: the local sandbox';
 }
 
-export function checkBase(app: App, auth: ResolvedAuth): { result: CheckResult; url?: URL } {
-  const source = baseUrlSource(app, auth);
+export function checkBase(ctx: Needs<'env' | 'globals'>, auth: ResolvedAuth): { result: CheckResult; url?: URL } {
+  const source = baseUrlSource(ctx, auth);
   const data = { url: auth.baseUrl, source };
   let url: URL;
   try {

@@ -2,11 +2,11 @@
 // needs one that failed is skipped with the reason. Exit 0 unless a check failed (then 1);
 // warnings alone pass. Read-only: nothing is written, the key goes only where a command would
 // send it (the profile's base URL), and a keyless probe is the only other request.
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import type { Account } from '../../api/schemas.js';
-import { ExitCode } from '../../errors.js';
+import { SilentExit } from '../../errors.js';
 import { redact } from '../../config/mask.js';
-import { palette } from '../../io/colors.js';
+import { palette, type Palette } from '../../io/colors.js';
 import { printJson } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
 import { textWidth } from '../../io/table.js';
@@ -23,44 +23,44 @@ export interface DoctorDeps {
 
 const LABEL_WIDTH = Math.max(...Object.values(LABELS).map((l) => l.length));
 
-export async function runDoctor(app: App, deps: DoctorDeps = {}): Promise<void> {
-  app.timeoutMs(); // a bad --timeout is a usage error before any check runs
+export async function runDoctor(ctx: Needs<'auth' | 'client' | 'clock' | 'decryptionKey' | 'env' | 'globals' | 'io' | 'json' | 'network'>, deps: DoctorDeps = {}): Promise<void> {
+  ctx.network.timeoutMs(); // a bad --timeout is a usage error before any check runs
   const results: CheckResult[] = [];
   const secrets: (string | undefined)[] = [];
   // Human lines go to stdout as each check ends; colour only when stdout is a terminal.
-  const p = app.json ? undefined : await palette({ ...app.io, color: app.io.color && app.io.stdoutIsTTY });
+  const p = ctx.json ? undefined : await palette({ ...ctx.io, color: ctx.io.color && ctx.io.stdoutIsTTY });
   const mark: Record<CheckStatus, string> | undefined = p && { ok: p.green('✓'), warn: p.yellow('!'), fail: p.red('✗'), skip: p.dim('-') };
   const clean = (text: string) => sanitize(redact(text, secrets));
   // On a terminal, long lines wrap at word boundaries under their column (never inside a
   // `command`); piped, each check stays one line (and a fix one more).
-  const width = app.io.stdoutIsTTY ? app.io.columns : Infinity;
+  const width = ctx.io.stdoutIsTTY ? ctx.io.columns : Infinity;
   const indent = LABEL_WIDTH + 4;
   const add = (r: CheckResult) => {
     results.push(r);
     if (!p || !mark) return;
     const detail = wrap(clean(r.detail), width - indent).join(`\n${' '.repeat(indent)}`);
-    app.io.out(`${mark[r.status]} ${(LABELS[r.name] ?? r.name).padEnd(LABEL_WIDTH)}  ${r.status === 'skip' ? p.dim(detail) : detail}\n`);
+    ctx.io.out(`${mark[r.status]} ${(LABELS[r.name] ?? r.name).padEnd(LABEL_WIDTH)}  ${r.status === 'skip' ? p.dim(detail) : detail}\n`);
     if (r.fix && (r.status === 'fail' || r.status === 'warn')) {
       const fix = wrap(clean(r.fix), width - indent - 5).join(`\n${' '.repeat(indent + 5)}`);
-      app.io.out(`${' '.repeat(indent)}${p.dim(`fix: ${fix}`)}\n`);
+      ctx.io.out(`${' '.repeat(indent)}${p.dim(`fix: ${fix}`)}\n`);
     }
   };
 
   add(checkNode(deps.nodeVersion ?? process.version));
-  const dir = checkConfigDir(app.env);
+  const dir = checkConfigDir(ctx.env);
   add(dir);
-  add(checkConfigFile(app.env, dir));
+  add(checkConfigFile(ctx.env, dir));
 
-  const profile = await checkProfile(app);
+  const profile = await checkProfile(ctx);
   add(profile.result);
   const auth = profile.auth;
   if (auth) secrets.push(auth.apiKey, auth.decryptionKey, auth.sandboxAdminToken);
 
-  const base = auth ? checkBase(app, auth) : undefined;
+  const base = auth ? checkBase(ctx, auth) : undefined;
   add(base?.result ?? skip('base_url', 'no API key to use it with (see profile)'));
   const url = base?.url;
 
-  const proxy = checkProxy(app.env, url);
+  const proxy = checkProxy(ctx.env, url);
   add(proxy.result);
 
   let account: Account | undefined;
@@ -69,10 +69,10 @@ export async function runDoctor(app: App, deps: DoctorDeps = {}): Promise<void> 
   } else if (!passed(proxy.result)) {
     for (const name of ['reachable', 'tls', 'clock', 'api_key']) add(skip(name, 'the proxy setting is not usable (see proxy)'));
   } else {
-    const answer = await probe(app, url);
+    const answer = await probe(ctx, url);
     const reachable = checkReachable(url, answer, proxy.proxy);
     add(reachable);
-    const tls = checkTls(app, url, answer);
+    const tls = checkTls(ctx, url, answer);
     add(tls);
     add(checkClock(url, answer));
     if (!passed(reachable)) {
@@ -80,31 +80,37 @@ export async function runDoctor(app: App, deps: DoctorDeps = {}): Promise<void> 
     } else if (!passed(tls)) {
       add(skip('api_key', 'TLS failed (see TLS): the key is not sent'));
     } else {
-      const key = await checkApiKey(app, auth!, url);
+      const key = await checkApiKey(ctx, auth!, url);
       add(key.result);
       account = key.account;
     }
   }
-  add(await checkDecryptionKey(app, auth, account));
+  add(await checkDecryptionKey(ctx, auth, account));
 
   const count = (s: CheckStatus) => results.filter((r) => r.status === s).length;
   const summary = { ok: count('ok'), warn: count('warn'), fail: count('fail'), skip: count('skip') };
   const allPassed = summary.fail === 0;
-  if (!allPassed) app.exitCode = ExitCode.failure;
 
-  if (app.json) {
-    return printJson(app.io, JSON.parse(redact(JSON.stringify({
+  if (ctx.json) {
+    printJson(ctx.io, JSON.parse(redact(JSON.stringify({
       ok: allPassed,
       checks: results.map((r) => ({ name: r.name, status: r.status, ok: passed(r), detail: r.detail, ...(r.fix ? { fix: r.fix } : {}), ...(r.data ? { data: r.data } : {}) })),
       summary,
     }), secrets)));
+  } else {
+    printSummary(ctx, summary, p!);
   }
+  // The report is the result (stdout, as when everything passes); a failed check exits 1 silently.
+  if (!allPassed) throw new SilentExit('failure', 'check_failed');
+}
+
+function printSummary(ctx: Needs<'io'>, summary: Record<CheckStatus, number>, p: Palette): void {
   const warnings = summary.warn ? `, ${summary.warn} warning${summary.warn === 1 ? '' : 's'}` : '';
-  if (allPassed) {
-    app.io.out(`\n${p!.green('All checks passed')}${warnings}.\n`);
+  if (summary.fail === 0) {
+    ctx.io.out(`\n${p.green('All checks passed')}${warnings}.\n`);
   } else {
     const skipped = summary.skip ? `, ${summary.skip} skipped` : '';
-    app.io.out(`\n${p!.red(`${summary.fail} failed`)}${warnings}${skipped}: fix the first ✗, then run \`svc doctor\` again.\n`);
+    ctx.io.out(`\n${p.red(`${summary.fail} failed`)}${warnings}${skipped}: fix the first ✗, then run \`svc doctor\` again.\n`);
   }
 }
 

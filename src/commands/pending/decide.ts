@@ -1,7 +1,7 @@
 // `svc pending approve|reject <id>`: finds the transaction in the queue first, so the
 // confirmation (live key) and the receipt say what was decided: agent, recipient, amount, memo,
 // the rule that held it and the time left (docs/agents.md).
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import * as z from 'zod/mini';
 import { CliError } from '../../errors.js';
 import { printJson, printRecord, outputMode } from '../../io/render.js';
@@ -18,8 +18,8 @@ export const DecisionSchema = z.looseObject({
 export type Decision = 'approve' | 'reject';
 
 /** Sends one decision; errors (404 not found, 409 expired) propagate with their exit codes. */
-export async function sendDecision(app: App, id: string, decision: Decision): Promise<z.infer<typeof DecisionSchema>> {
-  const client = await app.client();
+export async function sendDecision(ctx: Needs<'client'>, id: string, decision: Decision): Promise<z.infer<typeof DecisionSchema>> {
+  const client = await ctx.client();
   const { data } = await client.post(`/v1/agents/transactions/${encodeURIComponent(id)}/${decision}`, { body: {}, schema: DecisionSchema });
   return data;
 }
@@ -40,33 +40,33 @@ export function approveQuestion(view: HeldView): string {
   return `Approve ${heldSummary(view)} on a LIVE account?`;
 }
 
-export async function decide(app: App, id: string, decision: Decision): Promise<void> {
+export async function decide(ctx: Needs<'account' | 'auth' | 'client' | 'confirm' | 'globals' | 'io' | 'json' | 'reader' | 'serviceClock'>, id: string, decision: Decision): Promise<void> {
   const shownId = sanitize(id);
-  const live = (await app.auth()).environment === 'live';
+  const live = (await ctx.auth()).environment === 'live';
   // What is being decided: the queue holds every transaction that can still be decided. With a
   // test key a queue that cannot be read only costs the description (the decision is sent).
-  const queue = await fetchQueue(app).catch((err: unknown) => {
+  const queue = await fetchQueue(ctx).catch((err: unknown) => {
     if (live) throw err;
     return undefined;
   });
   const tx = queue?.items.find((t) => t.transaction_id === id);
-  const view = tx ? await describeHeld(app, tx, ruleLookup(app)) : undefined;
-  const serviceNow = () => approverNow(app);
+  const view = tx ? await describeHeld(ctx, tx, ruleLookup(ctx)) : undefined;
+  const serviceNow = () => approverNow(ctx);
 
   if (!view && live && decision === 'approve') {
     // Never approve on a live key what has not been shown: not in the queue, it is unknown,
     // already decided or expired, and would be refused anyway (404 / 409).
-    throw (await agentKeyError(app)) ?? new CliError('not_found', 'transaction_not_found', `${shownId} is not in the approval queue of this account (unknown, already decided, or expired); nothing was sent`, {
+    throw (await agentKeyError(ctx)) ?? new CliError('not_found', 'transaction_not_found', `${shownId} is not in the approval queue of this account (unknown, already decided, or expired); nothing was sent`, {
       hint: 'svc pending ls lists what can be approved; with a live key svc approves only what it has shown you',
     });
   }
   if (live) {
     // The confirmation restates what is decided (the details first, when it will be asked).
-    if (view && app.io.canPrompt && !app.globals.yes) {
+    if (view && ctx.io.canPrompt && !ctx.globals.yes) {
       const title = decision === 'approve' ? `Approving ${shownId} (the transfer is sent at once):` : `Rejecting ${shownId}:`;
-      app.io.err(`${[title, ...heldDetails(view, serviceNow()).map((l) => `  ${l}`)].join('\n')}\n`);
+      ctx.io.err(`${[title, ...heldDetails(view, serviceNow()).map((l) => `  ${l}`)].join('\n')}\n`);
     }
-    await app.confirmLive(view
+    await ctx.confirm.live(view
       ? decision === 'approve'
         ? approveQuestion(view)
         : `Reject ${heldSummary(view)} on a LIVE account?`
@@ -74,14 +74,14 @@ export async function decide(app: App, id: string, decision: Decision): Promise<
     `${decision === 'approve' ? 'Approving' : 'Rejecting'} ${shownId} on a LIVE account`);
   }
   // Not in the queue (test key, or a reject): the service's answer decides (404, 409 ...).
-  const data = await sendDecision(app, id, decision);
-  if (app.json) return printJson(app.io, data);
+  const data = await sendDecision(ctx, id, decision);
+  if (ctx.json) return printJson(ctx.io, data);
   const lines = [receipt(decision, id, view, data.transfer_id)];
   if (view?.memo !== undefined) lines.push(`  ${line('memo', view.memo)}`);
   if (view?.rule !== undefined) lines.push(`  ${line('held', view.rule)}`);
   if (!view) lines.push('  (it was not in the approval queue when looked up, so its amount is not shown)');
-  app.io.err(`${lines.join('\n')}\n`);
-  printRecord(app.io, outputMode(app.io, false), data, [
+  ctx.io.err(`${lines.join('\n')}\n`);
+  printRecord(ctx.io, outputMode(ctx.io, false), data, [
     { key: 'transaction_id', header: 'Transaction' },
     { key: 'status', header: 'Status' },
     { key: 'transfer_id', header: 'Transfer' },

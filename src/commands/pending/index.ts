@@ -1,6 +1,6 @@
 // `svc pending ls|approve|reject|review`: the human approval queue for held agent transactions.
 import type { Command } from 'commander';
-import type { ProgramDeps } from '../../cli/deps.js';
+import type { ProgramDeps } from '../../runtime/registration.js';
 
 export function registerPending(program: Command, deps: ProgramDeps): void {
   const pending = program.command('pending').description('Agent transactions held for human approval');
@@ -12,7 +12,7 @@ export function registerPending(program: Command, deps: ProgramDeps): void {
     .option('--decrypt', 'with --json, add amount and memo, decrypted locally')
     .action(async (_o, cmd: Command) => {
       const { listPending } = await import('./ls.js');
-      await listPending(deps.app(cmd), cmd.opts());
+      await listPending(deps.factory(cmd), cmd.opts());
     });
 
   pending
@@ -20,7 +20,7 @@ export function registerPending(program: Command, deps: ProgramDeps): void {
     .description('Approve: the transfer is signed and submitted at once')
     .action(async (id: string, _o, cmd: Command) => {
       const { decide } = await import('./decide.js');
-      await decide(deps.app(cmd), id, 'approve');
+      await decide(deps.factory(cmd), id, 'approve');
     });
 
   pending
@@ -28,7 +28,7 @@ export function registerPending(program: Command, deps: ProgramDeps): void {
     .description('Reject: the transaction is discarded, no funds move')
     .action(async (id: string, _o, cmd: Command) => {
       const { decide } = await import('./decide.js');
-      await decide(deps.app(cmd), id, 'reject');
+      await decide(deps.factory(cmd), id, 'reject');
     });
 
   pending
@@ -38,6 +38,6 @@ export function registerPending(program: Command, deps: ProgramDeps): void {
     .option('--interval <duration>', 'how often to poll with --watch: a duration such as 2s or 500ms (a bare number is milliseconds)', '2s')
     .action(async (opts: { watch?: boolean; interval: string }, cmd: Command) => {
       const { review } = await import('./review.js');
-      await review(deps.app(cmd), opts);
+      await review(deps.factory(cmd), opts);
     });
 }

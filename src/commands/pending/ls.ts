@@ -1,30 +1,30 @@
 // `svc pending ls`: the approval queue, soonest to expire first.
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import { addressCell, addressDisplay } from '../../io/addresses.js';
 import { addressColumn, idColumn, textColumn, timeColumn } from '../../io/columns.js';
 import { outputMode, printList } from '../../io/render.js';
 import { approverNow, describeHeld, EMPTY_QUEUE, fetchApproverQueue, heldTimeLeft, openHeld } from './queue.js';
 
-export async function listPending(app: App, opts: { decrypt?: boolean } = {}): Promise<void> {
+export async function listPending(ctx: Needs<'account' | 'client' | 'io' | 'json' | 'reader' | 'serviceClock'>, opts: { decrypt?: boolean } = {}): Promise<void> {
   // An agent's key is told why it has no queue (exit 3), whatever the output mode.
-  const { items } = await fetchApproverQueue(app);
-  const mode = outputMode(app.io, app.json);
-  const serviceNow = approverNow(app);
+  const { items } = await fetchApproverQueue(ctx);
+  const mode = outputMode(ctx.io, ctx.json);
+  const serviceNow = approverNow(ctx);
   const rows: Record<string, unknown>[] = [];
   for (const tx of items) {
     if (mode === 'json') {
       // The service's objects; --decrypt adds amount and memo where they open here (docs/json.md).
-      const opened = opts.decrypt ? await openHeld(app, tx) : undefined;
+      const opened = opts.decrypt ? await openHeld(ctx, tx) : undefined;
       rows.push({ ...tx, ...(opened?.amount !== undefined ? { amount: opened.amount } : {}), ...(opened?.memo !== undefined ? { memo: opened.memo } : {}) });
       continue;
     }
     // The same description as approve and review show (the renderer sanitises every value).
-    const view = await describeHeld(app, tx);
+    const view = await describeHeld(ctx, tx);
     rows.push({ ...tx, amount: view.amount, memo: view.memo ?? '', time_left: heldTimeLeft(view, serviceNow) });
   }
   const now = () => serviceNow;
   const show = await addressDisplay(mode);
-  printList(app.io, mode, rows, [
+  printList(ctx.io, mode, rows, [
     idColumn('transaction_id', 'ID'),
     addressColumn('agent', 'AGENT'),
     addressColumn('to', 'TO', { format: addressCell(show) }),

@@ -1,7 +1,7 @@
 // The approval queue, and the one description of a held transaction that `pending ls`,
 // `approve` / `reject` and `review` all show: agent, recipient, amount (decrypted here, or
 // `encrypted`), memo, the rule that held it, when it was requested and the time left.
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import { listOf, PendingTransactionSchema, SpendPolicySchema, type Agent, type PendingTransaction } from '../../api/schemas.js';
 import { DEFAULT_ASSET } from '../../domain/assets.js';
 import { CliError } from '../../errors.js';
@@ -18,18 +18,18 @@ export interface Queue {
 const DATE_RESOLUTION_MS = 999;
 
 /**
- * Now as an approver's countdown counts it: the service's clock (app.serviceNow(), learnt from
+ * Now as an approver's countdown counts it: the service's clock (ctx.serviceClock.now(), learnt from
  * the Date header of its answers; the sandbox's can be advanced). The header counts whole
  * seconds, so the service's time is up to a second past it: the late end errs on the safe side
  * (a second less left, never a second more).
  */
-export function approverNow(app: App): number {
-  return app.serviceNow() + (app.knowsServiceTime ? DATE_RESOLUTION_MS : 0);
+export function approverNow(ctx: Needs<'serviceClock'>): number {
+  return ctx.serviceClock.now() + (ctx.serviceClock.known ? DATE_RESOLUTION_MS : 0);
 }
 
 /** The queue, soonest to expire first. */
-export async function fetchQueue(app: App): Promise<Queue> {
-  const client = await app.client();
+export async function fetchQueue(ctx: Needs<'client'>): Promise<Queue> {
+  const client = await ctx.client();
   const res = await client.get('/v1/agents/transactions/pending', { schema: listOf('pending', PendingTransactionSchema) });
   return { items: [...res.data.items].sort((a, b) => Date.parse(a.expires_at) - Date.parse(b.expires_at)) };
 }
@@ -47,10 +47,10 @@ export const EMPTY_QUEUE = [
  * handles with one, and the profile remembers the key's handle, so this costs no request when
  * it is known. Undefined for any other key, or when the account cannot be learnt.
  */
-export async function agentKeyError(app: App): Promise<CliError | undefined> {
+export async function agentKeyError(ctx: Needs<'account'>): Promise<CliError | undefined> {
   let handle: string;
   try {
-    handle = (await app.account()).handle;
+    handle = (await ctx.account()).handle;
   } catch {
     return undefined;
   }
@@ -65,16 +65,16 @@ export async function agentKeyError(app: App): Promise<CliError | undefined> {
  * The queue of the person approving: as fetchQueue, but an agent's key (an empty queue, or a
  * service that refuses it) is told why it sees nothing (exit 3, `forbidden`).
  */
-export async function fetchApproverQueue(app: App): Promise<Queue> {
+export async function fetchApproverQueue(ctx: Needs<'account' | 'client'>): Promise<Queue> {
   let queue: Queue;
   try {
-    queue = await fetchQueue(app);
+    queue = await fetchQueue(ctx);
   } catch (err) {
-    if (err instanceof CliError && err.code === 'forbidden') throw (await agentKeyError(app)) ?? err;
+    if (err instanceof CliError && err.code === 'forbidden') throw (await agentKeyError(ctx)) ?? err;
     throw err;
   }
   if (queue.items.length === 0) {
-    const agentError = await agentKeyError(app);
+    const agentError = await agentKeyError(ctx);
     if (agentError) throw agentError;
   }
   return queue;
@@ -90,11 +90,11 @@ export interface OpenedHeld {
   hasMemo: boolean;
 }
 
-export async function openHeld(app: App, tx: PendingTransaction): Promise<OpenedHeld> {
+export async function openHeld(ctx: Needs<'reader'>, tx: PendingTransaction): Promise<OpenedHeld> {
   const memoCt = (tx as Record<string, unknown>).memo_ciphertext;
   const hasMemo = typeof memoCt === 'string';
   if (!tx.amount_ciphertext && !hasMemo) return { hasMemo };
-  const reader = await app.reader();
+  const reader = await ctx.reader();
   const amount = tx.amount_ciphertext ? reader?.heldAmount(tx.transaction_id, assetOf(tx), tx.amount_ciphertext) : undefined;
   const memo = hasMemo ? reader?.heldMemo(tx.transaction_id, memoCt) : undefined;
   return { hasMemo, ...(amount !== undefined ? { amount } : {}), ...(memo !== undefined ? { memo } : {}) };
@@ -129,11 +129,11 @@ export type RuleLookup = (agentHandle: string) => Promise<string>;
  * which (`above the approval threshold (hitl_threshold_usdc 50)`). Any failure gives
  * UNKNOWN_RULE, never an error.
  */
-export function ruleLookup(app: App): RuleLookup {
+export function ruleLookup(ctx: Needs<'client'>): RuleLookup {
   let agents: Promise<Agent[]> | undefined;
   const rules = new Map<string, Promise<string>>();
   const find = async (handle: string): Promise<string> => {
-    const client = await app.client();
+    const client = await ctx.client();
     agents ??= fetchAgents(client);
     const agent = (await agents).find((a) => a.handle.toLowerCase() === handle.toLowerCase());
     if (!agent) return UNKNOWN_RULE;
@@ -176,8 +176,8 @@ export interface HeldView {
  * The one description of a held transaction; `rules` adds the rule that held it. It is for a
  * person: a 0x recipient is in its EIP-55 form.
  */
-export async function describeHeld(app: App, tx: PendingTransaction, rules?: RuleLookup): Promise<HeldView> {
-  const [opened, rule, show] = await Promise.all([openHeld(app, tx), rules?.(tx.agent), addressDisplay('table')]);
+export async function describeHeld(ctx: Needs<'reader'>, tx: PendingTransaction, rules?: RuleLookup): Promise<HeldView> {
+  const [opened, rule, show] = await Promise.all([openHeld(ctx, tx), rules?.(tx.agent), addressDisplay('table')]);
   const memo = shownMemo(opened);
   return {
     id: tx.transaction_id,

@@ -2,14 +2,14 @@
 // Enter); the queue is read again before each prompt, so what is shown is still pending and its
 // time left follows the service's clock; an expired one is shown as expired and can only be
 // passed over. Ctrl-C at any point prints the tally so far and exits 130.
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import type { PendingTransaction } from '../../api/schemas.js';
 import { parseDuration } from '../../domain/duration.js';
-import { ApiError, ExitCode, UsageError } from '../../errors.js';
+import { ApiError, SilentExit, UsageError } from '../../errors.js';
 import { sanitize } from '../../io/sanitize.js';
 import { approveQuestion, sendDecision } from './decide.js';
 import { approverNow, describeHeld, EMPTY_QUEUE, fetchApproverQueue, fetchQueue, heldDetails, heldSummary, ruleLookup, type HeldView, type Queue } from './queue.js';
-import { reviewPrompt, type ReviewChoice } from './review-prompt.js';
+import type { ReviewChoice } from '../../io/prompter.js';
 import { stderrPaint } from '../../io/colors.js';
 
 interface Tally {
@@ -43,20 +43,19 @@ function tallyText(t: Tally): string {
   return `approved ${t.approved}, rejected ${t.rejected}, skipped ${t.skipped}, expired ${t.expired}`;
 }
 
-export async function review(app: App, opts: { watch?: boolean; interval: string }): Promise<void> {
+export async function review(ctx: Needs<'account' | 'auth' | 'client' | 'clock' | 'globals' | 'interrupt' | 'io' | 'network' | 'prompter' | 'reader' | 'serviceClock'>, opts: { watch?: boolean; interval: string }): Promise<void> {
   const interval = parseInterval(opts.interval);
-  if (!app.io.canPrompt) {
+  if (!ctx.io.canPrompt) {
     throw new UsageError('`svc pending review` needs an interactive terminal',
       'in scripts use `svc pending ls`, then `svc pending approve <id>` or `svc pending reject <id>`');
   }
-  const live = (await app.auth()).environment === 'live';
-  const { confirm } = await import('@inquirer/prompts');
+  const live = (await ctx.auth()).environment === 'live';
 
   // Ctrl-C is ours from here: at a prompt it rejects the prompt (raw mode), elsewhere (fetching,
   // waiting with --watch) the signal stops the wait; either way the tally, then exit 130.
   const stop = new AbortController();
-  void app.waitForInterrupt().then(() => stop.abort());
-  const ctx = { input: app.io.stdin, output: app.io.stderr, signal: stop.signal };
+  void ctx.interrupt.wait().then(() => stop.abort());
+  const ask = { signal: stop.signal };
   const interruptible = <T>(work: Promise<T>): Promise<T> => {
     if (stop.signal.aborted) return Promise.reject(new Interrupted());
     return new Promise<T>((resolve, reject) => {
@@ -67,29 +66,29 @@ export async function review(app: App, opts: { watch?: boolean; interval: string
   };
 
   const tally: Tally = { approved: 0, rejected: 0, skipped: 0, expired: 0 };
-  const rules = ruleLookup(app);
+  const rules = ruleLookup(ctx);
   const seen = new Set<string>();
   let shown = 0;
   let waiting = false;
 
   const reviewOne = async (tx: PendingTransaction, position: string, queue: Queue): Promise<'next' | 'quit'> => {
-    const serviceNow = () => approverNow(app);
+    const serviceNow = () => approverNow(ctx);
     const current = queue.items.find((t) => t.transaction_id === tx.transaction_id);
     const id = sanitize(tx.transaction_id);
-    const { red } = stderrPaint(app.io); // docs/ux.md: expired in red
+    const { red } = stderrPaint(ctx.io); // docs/ux.md: expired in red
     // Gone from the queue before its window closed: someone decided it meanwhile.
     if (!current && !(Date.parse(tx.expires_at) <= serviceNow())) {
-      app.io.err(`✗ ${id} is no longer pending (decided elsewhere)\n`);
+      ctx.io.err(`✗ ${id} is no longer pending (decided elsewhere)\n`);
       return 'next';
     }
-    const view = await interruptible(describeHeld(app, current ?? tx, rules));
+    const view = await interruptible(describeHeld(ctx, current ?? tx, rules));
     shown++;
-    const choice: ReviewChoice = await reviewPrompt({
+    const choice: ReviewChoice = await ctx.prompter.review({
       message: `Held transaction ${position}: ${tx.transaction_id}`,
       details: heldDetails(view, serviceNow(), { timeLeft: false }),
       expiresAtMs: view.expiresAtMs,
       now: serviceNow,
-    }, ctx);
+    }, ask);
     switch (choice) {
       case 'quit':
         return 'quit';
@@ -98,22 +97,22 @@ export async function review(app: App, opts: { watch?: boolean; interval: string
         return 'next';
       case 'expired':
         tally.expired++;
-        app.io.err(`${red('✗')} ${id} ${red('expired')}: its approval window has passed, nothing was sent\n`);
+        ctx.io.err(`${red('✗')} ${id} ${red('expired')}: its approval window has passed, nothing was sent\n`);
         return 'next';
       case 'approve':
         // No "are you sure" with a test key: `a` is the decision. A live key asks, restating it.
-        if (live && !app.globals.yes) {
-          const ok = await confirm({ message: approveQuestion(view), default: false }, ctx);
+        if (live && !ctx.globals.yes) {
+          const ok = await ctx.prompter.confirm(approveQuestion(view), ask);
           if (!ok) {
             tally.skipped++;
-            app.io.err('not approved; skipped\n');
+            ctx.io.err('not approved; skipped\n');
             return 'next';
           }
         }
-        await act(app, view, 'approve', tally);
+        await act(ctx, view, 'approve', tally);
         return 'next';
       case 'reject':
-        await act(app, view, 'reject', tally);
+        await act(ctx, view, 'reject', tally);
         return 'next';
     }
   };
@@ -121,22 +120,22 @@ export async function review(app: App, opts: { watch?: boolean; interval: string
   try {
     let first = true;
     for (;;) {
-      app.renewBudget(); // each round has the whole --timeout (review runs for as long as you like)
-      const queue = await interruptible(first ? fetchApproverQueue(app) : fetchQueue(app));
+      ctx.network.renew(); // each round has the whole --timeout (review runs for as long as you like)
+      const queue = await interruptible(first ? fetchApproverQueue(ctx) : fetchQueue(ctx));
       const fresh = queue.items.filter((tx) => !seen.has(tx.transaction_id));
       if (first && fresh.length === 0 && !opts.watch) {
-        app.io.err(`${EMPTY_QUEUE}\n`);
+        ctx.io.err(`${EMPTY_QUEUE}\n`);
         return;
       }
       first = false;
       if (fresh.length === 0) {
         if (!opts.watch) break;
-        if (!waiting) app.io.err('waiting for held transactions… (Ctrl-C to stop)\n');
+        if (!waiting) ctx.io.err('waiting for held transactions… (Ctrl-C to stop)\n');
         waiting = true;
-        await interruptible(app.clock.sleep(interval));
+        await interruptible(ctx.clock.sleep(interval));
         continue;
       }
-      if (waiting) app.io.err('\u0007'); // a new one arrived while watching: ring the bell
+      if (waiting) ctx.io.err('\u0007'); // a new one arrived while watching: ring the bell
       waiting = false;
       let snapshot = queue;
       for (const [i, tx] of fresh.entries()) {
@@ -144,14 +143,14 @@ export async function review(app: App, opts: { watch?: boolean; interval: string
         // Before every prompt but the batch's first: the queue again, for what is still pending
         // and the service's clock now (the sandbox's may have been advanced meanwhile).
         if (i > 0) {
-          app.renewBudget();
-          snapshot = await interruptible(fetchQueue(app));
+          ctx.network.renew();
+          snapshot = await interruptible(fetchQueue(ctx));
         }
         const next = await reviewOne(tx, `${i + 1} of ${fresh.length}`, snapshot);
         // A decision in flight when Ctrl-C came was let finish (its outcome is in the tally).
         if (stop.signal.aborted) throw new Interrupted();
         if (next === 'quit') {
-          app.io.err(`${tallyText(tally)}\n`);
+          ctx.io.err(`${tallyText(tally)}\n`);
           return;
         }
       }
@@ -159,41 +158,40 @@ export async function review(app: App, opts: { watch?: boolean; interval: string
     }
   } catch (err) {
     if (isInterrupt(err)) {
-      app.io.err(`\ninterrupted: ${tallyText(tally)}\n`);
-      app.exitCode = ExitCode.interrupted;
-      return;
+      ctx.io.err(`\ninterrupted: ${tallyText(tally)}\n`);
+      throw new SilentExit('interrupted', 'interrupted');
     }
-    if (shown > 0) app.io.err(`${tallyText(tally)}\n`); // the decisions made before the failure
+    if (shown > 0) ctx.io.err(`${tallyText(tally)}\n`); // the decisions made before the failure
     throw err;
   }
-  app.io.err(`${tallyText(tally)}\n`);
+  ctx.io.err(`${tallyText(tally)}\n`);
 }
 
-async function act(app: App, view: HeldView, choice: 'approve' | 'reject', tally: Tally): Promise<void> {
+async function act(ctx: Needs<'client' | 'io'>, view: HeldView, choice: 'approve' | 'reject', tally: Tally): Promise<void> {
   const id = sanitize(view.id);
-  const paint = stderrPaint(app.io); // docs/ux.md: approved green; rejected and expired red
+  const paint = stderrPaint(ctx.io); // docs/ux.md: approved green; rejected and expired red
   try {
-    const result = await sendDecision(app, view.id, choice);
+    const result = await sendDecision(ctx, view.id, choice);
     if (choice === 'approve') {
       tally.approved++;
-      app.io.err(`${paint.green('✓ approved')} ${id}: ${heldSummary(view)}, submitted as transfer ${sanitize(result.transfer_id ?? '(id not given)')}\n`);
+      ctx.io.err(`${paint.green('✓ approved')} ${id}: ${heldSummary(view)}, submitted as transfer ${sanitize(result.transfer_id ?? '(id not given)')}\n`);
     } else {
       tally.rejected++;
-      app.io.err(`${paint.red('✓ rejected')} ${id}: ${heldSummary(view)}, discarded, no funds moved\n`);
+      ctx.io.err(`${paint.red('✓ rejected')} ${id}: ${heldSummary(view)}, discarded, no funds moved\n`);
     }
   } catch (err) {
     if (err instanceof ApiError && err.code === 'transaction_expired') {
       tally.expired++;
-      app.io.err(`${paint.red('✗')} ${id} ${paint.red('expired')} meanwhile: its approval window has passed, nothing was sent\n`);
+      ctx.io.err(`${paint.red('✗')} ${id} ${paint.red('expired')} meanwhile: its approval window has passed, nothing was sent\n`);
       return;
     }
     if (err instanceof ApiError && (err.status === 404 || err.code === 'transaction_already_decided')) {
-      app.io.err(`✗ ${id} is no longer pending (decided elsewhere)\n`);
+      ctx.io.err(`✗ ${id} is no longer pending (decided elsewhere)\n`);
       return;
     }
     if (err instanceof ApiError && (err.code === 'insufficient_balance' || err.status === 402)) {
       tally.skipped++;
-      app.io.err(`✗ ${id} not sent: ${sanitize(err.message)}; it stays pending\n`);
+      ctx.io.err(`✗ ${id} not sent: ${sanitize(err.message)}; it stays pending\n`);
       return;
     }
     throw err;

@@ -1,11 +1,11 @@
 // `svc profile add <name>`: checks the key (and decryption key) before anything is saved.
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import { accountCacheFor } from '../../config/account-cache.js';
 import type { Account } from '../../api/schemas.js';
 import type { DecryptionKey } from '../../crypto/viewing-key.js';
 import { ApiError, CliError, UsageError } from '../../errors.js';
 import { sanitize } from '../../io/sanitize.js';
-import { checkApiKey, environmentOfKey } from '../../config/keys.js';
+import { checkApiKey, environmentOfKey } from '../../domain/api-key.js';
 import { maskSecret } from '../../config/mask.js';
 import { DEFAULT_BASE_URL, PROFILE_NAME_RE, type Profile } from '../../config/profiles.js';
 import { checkBaseUrl } from '../../api/url.js';
@@ -27,9 +27,9 @@ interface AddOptions {
 }
 
 /** Reads what add needs from stdin: line 1 the API key and/or the next line the decryption key. */
-async function secretsFromStdin(app: App, opts: AddOptions): Promise<{ apiKey?: string; decryptionKey?: string }> {
+async function secretsFromStdin(ctx: Needs<'io'>, opts: AddOptions): Promise<{ apiKey?: string; decryptionKey?: string }> {
   if (!opts.keyStdin && !opts.decryptionKeyStdin) return {};
-  const lines = (await readStdin(app.io)).split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  const lines = (await readStdin(ctx.io)).split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
   const out: { apiKey?: string; decryptionKey?: string } = {};
   if (opts.keyStdin) out.apiKey = lines.shift();
   if (opts.decryptionKeyStdin) out.decryptionKey = lines.shift();
@@ -40,13 +40,13 @@ async function secretsFromStdin(app: App, opts: AddOptions): Promise<{ apiKey?: 
   return out;
 }
 
-export async function addProfile(app: App, name: string, opts: AddOptions): Promise<void> {
+export async function addProfile(ctx: Needs<'clientFor' | 'env' | 'globals' | 'io' | 'json' | 'profiles' | 'prompter'>, name: string, opts: AddOptions): Promise<void> {
   checkName(name);
-  const baseUrl = app.globals.baseUrl ?? DEFAULT_BASE_URL;
+  const baseUrl = ctx.globals.baseUrl ?? DEFAULT_BASE_URL;
   checkBaseUrl(baseUrl);
-  const fromStdin = await secretsFromStdin(app, opts);
+  const fromStdin = await secretsFromStdin(ctx, opts);
   const apiKey = fromStdin.apiKey
-    ?? (app.env.SVC_API_KEY && !app.io.canPrompt ? app.env.SVC_API_KEY : await promptSecret(app.io, 'API key:', '--key-stdin or SVC_API_KEY'));
+    ?? (ctx.env.SVC_API_KEY && !ctx.io.canPrompt ? ctx.env.SVC_API_KEY : await promptSecret(ctx.io, ctx.prompter, 'API key:', '--key-stdin or SVC_API_KEY'));
   const rule = checkApiKey(apiKey);
   if (rule) {
     throw new CliError('auth', 'invalid_api_key', `API key ${rule}; nothing was saved`, {
@@ -55,17 +55,17 @@ export async function addProfile(app: App, name: string, opts: AddOptions): Prom
   }
   const env = environmentOfKey(apiKey)!;
 
-  let decryptionKey = fromStdin.decryptionKey ?? (app.env.SVC_DECRYPTION_KEY || undefined);
-  if (decryptionKey === undefined && !opts.keyStdin && app.io.canPrompt) {
-    decryptionKey = (await promptSecret(app.io, 'Decryption key (optional, Enter to skip):', '--decryption-key-stdin')) || undefined;
+  let decryptionKey = fromStdin.decryptionKey ?? (ctx.env.SVC_DECRYPTION_KEY || undefined);
+  if (decryptionKey === undefined && !opts.keyStdin && ctx.io.canPrompt) {
+    decryptionKey = (await promptSecret(ctx.io, ctx.prompter, 'Decryption key (optional, Enter to skip):', '--decryption-key-stdin')) || undefined;
   }
   const parsedKey = decryptionKey === undefined ? undefined : await parseDecryptionKeyFor(decryptionKey, env);
 
   // The key is checked against the service before anything is saved (--no-verify: offline set-up).
-  const account = opts.verify === false ? undefined : await fetchAccount(app, baseUrl, apiKey);
-  if (parsedKey && account) await matchDecryptionKey(app, parsedKey, account);
+  const account = opts.verify === false ? undefined : await fetchAccount(ctx, baseUrl, apiKey);
+  if (parsedKey && account) await matchDecryptionKey(ctx, parsedKey, account);
 
-  const store = await app.store();
+  const store = await ctx.profiles();
   const existing = store.get(name);
   const profile: Profile = { apiKey, baseUrl };
   const keep = decryptionKey ?? (existing?.apiKey === apiKey ? existing.decryptionKey : undefined);
@@ -73,8 +73,8 @@ export async function addProfile(app: App, name: string, opts: AddOptions): Prom
   if (existing?.sandboxAdminToken && existing.baseUrl === baseUrl) profile.sandboxAdminToken = existing.sandboxAdminToken;
   if (account) profile.account = accountCacheFor(baseUrl, apiKey, account);
   store.set(name, profile, { makeCurrent: opts.use });
-  if (app.json) {
-    printJson(app.io, {
+  if (ctx.json) {
+    printJson(ctx.io, {
       name, environment: env, base_url: baseUrl, api_key: maskSecret(apiKey),
       ...(profile.decryptionKey ? { decryption_key: maskSecret(profile.decryptionKey) } : {}),
       ...(account ? { account_id: account.account_id, handle: account.handle } : {}),
@@ -82,15 +82,14 @@ export async function addProfile(app: App, name: string, opts: AddOptions): Prom
     });
     return;
   }
-  const p = await palette(app.io);
+  const p = await palette(ctx.io);
   const who = account ? ` for ${sanitize(account.handle)}` : ' (key not checked: --no-verify)';
-  app.io.err(`${p.badge(env)} profile "${name}" saved${who} (${maskSecret(apiKey)}, ${sanitize(baseUrl)})${profile.decryptionKey ? ' with a decryption key' : ''}${store.current === name ? ', now current' : ''}\n`);
+  ctx.io.err(`${p.badge(env)} profile "${name}" saved${who} (${maskSecret(apiKey)}, ${sanitize(baseUrl)})${profile.decryptionKey ? ' with a decryption key' : ''}${store.current === name ? ', now current' : ''}\n`);
 }
 
 /** GET /v1/accounts/me with the new key: a refused key is exit 3, an unreachable service exit 7; nothing is saved either way. */
-async function fetchAccount(app: App, baseUrl: string, apiKey: string): Promise<Account> {
-  const [{ ApiClient }, { AccountSchema }] = await Promise.all([import('../../api/client.js'), import('../../api/schemas.js')]);
-  const client = new ApiClient({ baseUrl, apiKey, budget: () => app.budget(), env: app.env, sleep: (ms) => app.clock.sleep(ms) });
+async function fetchAccount(ctx: Needs<'clientFor'>, baseUrl: string, apiKey: string): Promise<Account> {
+  const [client, { AccountSchema }] = await Promise.all([ctx.clientFor({ baseUrl, apiKey }), import('../../api/schemas.js')]);
   try {
     return (await client.get('/v1/accounts/me', { schema: AccountSchema })).data;
   } catch (err) {
@@ -118,14 +117,14 @@ async function parseDecryptionKeyFor(text: string, env: 'live' | 'test'): Promis
 }
 
 /** Where the service publishes the account's viewing public key, the decryption key must match it (compared here; nothing is sent). */
-async function matchDecryptionKey(app: App, key: DecryptionKey, account: Account): Promise<void> {
+async function matchDecryptionKey(ctx: Needs<'io'>, key: DecryptionKey, account: Account): Promise<void> {
   const { encodeViewingPublicKey } = await import('../../crypto/viewing-key.js');
   if (account.viewing_public_key === undefined) {
-    app.io.err('note: the service does not publish viewing keys, so the decryption key could not be checked\n');
+    ctx.io.err('note: the service does not publish viewing keys, so the decryption key could not be checked\n');
   } else if (account.viewing_public_key !== encodeViewingPublicKey(key.publicKey)) {
     throw new UsageError(`decryption key does not match the viewing key of ${sanitize(account.handle)}; nothing was saved`,
       'each account has its own decryption key: use the one shown when this account was created', 'invalid_decryption_key');
   } else {
-    app.io.err(`decryption key matches the viewing key of ${sanitize(account.handle)}\n`);
+    ctx.io.err(`decryption key matches the viewing key of ${sanitize(account.handle)}\n`);
   }
 }

@@ -1,5 +1,5 @@
 // One profile as `ls` and `show` print it: secrets masked, the environment read from the key.
-import { environmentOfKey } from '../../config/keys.js';
+import { environmentOfKey } from '../../domain/api-key.js';
 import { maskSecret } from '../../config/mask.js';
 import type { Profile } from '../../config/profiles.js';
 

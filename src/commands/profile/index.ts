@@ -1,6 +1,6 @@
 // `svc profile add|ls|use|rm|show`: named API keys and base URLs, stored 0600.
 import type { Command } from 'commander';
-import type { ProgramDeps } from '../../cli/deps.js';
+import type { ProgramDeps } from '../../runtime/registration.js';
 
 export function registerProfile(program: Command, deps: ProgramDeps): void {
   const profile = program.command('profile').description('Manage profiles (API key, base URL, decryption key)');
@@ -21,7 +21,7 @@ export function registerProfile(program: Command, deps: ProgramDeps): void {
     ].join('\n'))
     .action(async (name: string, _opts, cmd: Command) => {
       const { addProfile } = await import('./add.js');
-      await addProfile(deps.app(cmd), name, cmd.opts());
+      await addProfile(deps.factory(cmd), name, cmd.opts());
     });
 
   profile
@@ -30,7 +30,7 @@ export function registerProfile(program: Command, deps: ProgramDeps): void {
     .description('List profiles with masked keys; the current one is marked')
     .action(async (_opts, cmd: Command) => {
       const { listProfiles } = await import('./ls.js');
-      await listProfiles(deps.app(cmd));
+      await listProfiles(deps.factory(cmd));
     });
 
   profile
@@ -38,7 +38,7 @@ export function registerProfile(program: Command, deps: ProgramDeps): void {
     .description('Make a profile the current one')
     .action(async (name: string, _opts, cmd: Command) => {
       const { useProfile } = await import('./use.js');
-      await useProfile(deps.app(cmd), name);
+      await useProfile(deps.factory(cmd), name);
     });
 
   profile
@@ -47,7 +47,7 @@ export function registerProfile(program: Command, deps: ProgramDeps): void {
     .description('Remove a profile and the secrets stored with it')
     .action(async (name: string, _opts, cmd: Command) => {
       const { removeProfile } = await import('./rm.js');
-      await removeProfile(deps.app(cmd), name);
+      await removeProfile(deps.factory(cmd), name);
     });
 
   profile
@@ -55,6 +55,6 @@ export function registerProfile(program: Command, deps: ProgramDeps): void {
     .description('Show a profile (the current one by default), secrets masked')
     .action(async (name: string | undefined, _opts, cmd: Command) => {
       const { showProfile } = await import('./show.js');
-      await showProfile(deps.app(cmd), name);
+      await showProfile(deps.factory(cmd), name);
     });
 }

@@ -1,16 +1,16 @@
 // `svc profile ls`: every profile, keys masked, the current one marked.
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import { textColumn } from '../../io/columns.js';
 import { outputMode, printList } from '../../io/render.js';
 import { palette } from '../../io/colors.js';
 import { describeProfile } from './describe.js';
 
-export async function listProfiles(app: App): Promise<void> {
-  const store = await app.store();
+export async function listProfiles(ctx: Needs<'io' | 'json' | 'profiles'>): Promise<void> {
+  const store = await ctx.profiles();
   const rows = store.list().map(({ name, profile, current }) => describeProfile(name, profile, current));
-  const mode = outputMode(app.io, app.json);
-  const p = await palette(app.io);
-  printList(app.io, mode, rows, [
+  const mode = outputMode(ctx.io, ctx.json);
+  const p = await palette(ctx.io);
+  printList(ctx.io, mode, rows, [
     { key: 'current', header: ' ', format: (v) => (v ? '*' : ' ') },
     textColumn('name', 'NAME'),
     { key: 'environment', header: 'ENV', format: (v) => (v === 'live' || v === 'test' ? p.badge(v) : String(v)) },

@@ -1,20 +1,20 @@
 // `svc profile show [name]`: one profile (the one in use by default), secrets masked.
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import { CliError } from '../../errors.js';
 import { outputMode, printRecord } from '../../io/render.js';
 import { describeProfile } from './describe.js';
 
-export async function showProfile(app: App, name?: string): Promise<void> {
-  const store = await app.store();
-  const target = name ?? app.globals.profile ?? app.env.SVC_PROFILE ?? store.current;
+export async function showProfile(ctx: Needs<'env' | 'globals' | 'io' | 'json' | 'profiles'>, name?: string): Promise<void> {
+  const store = await ctx.profiles();
+  const target = name ?? ctx.globals.profile ?? ctx.env.SVC_PROFILE ?? store.current;
   const profile = target ? store.get(target) : undefined;
   if (!target || !profile) {
     throw new CliError('not_found', 'profile_not_found', target ? `profile "${target}" does not exist` : 'no current profile', { hint: 'run `svc profile ls`' });
   }
-  const mode = outputMode(app.io, app.json);
+  const mode = outputMode(ctx.io, ctx.json);
   const record = describeProfile(target, profile, store.current === target);
   // A person reads "not set"; JSON leaves the field out.
-  printRecord(app.io, mode, mode === 'json' ? record : { decryption_key: 'not set', ...record }, [
+  printRecord(ctx.io, mode, mode === 'json' ? record : { decryption_key: 'not set', ...record }, [
     { key: 'name', header: 'Name' },
     { key: 'current', header: 'Current' },
     { key: 'environment', header: 'Environment' },

@@ -4,7 +4,7 @@
 import { DEFAULT_APPROVAL_WINDOW, DEFAULT_BLOCK_TIME_MS, DEFAULT_HOST, DEFAULT_PORT } from '../../sandbox/defaults.js';
 import { formatDuration } from '../../domain/duration.js';
 import { Argument, type Command } from 'commander';
-import type { ProgramDeps } from '../../cli/deps.js';
+import type { ProgramDeps } from '../../runtime/registration.js';
 import { EVENT_TYPES } from '../../domain/events.js';
 
 export function registerSandbox(program: Command, deps: ProgramDeps): void {
@@ -33,7 +33,7 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     ].join('\n'))
     .action(async (_opts, cmd: Command) => {
       const { startSandbox } = await import('./start.js');
-      await startSandbox(deps.app(cmd), cmd.opts());
+      await startSandbox(deps.factory(cmd), cmd.opts());
     });
 
   sandbox
@@ -41,7 +41,7 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     .description('Wipe the sandbox and seed it again with new API keys (asks first; --yes without a terminal)')
     .action(async (_opts, cmd: Command) => {
       const { resetSandbox } = await import('./reset.js');
-      await resetSandbox(deps.app(cmd));
+      await resetSandbox(deps.factory(cmd));
     });
 
   sandbox
@@ -51,7 +51,7 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     .addHelpText('after', '\nExamples:\n  $ svc sandbox fund @bob 250\n  $ svc sandbox fund @alice 99.5 --asset USDC')
     .action(async (handle: string, amount: string, _opts, cmd: Command) => {
       const { fundAccount } = await import('./fund.js');
-      await fundAccount(deps.app(cmd), handle, amount, cmd.opts());
+      await fundAccount(deps.factory(cmd), handle, amount, cmd.opts());
     });
 
   sandbox
@@ -60,7 +60,7 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     .addHelpText('after', '\nExamples:\n  $ svc sandbox export --json > before.json\n  $ svc sandbox export --json | jq \'.transfers | length\'')
     .action(async (_opts, cmd: Command) => {
       const { exportSandbox } = await import('./export.js');
-      await exportSandbox(deps.app(cmd));
+      await exportSandbox(deps.factory(cmd));
     });
 
   const key = sandbox.command('key').description('Create, list and revoke sandbox API keys');
@@ -72,7 +72,7 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     .addHelpText('after', '\nExamples:\n  $ svc sandbox key create --account @acme --name ci\n  $ KEY=$(svc sandbox key create --account @bob)')
     .action(async (_opts, cmd: Command) => {
       const { createKey } = await import('./key-create.js');
-      await createKey(deps.app(cmd), cmd.opts());
+      await createKey(deps.factory(cmd), cmd.opts());
     });
   key
     .command('ls')
@@ -81,14 +81,14 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     .option('--account <handle>', 'only the keys of this account')
     .action(async (_opts, cmd: Command) => {
       const { listKeys } = await import('./key-ls.js');
-      await listKeys(deps.app(cmd), cmd.opts());
+      await listKeys(deps.factory(cmd), cmd.opts());
     });
   key
     .command('revoke <key_id>')
     .description('Revoke an API key at once (asks first; --yes without a terminal)')
     .action(async (keyId: string, _opts, cmd: Command) => {
       const { revokeKey } = await import('./key-revoke.js');
-      await revokeKey(deps.app(cmd), keyId);
+      await revokeKey(deps.factory(cmd), keyId);
     });
 
   sandbox
@@ -99,7 +99,7 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     .addHelpText('after', '\nExamples:\n  $ svc sandbox trigger transfer.confirmed\n  $ svc sandbox trigger agent.transaction.pending_approval --account @acme')
     .action(async (event: string, _opts, cmd: Command) => {
       const { triggerEvent } = await import('./trigger.js');
-      await triggerEvent(deps.app(cmd), event, cmd.opts());
+      await triggerEvent(deps.factory(cmd), event, cmd.opts());
     });
 
   const clock = sandbox
@@ -107,14 +107,14 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     .description('Show the sandbox clock, or move it forward (settles what becomes due)')
     .action(async (_opts, cmd: Command) => {
       const { showClock } = await import('./clock.js');
-      await showClock(deps.app(cmd));
+      await showClock(deps.factory(cmd));
     });
   clock
     .command('show')
     .description('Show the sandbox clock and how far it is ahead of real time')
     .action(async (_opts, cmd: Command) => {
       const { showClock } = await import('./clock.js');
-      await showClock(deps.app(cmd));
+      await showClock(deps.factory(cmd));
     });
   clock
     .command('advance <duration>')
@@ -122,6 +122,6 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     .addHelpText('after', '\nExamples:\n  $ svc sandbox clock advance 2s      # settle pending transfers\n  $ svc sandbox clock advance 1d')
     .action(async (duration: string, _opts, cmd: Command) => {
       const { advanceClock } = await import('./clock.js');
-      await advanceClock(deps.app(cmd), duration);
+      await advanceClock(deps.factory(cmd), duration);
     });
 }

@@ -1,19 +1,19 @@
 // `svc sandbox key ls`: the API keys and their use, never the keys themselves.
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import { idColumn, textColumn, timeColumn, addressColumn } from '../../io/columns.js';
 import { outputMode, printList } from '../../io/render.js';
 import { KeyListSchema } from '../../api/control-schemas.js';
 import { normalizeHandle } from './handle.js';
 import { adminTarget, call } from './target.js';
 
-export async function listKeys(app: App, opts: { account?: string }): Promise<void> {
-  const target = await adminTarget(app);
+export async function listKeys(ctx: Needs<'clientFor' | 'globals' | 'io' | 'json' | 'profiles' | 'serviceClock'>, opts: { account?: string }): Promise<void> {
+  const target = await adminTarget(ctx);
   const query = opts.account ? { account: normalizeHandle(opts.account) } : undefined;
   const data = await call(() => target.client.get('/_sandbox/keys', { ...(query ? { query } : {}), schema: KeyListSchema }));
-  const mode = outputMode(app.io, app.json);
-  const now = () => app.serviceNow();
+  const mode = outputMode(ctx.io, ctx.json);
+  const now = () => ctx.serviceClock.now();
   const used = timeColumn('last_used_at', 'LAST USED', now);
-  printList(app.io, mode, data.keys, [
+  printList(ctx.io, mode, data.keys, [
     idColumn('key_id', 'KEY ID', { drop: 2 }),
     textColumn('name', 'NAME'),
     addressColumn('account', 'ACCOUNT'),

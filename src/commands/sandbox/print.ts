@@ -1,5 +1,5 @@
 // Printing the seeded world (start and reset share it).
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import { addressCell, addressDisplay } from '../../io/addresses.js';
 import { addressColumn } from '../../io/columns.js';
 import { printList, type OutputMode } from '../../io/render.js';
@@ -22,11 +22,11 @@ export interface WorldAccount {
  * Prints the accounts (table or TSV mode). Keys appear only when present: TSV columns for
  * scripts; on a terminal a section of their own below the table, never cut to fit.
  */
-export async function printAccounts(app: App, mode: Exclude<OutputMode, 'json'>, accounts: readonly WorldAccount[]): Promise<void> {
+export async function printAccounts(ctx: Needs<'io'>, mode: Exclude<OutputMode, 'json'>, accounts: readonly WorldAccount[]): Promise<void> {
   const show = await addressDisplay(mode);
   const withKeys = accounts.some((a) => a.api_key);
   const withDecryption = accounts.some((a) => a.decryption_key);
-  printList(app.io, mode, accounts.map((a) => ({ ...a })), [
+  printList(ctx.io, mode, accounts.map((a) => ({ ...a })), [
     addressColumn('handle', 'HANDLE'),
     { key: 'type', header: 'TYPE' },
     { key: 'kyc_status', header: 'KYC' },
@@ -37,18 +37,18 @@ export async function printAccounts(app: App, mode: Exclude<OutputMode, 'json'>,
   ]);
   if (mode !== 'table' || !(withKeys || withDecryption)) return;
   // One value per line, whole (they are there to be copied), within 80 columns.
-  app.io.out('\nKeys (shown once):\n');
+  ctx.io.out('\nKeys (shown once):\n');
   for (const a of accounts) {
     if (!a.api_key && !a.decryption_key) continue;
-    app.io.out(`  ${sanitize(a.handle)}\n`);
-    if (a.api_key) app.io.out(`    api key     ${sanitize(a.api_key)}\n`);
-    if (a.decryption_key) app.io.out(`    decryption  ${sanitize(a.decryption_key)}\n`);
+    ctx.io.out(`  ${sanitize(a.handle)}\n`);
+    if (a.api_key) ctx.io.out(`    api key     ${sanitize(a.api_key)}\n`);
+    if (a.decryption_key) ctx.io.out(`    decryption  ${sanitize(a.decryption_key)}\n`);
   }
 }
 
 /** The external test addresses, for a person (a terminal): in EIP-55 form. */
-export async function printExternal(app: App): Promise<void> {
+export async function printExternal(ctx: Needs<'io'>): Promise<void> {
   const show = await addressDisplay('table');
-  app.io.out('\nExternal test addresses (any other 0x address is a confidential-ready wallet):\n');
-  for (const e of EXTERNAL_WALLETS) app.io.out(`  ${show(e.address)}  ${e.behaviour}\n`);
+  ctx.io.out('\nExternal test addresses (any other 0x address is a confidential-ready wallet):\n');
+  for (const e of EXTERNAL_WALLETS) ctx.io.out(`  ${show(e.address)}  ${e.behaviour}\n`);
 }

@@ -1,7 +1,7 @@
 // `svc sandbox start`: runs createSandbox() until SIGINT/SIGTERM, keeps the `sandbox` profile
 // pointing at it, and prints the seeded accounts (their keys only on the first seed).
 import { join } from 'node:path';
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import { CliError, UsageError } from '../../errors.js';
 import { configDir } from '../../config/paths.js';
 import type { Profile } from '../../config/profiles.js';
@@ -48,16 +48,16 @@ function parseDurationFlag(flag: string, text: string | undefined, fallback: num
 const parseBlockTime = (text: string | undefined) => parseDurationFlag('--block-time', text, DEFAULT_BLOCK_TIME_MS, false);
 const parseApprovalWindow = (text: string | undefined) => parseDurationFlag('--approval-window', text, DEFAULT_APPROVAL_WINDOW_MS, true);
 
-export async function startSandbox(app: App, opts: StartOptions): Promise<void> {
+export async function startSandbox(ctx: Needs<'env' | 'globals' | 'interrupt' | 'io' | 'json' | 'profiles'>, opts: StartOptions): Promise<void> {
   const port = parsePort(opts.port);
   const blockTimeMs = parseBlockTime(opts.blockTime);
   const approvalWindowMs = parseApprovalWindow(opts.approvalWindow);
   const host = opts.host ?? '127.0.0.1';
   // The database; an earlier sandbox's JSON state in the default place is imported into it once.
-  const defaultDir = join(configDir(app.env), 'sandbox');
+  const defaultDir = join(configDir(ctx.env), 'sandbox');
   const statePath = opts.ephemeral ? undefined : (opts.state ?? join(defaultDir, 'state.db'));
   const legacyStatePath = opts.state === undefined ? join(defaultDir, 'state.json') : undefined;
-  const logRequests = !opts.quiet && (Boolean(app.globals.verbose) || app.io.stderrIsTTY);
+  const logRequests = !opts.quiet && (Boolean(ctx.globals.verbose) || ctx.io.stderrIsTTY);
   // Log lines start with the time on the sandbox clock (ISO 8601 UTC): the clock of every time the
   // sandbox answers (created_at, expires_at, a delivery's next retry), so they line up after
   // `svc sandbox clock advance`; the real clock until the sandbox is open.
@@ -66,7 +66,7 @@ export async function startSandbox(app: App, opts: StartOptions): Promise<void> 
     // Internal errors always show; request lines only when asked for (a pipe nobody reads must not fill up).
     // A line quotes request paths and error messages: each line is sanitised (defence in depth;
     // the HTTP parser already refuses control bytes in a path), and a stack trace keeps its breaks.
-    if (logRequests || line.startsWith('error')) app.io.err(`${(sandboxNow?.() ?? new Date()).toISOString()} ${line.split('\n').map(sanitize).join('\n')}\n`);
+    if (logRequests || line.startsWith('error')) ctx.io.err(`${(sandboxNow?.() ?? new Date()).toISOString()} ${line.split('\n').map(sanitize).join('\n')}\n`);
   };
 
   const { createSandbox, SandboxStartError } = await import('../../sandbox/index.js');
@@ -83,9 +83,9 @@ export async function startSandbox(app: App, opts: StartOptions): Promise<void> 
   sandboxNow = () => handle.now();
 
   try {
-    const profileName = app.globals.profile ?? SANDBOX_PROFILE;
-    const { apiKey, createdKeyFor } = await profileKey(app, handle, profileName);
-    const store = await app.store();
+    const profileName = ctx.globals.profile ?? SANDBOX_PROFILE;
+    const { apiKey, createdKeyFor } = await profileKey(ctx, handle, profileName);
+    const store = await ctx.profiles();
     const existing = store.get(profileName);
     const profile: Profile = { ...existing, apiKey, baseUrl: handle.url, sandboxAdminToken: handle.adminToken };
     // A first seed hands out @alice's decryption key once: the profile keeps it (0600), the sandbox does not.
@@ -116,11 +116,11 @@ export async function startSandbox(app: App, opts: StartOptions): Promise<void> 
       profile: profileName,
       current,
     };
-    const mode = outputMode(app.io, app.json);
+    const mode = outputMode(ctx.io, ctx.json);
     if (mode === 'json') {
-      printJson(app.io, { ...info, accounts, external_addresses: EXTERNAL_WALLETS });
+      printJson(ctx.io, { ...info, accounts, external_addresses: EXTERNAL_WALLETS });
     } else {
-      printRecord(app.io, mode, { ...info, state_path: statePath ?? 'memory only (--ephemeral)' }, [
+      printRecord(ctx.io, mode, { ...info, state_path: statePath ?? 'memory only (--ephemeral)' }, [
         { key: 'url', header: 'URL' },
         { key: 'chain_id', header: 'Chain ID', format: (v) => `${v} (testnet)` },
         { key: 'state_path', header: 'State', format: (v) => `${v}${handle.restored ? ' (restored)' : ''}` },
@@ -129,38 +129,38 @@ export async function startSandbox(app: App, opts: StartOptions): Promise<void> 
         { key: 'profile', header: 'Profile', format: (v) => `${v}${current ? ' (current)' : ` (use it with --profile ${v} or \`svc profile use ${v}\`)`}` },
       ]);
       if (accounts.length) {
-        if (mode === 'table') app.io.out('\n');
-        await printAccounts(app, mode, accounts);
+        if (mode === 'table') ctx.io.out('\n');
+        await printAccounts(ctx, mode, accounts);
       }
-      if (mode === 'table') await printExternal(app);
+      if (mode === 'table') await printExternal(ctx);
     }
     if (handle.seeded.length) {
-      app.io.err(`keys are shown once; profile "${sanitize(profileName)}" holds @alice's (0600)\n`);
+      ctx.io.err(`keys are shown once; profile "${sanitize(profileName)}" holds @alice's (0600)\n`);
     } else if (createdKeyFor) {
-      app.io.err(`profile "${sanitize(profileName)}" had no working key for this state: created a new key for ${createdKeyFor}.\n`);
+      ctx.io.err(`profile "${sanitize(profileName)}" had no working key for this state: created a new key for ${createdKeyFor}.\n`);
     } else {
-      app.io.err(`state restored: keys were shown when the world was first seeded (new ones: \`svc sandbox key create --account @alice\`).\n`);
+      ctx.io.err(`state restored: keys were shown when the world was first seeded (new ones: \`svc sandbox key create --account @alice\`).\n`);
     }
   } catch (err) {
     await handle.close();
     throw err;
   }
 
-  app.io.err(`svc sandbox listening on ${handle.url}\n`);
-  const signal = await app.waitForInterrupt();
-  app.io.err(`${signal === 'SIGINT' ? '\n' : ''}stopping: ${statePath ? `every change is already saved in ${sanitize(statePath)}` : 'ephemeral state discarded'}\n`);
+  ctx.io.err(`svc sandbox listening on ${handle.url}\n`);
+  const signal = await ctx.interrupt.wait();
+  ctx.io.err(`${signal === 'SIGINT' ? '\n' : ''}stopping: ${statePath ? `every change is already saved in ${sanitize(statePath)}` : 'ephemeral state discarded'}\n`);
   await handle.close();
-  app.io.err('sandbox stopped\n');
+  ctx.io.err('sandbox stopped\n');
 }
 
 /**
  * The API key the profile should hold: @alice's fresh key on a first seed; otherwise the
  * profile's own key if this sandbox accepts it; otherwise a new key for @alice.
  */
-async function profileKey(app: App, handle: SandboxHandle, profileName: string): Promise<{ apiKey: string; createdKeyFor?: string }> {
+async function profileKey(ctx: Needs<'profiles'>, handle: SandboxHandle, profileName: string): Promise<{ apiKey: string; createdKeyFor?: string }> {
   const alice = handle.seeded.find((a) => a.handle === '@alice')?.apiKey;
   if (alice) return { apiKey: alice };
-  const existing = (await app.store()).get(profileName)?.apiKey;
+  const existing = (await ctx.profiles()).get(profileName)?.apiKey;
   if (existing) {
     const res = await fetch(`${handle.url}/v1/accounts/me`, { headers: { authorization: `Bearer ${existing}` } });
     await res.arrayBuffer();

@@ -1,10 +1,9 @@
 // Admin commands: they call the sandbox's /_sandbox control API with the token stored in the
 // `sandbox` profile (or the profile named by --profile), sent as X-Sandbox-Admin-Token.
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import type { ApiClient } from '../../api/client.js';
 import { CliError, ApiError } from '../../errors.js';
 import type { Profile, ProfileStore } from '../../config/profiles.js';
-import { sanitize } from '../../io/sanitize.js';
 import { SANDBOX_PROFILE } from './profile-name.js';
 
 export interface AdminTarget {
@@ -14,25 +13,17 @@ export interface AdminTarget {
   profile: Profile;
 }
 
-export async function adminTarget(app: App): Promise<AdminTarget> {
-  const store = await app.store();
-  const profileName = app.globals.profile ?? SANDBOX_PROFILE;
+export async function adminTarget(ctx: Needs<'clientFor' | 'globals' | 'profiles'>): Promise<AdminTarget> {
+  const store = await ctx.profiles();
+  const profileName = ctx.globals.profile ?? SANDBOX_PROFILE;
   const profile = store.get(profileName);
   const hint = 'start it with `svc sandbox start` (it writes the "sandbox" profile), or name a sandbox profile with --profile';
   if (!profile) throw new CliError('usage', 'no_sandbox_profile', `no profile "${profileName}": cannot find the sandbox`, { hint });
   if (!profile.sandboxAdminToken) throw new CliError('usage', 'no_sandbox_profile', `profile "${profileName}" is not a sandbox profile (it has no admin token)`, { hint });
-  const { ApiClient } = await import('../../api/client.js');
-  const client = new ApiClient({
-    baseUrl: app.globals.baseUrl ?? profile.baseUrl,
+  const client = await ctx.clientFor({
+    baseUrl: ctx.globals.baseUrl ?? profile.baseUrl,
     apiKey: profile.apiKey,
-    budget: () => app.budget(),
-    userAgent: 'svc-cli/0.1',
     headers: { 'x-sandbox-admin-token': profile.sandboxAdminToken },
-    env: app.env,
-    sleep: (ms) => app.clock.sleep(ms),
-    onServerTime: (t) => app.learnServiceTime(t),
-    // Trace lines carry the base URL (a config file's), request ids and network errors.
-    trace: app.globals.verbose ? (line) => app.io.err(`${sanitize(line)}\n`) : undefined,
   });
   return { client, store, profileName, profile };
 }

@@ -1,6 +1,6 @@
 // `svc sandbox trigger <event>`: fires a sample event (placeholder ids, `"sample": true`) through
 // the sandbox's real webhook engine: stored, signed, delivered and retried like any other.
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import { ApiError } from '../../errors.js';
 import { printJson } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
@@ -8,8 +8,8 @@ import { TriggerSchema } from '../../api/control-schemas.js';
 import { normalizeHandle } from './handle.js';
 import { adminTarget, call } from './target.js';
 
-export async function triggerEvent(app: App, event: string, opts: { account?: string }): Promise<void> {
-  const target = await adminTarget(app);
+export async function triggerEvent(ctx: Needs<'clientFor' | 'globals' | 'io' | 'json' | 'profiles'>, event: string, opts: { account?: string }): Promise<void> {
+  const target = await adminTarget(ctx);
   let account = opts.account === undefined ? undefined : normalizeHandle(opts.account);
   if (account === undefined && target.profile.apiKey) {
     // Default: the account of the profile's API key (@alice for the `sandbox` profile).
@@ -21,12 +21,12 @@ export async function triggerEvent(app: App, event: string, opts: { account?: st
     }
   }
   const data = await call(() => target.client.post('/_sandbox/trigger', { body: { event, ...(account ? { account } : {}) }, schema: TriggerSchema }));
-  if (app.json) return printJson(app.io, data);
-  app.io.out(`${sanitize(data.event_id)}\n`);
+  if (ctx.json) return printJson(ctx.io, data);
+  ctx.io.out(`${sanitize(data.event_id)}\n`);
   const n = data.deliveries.length;
   const shownEvent = sanitize(data.event);
   const shownAccount = sanitize(data.account);
-  app.io.err(
+  ctx.io.err(
     n
       ? `triggered sample ${shownEvent} for ${shownAccount}: queued for ${n} subscription${n === 1 ? '' : 's'} (${[...new Set(data.deliveries.map((d) => sanitize(d.webhook_id)))].join(', ')})\n`
       : `triggered sample ${shownEvent} for ${shownAccount}: no subscription of ${shownAccount} asked for it (create one with \`svc webhook create <url> --events ${shownEvent}\`)\n`,

@@ -4,7 +4,7 @@
 // totals per asset, and the exit code.
 import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { formatUnits } from '../../domain/amount.js';
-import { ExitCode } from '../../errors.js';
+import type { ErrorKind } from '../../errors.js';
 import { addressColumn, amountColumn, idColumn, textColumn } from '../../io/columns.js';
 import { ListWriter, outputMode } from '../../io/render.js';
 import { safeJson } from '../../io/sanitize.js';
@@ -27,7 +27,8 @@ export interface ResultLine {
   earlier?: boolean;
   asset?: string;
   units?: bigint;
-  exitCode?: number;
+  /** A failed row's kind of failure (it decides the batch's exit code). */
+  kind?: ErrorKind;
 }
 
 export interface Summary {
@@ -56,17 +57,18 @@ export function resultRecord(r: ResultLine, columns: readonly BatchColumn[]): Re
 }
 
 /**
- * Failures decide the exit code by severity: an unknown outcome (7) first, then a refused key
- * (3), refusals of balance or policy (6), conflicts (5), not found (4), anything else (1); held
- * rows without failures give 8; all sent gives 0 (docs/exit-codes.md).
+ * Failures decide the batch's kind (hence its exit code) by severity: an unknown outcome
+ * (network, 7) first, then a refused key (auth, 3), refusals of balance or policy (6), conflicts
+ * (5), not found (4), anything else (1); held rows without failures are `held` (8); all sent is
+ * success (docs/exit-codes.md).
  */
-const SEVERITY: readonly number[] = [ExitCode.network, ExitCode.unauthorized, ExitCode.refused, ExitCode.conflict, ExitCode.notFound, ExitCode.failure, ExitCode.usage];
+const SEVERITY: readonly ErrorKind[] = ['network', 'auth', 'refused', 'conflict', 'not_found', 'failure', 'usage'];
 
 /** Counts, totals and the worst failure, added to row by row. */
 export class Tally {
   private readonly counts: Omit<Summary, 'totals'> = { sent: 0, held: 0, failed: 0, skipped: 0, not_sent: 0, earlier: 0 };
   private readonly totals = new Map<string, bigint>();
-  private readonly failureCodes = new Set<number>();
+  private readonly failureKinds = new Set<ErrorKind>();
   private readonly errorCodes = new Set<string>();
 
   add(r: ResultLine): void {
@@ -78,7 +80,7 @@ export class Tally {
     else if (r.status === 'held' || r.status === 'would_hold') c.held++;
     else if (r.status === 'failed' || r.status === 'would_deny') {
       c.failed++;
-      this.failureCodes.add(r.exitCode ?? ExitCode.failure);
+      this.failureKinds.add(r.kind ?? 'failure');
       if (r.error_code) this.errorCodes.add(r.error_code);
     } else if (r.status === 'skipped') c.skipped++;
     else c.not_sent++;
@@ -101,9 +103,10 @@ export class Tally {
     return { ...this.counts, totals };
   }
 
-  exitCode(): number {
-    if (this.failureCodes.size) return SEVERITY.find((code) => this.failureCodes.has(code)) ?? ExitCode.failure;
-    return this.counts.held ? ExitCode.held : ExitCode.ok;
+  /** The batch's outcome as a kind of the one exit map, or undefined when every row went through. */
+  outcome(): ErrorKind | undefined {
+    if (this.failureKinds.size) return SEVERITY.find((kind) => this.failureKinds.has(kind)) ?? 'failure';
+    return this.counts.held ? 'held' : undefined;
   }
 }
 

@@ -3,7 +3,7 @@
 // outcome journaled the moment it is known, and the results handed on in file order (a small
 // reorder window, so memory stays flat however long the file). Rows the journal shows accepted
 // are not sent again. Once `stopped()` (Ctrl-C), no row starts; the ones in flight finish.
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import type { ApiClient } from '../../api/client.js';
 import { HeldTransactionSchema, TransferSchema } from '../../api/schemas.js';
 import { ApiError, CliError } from '../../errors.js';
@@ -29,7 +29,7 @@ function refusedForGood(err: unknown): boolean {
 }
 
 /** Sends one row (or answers from the journal); never throws for an API or network failure. */
-export function rowSender(app: App, client: ApiClient, batchId: string, journal: Journal): (row: PlannedRow) => Promise<ResultLine> {
+export function rowSender(ctx: Needs<'network'>, client: ApiClient, batchId: string, journal: Journal): (row: PlannedRow) => Promise<ResultLine> {
   return async (row) => {
     const prior = journal.last.get(row.rowId);
     if (prior?.status === 'sent' || prior?.status === 'held') {
@@ -41,7 +41,7 @@ export function rowSender(app: App, client: ApiClient, batchId: string, journal:
     const generation = prior ? prior.generation + (prior.final ? 1 : 0) : 0;
     const key = idempotencyKeyOf(batchId, row.rowId, generation);
     const entry = { row: row.rowId, line: row.line, key, generation };
-    app.renewBudget(); // --timeout bounds each row's network time, not the whole batch's
+    ctx.network.renew(); // --timeout bounds each row's network time, not the whole batch's
     try {
       const { data } = await client.post('/v1/transfers', { body: row.req, idempotencyKey: key, schema: CreateAnswer });
       if ('transfer_id' in data && typeof data.transfer_id === 'string') {
@@ -55,7 +55,7 @@ export function rowSender(app: App, client: ApiClient, batchId: string, journal:
       if (!(err instanceof CliError)) throw err;
       const final = refusedForGood(err);
       journal.record({ ...entry, status: 'failed', error_code: err.code, ...(final ? { final: true } : {}) });
-      return { ...base(row), status: 'failed', idempotency_key: key, error_code: err.code, exitCode: err.exitCode };
+      return { ...base(row), status: 'failed', idempotency_key: key, error_code: err.code, kind: err.kind };
     }
   };
 }

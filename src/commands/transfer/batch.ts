@@ -4,10 +4,10 @@
 // balance; the second read sends, with bounded concurrency, each row under a key derived from
 // the batch and the row, every outcome journaled: rerunning the same command sends exactly the
 // rows not yet accepted.
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import type { ApiClient } from '../../api/client.js';
 import { formatUnits } from '../../domain/amount.js';
-import { CliError, ExitCode, UsageError, type ErrorKind } from '../../errors.js';
+import { CliError, SilentExit, UsageError } from '../../errors.js';
 import { startProgress } from '../../io/progress.js';
 import { sanitize } from '../../io/sanitize.js';
 import { checkTotals } from './batch-balance.js';
@@ -43,23 +43,17 @@ function concurrencyOf(text: string): number {
 }
 
 /** Lists the bad rows (on stderr for a person; in the error object with --json) and refuses the file. */
-function invalidRowsError(app: App, bad: readonly RowError[]): CliError {
-  if (!app.json) {
+function invalidRowsError(ctx: Needs<'io' | 'json'>, bad: readonly RowError[]): CliError {
+  if (!ctx.json) {
     const lines = bad.slice(0, SHOWN_BAD_ROWS).map((b) => `line ${b.line}: ${sanitize(b.message)}\n`);
     if (bad.length > SHOWN_BAD_ROWS) lines.push(`… and ${bad.length - SHOWN_BAD_ROWS} more (--json lists them all)\n`);
-    app.io.err(lines.join(''));
+    ctx.io.err(lines.join(''));
   }
   return new CliError('usage', 'invalid_batch', `${bad.length} row${bad.length === 1 ? '' : 's'} of the file cannot be sent; nothing was sent`, {
     hint: 'fix the rows and run the command again, or add --skip-invalid to send the valid rows',
     details: { rows: bad.map((b) => ({ line: b.line, message: b.message })) },
   });
 }
-
-/** The error kind whose exit code is the batch's (the kind alone decides an exit code). */
-const KIND_OF_EXIT: Partial<Record<number, ErrorKind>> = {
-  [ExitCode.network]: 'network', [ExitCode.unauthorized]: 'auth', [ExitCode.refused]: 'refused',
-  [ExitCode.conflict]: 'conflict', [ExitCode.notFound]: 'not_found', [ExitCode.usage]: 'usage',
-};
 
 const totalsText = (totals: ReadonlyMap<string, bigint>) => [...totals].map(([asset, units]) => `${formatUnits(units, asset)} ${asset}`).join(' and ');
 
@@ -80,7 +74,7 @@ interface FirstRead {
 }
 
 /** Reads the file once: every row checked, the totals of what is left to send. */
-async function firstRead(app: App, file: BatchFile, shown: string, format: BatchFormat, opts: BatchOptions, journalFor: (batchId: string) => Journal | undefined): Promise<FirstRead & { journal: Journal | undefined }> {
+async function firstRead(ctx: Needs<'io' | 'json'>, file: BatchFile, shown: string, format: BatchFormat, opts: BatchOptions, journalFor: (batchId: string) => Journal | undefined): Promise<FirstRead & { journal: Journal | undefined }> {
   const reader = await readRows(file.path, format, shown);
   const invalid: RowError[] = [];
   const planned: Array<{ rowId: string; asset: string; units: bigint }> = [];
@@ -89,7 +83,7 @@ async function firstRead(app: App, file: BatchFile, shown: string, format: Batch
     // Only what the totals need (the batch id, hence the journal, is known at the end of the read).
     else planned.push({ rowId: r.rowId, asset: r.req.asset, units: r.units });
   }
-  if (invalid.length && !opts.skipInvalid) throw invalidRowsError(app, invalid);
+  if (invalid.length && !opts.skipInvalid) throw invalidRowsError(ctx, invalid);
   if (planned.length === 0) throw new UsageError(invalid.length ? 'no row of the file can be sent' : 'the file has no rows', undefined, 'invalid_batch');
   const batchId = batchIdFor(opts.batchId, reader.hash());
   const journal = journalFor(batchId);
@@ -104,18 +98,18 @@ async function firstRead(app: App, file: BatchFile, shown: string, format: Batch
   return { batchId, columns: reader.columns(), invalid, valid: planned.length, totals, toSend, journal };
 }
 
-export async function runBatch(app: App, path: string, opts: BatchOptions): Promise<void> {
+export async function runBatch(ctx: Needs<'account' | 'client' | 'confirm' | 'env' | 'interrupt' | 'io' | 'json' | 'network' | 'reader' | 'serviceClock'>, path: string, opts: BatchOptions): Promise<void> {
   const concurrency = concurrencyOf(opts.concurrency);
   if (opts.out !== undefined && !outFormatOk(opts.out)) throw new UsageError(`--out "${opts.out}" must end in .csv or .jsonl (the results file's format)`);
   const format = formatOf(path, opts);
-  const file = await openBatchFile(path, app.io.stdin);
+  const file = await openBatchFile(path, ctx.io.stdin);
   try {
-    const client = await app.client();
+    const client = await ctx.client();
     // The journal needs the account, asked before the file is read when rows may be sent.
-    const account = opts.dryRun ? undefined : await app.account();
-    const first = await firstRead(app, file, path, format, opts, (batchId) => (account ? openJournal(app.env, { baseUrl: client.baseUrl, accountId: account.account_id, batchId }) : undefined));
+    const account = opts.dryRun ? undefined : await ctx.account();
+    const first = await firstRead(ctx, file, path, format, opts, (batchId) => (account ? openJournal(ctx.env, { baseUrl: client.baseUrl, accountId: account.account_id, batchId }) : undefined));
     try {
-      await second(app, client, file, format, opts, concurrency, first);
+      await second(ctx, client, file, format, opts, concurrency, first);
     } finally {
       first.journal?.close();
     }
@@ -125,9 +119,9 @@ export async function runBatch(app: App, path: string, opts: BatchOptions): Prom
 }
 
 /** The totals against the decrypted balance (throws when short); a terminal hears when it cannot be checked. */
-async function checkBalance(app: App, client: ApiClient, totals: ReadonlyMap<string, bigint>): Promise<void> {
-  const balance = await checkTotals(app, client, totals);
-  if (balance === 'unchecked' && app.io.stderrIsTTY && !app.json) app.io.err('note: the totals are not checked against the balance: no decryption key opens it here\n');
+async function checkBalance(ctx: Needs<'io' | 'json' | 'reader'>, client: ApiClient, totals: ReadonlyMap<string, bigint>): Promise<void> {
+  const balance = await checkTotals(ctx, client, totals);
+  if (balance === 'unchecked' && ctx.io.stderrIsTTY && !ctx.json) ctx.io.err('note: the totals are not checked against the balance: no decryption key opens it here\n');
 }
 
 /** The agent's policy over the rows in order: earlier rows count toward the daily limit. */
@@ -140,35 +134,35 @@ function previewer(preview: PolicyPreview | undefined): (row: PlannedRow) => Pro
     spent += e.spendUnits;
     if (e.decision === 'allow') return { ...b, status: 'would_send' };
     if (e.decision === 'hold') return { ...b, status: 'would_hold', message: e.message };
-    return { ...b, status: 'would_deny', ...(e.reason ? { error_code: e.reason } : {}), message: e.message, exitCode: ExitCode.refused };
+    return { ...b, status: 'would_deny', ...(e.reason ? { error_code: e.reason } : {}), message: e.message, kind: 'refused' };
   };
 }
 
 /** Reads the file again and sends (or, with --dry-run, evaluates) each row, writing results as they come. */
-async function second(app: App, client: ApiClient, file: BatchFile, format: BatchFormat, opts: BatchOptions, concurrency: number, first: FirstRead & { journal: Journal | undefined }): Promise<void> {
+async function second(ctx: Needs<'account' | 'client' | 'confirm' | 'interrupt' | 'io' | 'json' | 'network' | 'reader' | 'serviceClock'>, client: ApiClient, file: BatchFile, format: BatchFormat, opts: BatchOptions, concurrency: number, first: FirstRead & { journal: Journal | undefined }): Promise<void> {
   const dryRun = Boolean(opts.dryRun);
-  if (first.toSend) await checkBalance(app, client, first.totals);
+  if (first.toSend) await checkBalance(ctx, client, first.totals);
   let handle: (row: PlannedRow) => Promise<ResultLine>;
   if (dryRun) {
-    const preview = await loadPolicyPreview(app);
-    if (preview?.spentTodaySource === 'unknown' && app.io.stderrIsTTY && !app.json) {
-      app.io.err("note: today's spend could not be read (no decryption key for the agent): counted as 0\n");
+    const preview = await loadPolicyPreview(ctx);
+    if (preview?.spentTodaySource === 'unknown' && ctx.io.stderrIsTTY && !ctx.json) {
+      ctx.io.err("note: today's spend could not be read (no decryption key for the agent): counted as 0\n");
     }
     handle = previewer(preview);
   } else {
     if (first.toSend) {
       const what = `${first.toSend} transfer${first.toSend === 1 ? '' : 's'}`;
-      await app.confirmLive(`Send ${what} (${totalsText(first.totals)}) from a LIVE account?`, `Sending ${what} from a LIVE account`);
+      await ctx.confirm.live(`Send ${what} (${totalsText(first.totals)}) from a LIVE account?`, `Sending ${what} from a LIVE account`);
     }
-    handle = rowSender(app, client, first.batchId, first.journal!);
+    handle = rowSender(ctx, client, first.batchId, first.journal!);
   }
 
   let interrupted = false;
-  if (!dryRun) void app.waitForInterrupt().then(() => (interrupted = true));
-  const sinks: ResultSink[] = [stdoutSink(app.io, app.json, first.columns, { batch_id: first.batchId, ...(dryRun ? { dry_run: true as const } : {}) })];
+  if (!dryRun) void ctx.interrupt.wait().then(() => (interrupted = true));
+  const sinks: ResultSink[] = [stdoutSink(ctx.io, ctx.json, first.columns, { batch_id: first.batchId, ...(dryRun ? { dry_run: true as const } : {}) })];
   if (opts.out !== undefined) sinks.push(fileSink(opts.out, first.columns));
   const tally = new Tally();
-  const progress = app.json || dryRun ? { update: () => {}, stop: () => {} } : startProgress(app.io, first.valid + (opts.skipInvalid ? first.invalid.length : 0));
+  const progress = ctx.json || dryRun ? { update: () => {}, stop: () => {} } : startProgress(ctx.io, first.valid + (opts.skipInvalid ? first.invalid.length : 0));
   const reader = await readRows(file.path, format);
   try {
     await runRows(checkedRows(reader.rows, opts.confidential !== false), handle, {
@@ -189,16 +183,17 @@ async function second(app: App, client: ApiClient, file: BatchFile, format: Batc
   const summary = tally.summary();
   for (const s of sinks) s.end(summary, { interrupted });
   // A person gets the summary; a script has the exit code, the results file and --json.
-  if (!app.json && app.io.stderrIsTTY) app.io.err(`${summaryLine(summary, dryRun)}\n`);
+  if (!ctx.json && ctx.io.stderrIsTTY) ctx.io.err(`${summaryLine(summary, dryRun)}\n`);
 
   if (interrupted) {
     throw new CliError('interrupted', 'interrupted', `interrupted: ${summary.not_sent} row${summary.not_sent === 1 ? '' : 's'} not sent; run the same command again to send them (rows already accepted are not sent twice)`);
   }
-  const code = tally.exitCode();
+  const outcome = tally.outcome();
   if (!dryRun && summary.failed) {
-    throw new CliError(KIND_OF_EXIT[code] ?? 'failure', 'batch_incomplete', `${summary.failed} of ${tally.rows} rows failed (${tally.failureNames.join(', ')}); run the same command again to retry them: accepted rows are not sent twice`, {
+    throw new CliError(outcome ?? 'failure', 'batch_incomplete', `${summary.failed} of ${tally.rows} rows failed (${tally.failureNames.join(', ')}); run the same command again to retry them: accepted rows are not sent twice`, {
       details: { batch_id: first.batchId, failed: summary.failed },
     });
   }
-  app.exitCode = code;
+  // Rows held for an approver (8), or a dry run's denials (6): the results say it all.
+  if (outcome) throw new SilentExit(outcome, outcome === 'held' ? 'held_for_approval' : 'would_deny');
 }

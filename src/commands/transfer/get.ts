@@ -1,5 +1,5 @@
 // `svc transfer get <id> [--wait]`: one transfer, optionally waiting until it settles.
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import { TransferSchema, type Transfer } from '../../api/schemas.js';
 import { ApiError, UsageError } from '../../errors.js';
 import { addressDisplay } from '../../io/addresses.js';
@@ -17,15 +17,15 @@ export interface GetOptions {
   timeoutWait?: string;
 }
 
-export async function getTransfer(app: App, idText: string, opts: GetOptions): Promise<void> {
+export async function getTransfer(ctx: Needs<'auth' | 'client' | 'clock' | 'env' | 'interrupt' | 'io' | 'json' | 'reader' | 'serviceClock'>, idText: string, opts: GetOptions): Promise<void> {
   const id = checkTransferId(idText);
   if (!opts.wait && opts.timeoutWait !== undefined) throw new UsageError('--timeout-wait needs --wait');
   const waitMs = opts.wait ? parseWaitDuration(opts.timeoutWait) : undefined;
-  const client = await app.client();
+  const client = await ctx.client();
   let transfer: Transfer;
   try {
     transfer = waitMs !== undefined
-      ? await waitForTransfer(app, client, id, waitMs)
+      ? await waitForTransfer(ctx, client, id, waitMs)
       : (await client.get(transferPath(id), { schema: TransferSchema })).data;
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) {
@@ -33,14 +33,14 @@ export async function getTransfer(app: App, idText: string, opts: GetOptions): P
     }
     throw err;
   }
-  const mode = outputMode(app.io, app.json);
-  const [p, show] = await Promise.all([palette(app.io), addressDisplay(mode)]);
+  const mode = outputMode(ctx.io, ctx.json);
+  const [p, show] = await Promise.all([palette(ctx.io), addressDisplay(mode)]);
   if (mode === 'table') {
-    const auth = await app.auth();
-    app.io.out(`${p.badge(auth.environment)} ${p.bold(`transfer ${sanitize(transfer.transfer_id)}`)}\n`);
+    const auth = await ctx.auth();
+    ctx.io.out(`${p.badge(auth.environment)} ${p.bold(`transfer ${sanitize(transfer.transfer_id)}`)}\n`);
   }
-  const open = await openerFor(app, [transfer]);
-  printRecord(app.io, mode, withOpened(transfer, open(transfer), mode, Boolean(opts.decrypt)), transferFields(p, () => app.serviceNow(), show));
+  const open = await openerFor(ctx, [transfer]);
+  printRecord(ctx.io, mode, withOpened(transfer, open(transfer), mode, Boolean(opts.decrypt)), transferFields(p, () => ctx.serviceClock.now(), show));
   // Only --wait turns a failed transfer into a failing command: plain `get` reports what it read.
   if (waitMs !== undefined && transfer.status === 'failed') throw failedTransferError(transfer);
 }

@@ -1,6 +1,6 @@
 // `svc transfer send|batch|get|ls`: registration only; the logic is imported when a verb runs.
 import type { Command } from 'commander';
-import type { ProgramDeps } from '../../cli/deps.js';
+import type { ProgramDeps } from '../../runtime/registration.js';
 
 export function registerTransfer(program: Command, deps: ProgramDeps): void {
   const transfer = program.command('transfer').description('Send transfers and follow their status');
@@ -39,7 +39,7 @@ export function registerTransfer(program: Command, deps: ProgramDeps): void {
     ].join('\n'))
     .action(async (to: string, amount: string, _opts, cmd: Command) => {
       const { sendTransfer } = await import('./send.js');
-      await sendTransfer(deps.app(cmd), to, amount, cmd.opts());
+      await sendTransfer(deps.factory(cmd), to, amount, cmd.opts());
     });
 
   transfer
@@ -71,7 +71,7 @@ export function registerTransfer(program: Command, deps: ProgramDeps): void {
     ].join('\n'))
     .action(async (file: string, _opts, cmd: Command) => {
       const { runBatch } = await import('./batch.js');
-      await runBatch(deps.app(cmd), file, cmd.opts());
+      await runBatch(deps.factory(cmd), file, cmd.opts());
     });
 
   transfer
@@ -91,7 +91,7 @@ export function registerTransfer(program: Command, deps: ProgramDeps): void {
     ].join('\n'))
     .action(async (id: string, _opts, cmd: Command) => {
       const { getTransfer } = await import('./get.js');
-      await getTransfer(deps.app(cmd), id, cmd.opts());
+      await getTransfer(deps.factory(cmd), id, cmd.opts());
     });
 
   transfer
@@ -121,6 +121,6 @@ export function registerTransfer(program: Command, deps: ProgramDeps): void {
     ].join('\n'))
     .action(async (_opts, cmd: Command) => {
       const { listTransfers } = await import('./ls.js');
-      await listTransfers(deps.app(cmd), cmd.opts());
+      await listTransfers(deps.factory(cmd), cmd.opts());
     });
 }

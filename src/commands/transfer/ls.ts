@@ -3,7 +3,7 @@
 // written (ls-pages.ts), rows are checked cheaply (ls-page.ts), and only a human's AMOUNT column
 // or --decrypt pays for decryption.
 import { once } from 'node:events';
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import type { Transfer } from '../../api/schemas.js';
 import type { LocalReader } from '../../crypto/reader.js';
 import { DEFAULT_ASSET } from '../../domain/assets.js';
@@ -81,14 +81,14 @@ async function drainOrClose(stream: NodeJS.WritableStream & { destroyed?: boolea
   ac.abort();
 }
 
-export async function listTransfers(app: App, opts: LsOptions): Promise<void> {
+export async function listTransfers(ctx: Needs<'client' | 'globals' | 'io' | 'json' | 'reader' | 'serviceClock'>, opts: LsOptions): Promise<void> {
   // JSON Lines is machine output like --json: failures are reported as one JSON object too.
-  if (opts.jsonl) app.globals.json = true;
+  if (opts.jsonl) ctx.globals.json = true;
   const plan = planList(opts);
-  const client = await app.client();
-  const mode = outputMode(app.io, app.json);
-  const [p, show] = await Promise.all([palette(app.io), addressDisplay(mode)]);
-  const writer = new ListWriter(app.io, mode, transferColumns(p, () => app.serviceNow(), show), { jsonLines: Boolean(opts.jsonl) });
+  const client = await ctx.client();
+  const mode = outputMode(ctx.io, ctx.json);
+  const [p, show] = await Promise.all([palette(ctx.io), addressDisplay(mode)]);
+  const writer = new ListWriter(ctx.io, mode, transferColumns(p, () => ctx.serviceClock.now(), show), { jsonLines: Boolean(opts.jsonl) });
   // Decrypting is a key operation per row, paid only where it shows: a human's AMOUNT column
   // (table, TSV: amounts only, the memo is not a column) or --decrypt with JSON (amounts and
   // memos). Plain --json / --jsonl never loads the key nor looks the account up.
@@ -105,7 +105,7 @@ export async function listTransfers(app: App, opts: LsOptions): Promise<void> {
   // A reader that stops early (`svc transfer ls --all | head`) closes the pipe: stop paging
   // quietly instead of crashing on EPIPE.
   let readerGone = false;
-  app.io.stdout.on('error', () => {
+  ctx.io.stdout.on('error', () => {
     readerGone = true;
   });
   const pages = transferPages({
@@ -120,7 +120,7 @@ export async function listTransfers(app: App, opts: LsOptions): Promise<void> {
     // Before the next page is requested, so requests never overlap.
     prepare: async (items) => {
       if (opens && !readerLoaded && items.some(needsReader)) {
-        reader = await app.reader();
+        reader = await ctx.reader();
         readerLoaded = true;
       }
     },
@@ -135,11 +135,11 @@ export async function listTransfers(app: App, opts: LsOptions): Promise<void> {
     const row = (t: Transfer) => withOpened(t, opened(t), mode, true);
     writer.write(!opens ? page.items : reader ? await mapInTurns(page.items, row) : page.items.map(row));
     // Respect back-pressure so a slow reader never makes us buffer pages in memory.
-    if (app.io.stdout.writableNeedDrain && !readerGone) await drainOrClose(app.io.stdout);
+    if (ctx.io.stdout.writableNeedDrain && !readerGone) await drainOrClose(ctx.io.stdout);
     if (readerGone) return;
   }
   writer.end(plan.filters.status || plan.filters.from || plan.filters.to || plan.offset ? 'No transfers match these filters.' : 'No transfers yet. Send one: svc transfer send @handle 1.00');
   if (!plan.all && more && mode === 'table') {
-    app.io.err(`${p.dim(`more transfers: --offset ${next} for the next page, or --all for everything`)}\n`);
+    ctx.io.err(`${p.dim(`more transfers: --offset ${next} for the next page, or --all for everything`)}\n`);
   }
 }

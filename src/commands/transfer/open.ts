@@ -1,5 +1,5 @@
 // Local decryption of the amounts and memos in transfers, and the rows it gives the renderers.
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import type { Transfer } from '../../api/schemas.js';
 import { DEFAULT_ASSET } from '../../domain/assets.js';
 
@@ -17,9 +17,9 @@ export type Opener = (t: Transfer) => Opened;
  * reader's viewing key) with the configured decryption key, locally. The decryption key (and
  * the extra account lookup it needs) is loaded only when some transfer carries a ciphertext.
  */
-export async function openerFor(app: App, items: readonly Transfer[]): Promise<Opener> {
+export async function openerFor(ctx: Needs<'reader'>, items: readonly Transfer[]): Promise<Opener> {
   const needed = items.some((t) => t.amount_ciphertext || t.memo_ciphertext);
-  const reader = needed ? await app.reader() : undefined;
+  const reader = needed ? await ctx.reader() : undefined;
   return (t) => ({
     amount: (reader && t.amount_ciphertext ? reader.transferAmount(t.transfer_id, t.asset ?? DEFAULT_ASSET, t.amount_ciphertext) : undefined) ?? null,
     memo: (reader && t.memo_ciphertext ? reader.transferMemo(t.transfer_id, t.memo_ciphertext) : undefined) ?? null,

@@ -2,7 +2,7 @@
 // engine the service itself runs (src/domain/policy.ts): `transfer send --dry-run` and `transfer
 // batch --dry-run`. The policy and today's spend are read with the agent's own key; nothing is
 // sent. Rows of one run add up against the daily limit in order (evaluate's spentBefore).
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import { SpendPolicySchema } from '../../api/schemas.js';
 import { compilePolicy, evaluatePolicy, toPolicyUnits, validatePolicyFields, type DenyReason, type Policy, type RuleCheck } from '../../domain/policy.js';
 import { ApiError, CliError } from '../../errors.js';
@@ -62,11 +62,11 @@ export interface PolicyPreview {
 }
 
 /** undefined when the key is not an agent's; throws a CliError when the policy cannot be read. */
-export async function loadPolicyPreview(app: App): Promise<PolicyPreview | undefined> {
-  const account = await app.account();
+export async function loadPolicyPreview(ctx: Needs<'account' | 'client' | 'reader' | 'serviceClock'>): Promise<PolicyPreview | undefined> {
+  const account = await ctx.account();
   if (agentOwner(account.handle) === undefined) return undefined;
   const agent = account.handle;
-  const client = await app.client();
+  const client = await ctx.client();
   let read;
   try {
     read = await client.get(`/v1/agents/${encodeURIComponent(account.account_id)}/spend-policy`, { schema: SpendPolicySchema });
@@ -86,12 +86,12 @@ export async function loadPolicyPreview(app: App): Promise<PolicyPreview | undef
   if (!fields.ok) throw new CliError('failure', 'invalid_response', `the service returned a policy this tool cannot evaluate: ${fields.message}`);
   const policy = compilePolicy(fields.fields);
   // The service's clock (the sandbox's can be advanced), which is what it will judge by.
-  const at = serverTime && !Number.isNaN(serverTime.getTime()) ? serverTime : new Date(app.serviceNow());
+  const at = serverTime && !Number.isNaN(serverTime.getTime()) ? serverTime : new Date(ctx.serviceClock.now());
 
   let spentToday = 0n;
   let spentTodaySource: SpentTodaySource = 'not_needed';
   if (policy.dailyLimit !== undefined) {
-    const spent = await spentTodayFromService(app, data, account.account_id, at);
+    const spent = await spentTodayFromService(ctx, data, account.account_id, at);
     spentTodaySource = spent === undefined ? 'unknown' : 'service';
     spentToday = spent ?? 0n;
   }
@@ -122,11 +122,11 @@ function evaluateRow(policy: Policy, row: PreviewRow, at: Date, spent: bigint): 
  * Today's spend, when the service gives it as a ciphertext this key's decryption key opens (the
  * sandbox's policy read carries it encrypted to the reader: the owner, or the agent itself).
  */
-export async function spentTodayFromService(app: App, policy: Record<string, unknown>, agentId: string, at: Date): Promise<bigint | undefined> {
+export async function spentTodayFromService(ctx: Needs<'reader'>, policy: Record<string, unknown>, agentId: string, at: Date): Promise<bigint | undefined> {
   const ct = policy.daily_spent_ciphertext;
   const day = policy.daily_spent_day;
   if (typeof ct !== 'string' || typeof day !== 'string' || day !== at.toISOString().slice(0, 10)) return undefined;
-  const reader = await app.reader();
+  const reader = await ctx.reader();
   const text = reader?.dailySpent(agentId, day, ct);
   return text === undefined || !/^\d+$/.test(text) ? undefined : BigInt(text);
 }

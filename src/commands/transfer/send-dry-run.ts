@@ -4,11 +4,11 @@
 // the service's own engine (policy-preview.ts); then, where the send would go through, the
 // balance, decrypted locally. Only reads are made. The exit code is the real send's: 0 sent,
 // 8 held for approval, 6 denied by the policy or short of funds (docs/exit-codes.md).
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import { BalancesSchema } from '../../api/schemas.js';
 import { formatUnits, parseAmount } from '../../domain/amount.js';
 import type { DenyReason, RuleCheck } from '../../domain/policy.js';
-import { ExitCode } from '../../errors.js';
+import { SilentExit } from '../../errors.js';
 import { addressDisplay } from '../../io/addresses.js';
 import { palette } from '../../io/colors.js';
 import { printJson } from '../../io/render.js';
@@ -31,12 +31,12 @@ interface Verdict {
   checks: DryRunCheck[];
 }
 
-export async function dryRunSend(app: App, req: TransferRequest, opts: SendOptions): Promise<void> {
+export async function dryRunSend(ctx: Needs<'account' | 'auth' | 'client' | 'io' | 'json' | 'reader' | 'serviceClock'>, req: TransferRequest, opts: SendOptions): Promise<void> {
   const parsed = parseAmount(req.amount, req.asset);
   if (!parsed.ok) throw new Error('dryRunSend: the request was not validated'); // buildTransferRequest did
   const units = parsed.units;
-  const preview = await loadPolicyPreview(app);
-  const from = (await app.account()).handle;
+  const preview = await loadPolicyPreview(ctx);
+  const from = (await ctx.account()).handle;
   const row: RowPreview | undefined = preview?.evaluate({ to: req.to, amountUnits: units, asset: req.asset }, 0n);
 
   const verdict: Verdict = row
@@ -45,7 +45,7 @@ export async function dryRunSend(app: App, req: TransferRequest, opts: SendOptio
 
   // The service checks the balance after the policy, and only for a transfer it makes now.
   if (verdict.decision === 'allow') {
-    const balance = await balanceCheck(app, req.asset, units);
+    const balance = await balanceCheck(ctx, req.asset, units);
     verdict.checks.push(balance);
     if (balance.outcome === 'failed') {
       verdict.decision = 'deny';
@@ -60,11 +60,11 @@ export async function dryRunSend(app: App, req: TransferRequest, opts: SendOptio
     });
   }
 
-  const at = preview?.at ?? new Date(app.serviceNow());
+  const at = preview?.at ?? new Date(ctx.serviceClock.now());
   const fmt = (u: bigint) => formatUnits(u, 'USDG');
   const spentUnknown = preview?.spentTodaySource === 'unknown';
-  if (app.json) {
-    printJson(app.io, {
+  if (ctx.json) {
+    printJson(ctx.io, {
       dry_run: true,
       decision: verdict.decision,
       ...(verdict.reason ? { reason: verdict.reason } : {}),
@@ -81,10 +81,10 @@ export async function dryRunSend(app: App, req: TransferRequest, opts: SendOptio
       ...(row && preview?.dailyLimit !== undefined ? { daily_resets_at: row.dailyResetsAt.toISOString() } : {}),
     });
   } else {
-    const p = await palette(app.io);
+    const p = await palette(ctx.io);
     // Lines for a person, piped or not (as `agent policy check` prints): addresses in EIP-55 form.
     const show = await addressDisplay('table');
-    const auth = await app.auth();
+    const auth = await ctx.auth();
     const what = [
       `${formatUnits(units, req.asset)} ${req.asset} to ${sanitize(show(req.to))} from ${sanitize(from)}`,
       req.confidential ? 'confidential' : 'standard (the amount PUBLIC on chain)',
@@ -100,13 +100,15 @@ export async function dryRunSend(app: App, req: TransferRequest, opts: SendOptio
         ? `today: spend unknown here (${p.yellow('counted as 0')}: the daily limit may still deny it), resets ${row.dailyResetsAt.toISOString()}`
         : `today: ${fmt(preview.spentToday)} spent (decrypted locally), ${fmt(row.dailyRemaining)} left, resets ${row.dailyResetsAt.toISOString()}`);
     }
-    app.io.out(`${lines.join('\n')}\n`);
+    ctx.io.out(`${lines.join('\n')}\n`);
     if (spentUnknown) {
-      app.io.err(`warning: today's spend of ${sanitize(preview!.agent)} does not decrypt here (no decryption key for this profile?): the daily limit was checked as if nothing had been spent today\n`);
+      ctx.io.err(`warning: today's spend of ${sanitize(preview!.agent)} does not decrypt here (no decryption key for this profile?): the daily limit was checked as if nothing had been spent today\n`);
     }
-    app.io.err(`dry run at ${at.toISOString()}; nothing was sent\n`);
+    ctx.io.err(`dry run at ${at.toISOString()}; nothing was sent\n`);
   }
-  app.exitCode = verdict.decision === 'hold' ? ExitCode.held : verdict.decision === 'deny' ? ExitCode.refused : ExitCode.ok;
+  // The verdict is the result: a hold or a denial exits as the real send would (8, 6), silently.
+  if (verdict.decision === 'hold') throw new SilentExit('held', 'would_hold');
+  if (verdict.decision === 'deny') throw new SilentExit('refused', verdict.reason ?? 'would_deny');
 }
 
 /**
@@ -115,9 +117,9 @@ export async function dryRunSend(app: App, req: TransferRequest, opts: SendOptio
  * open here is "not checked"; an error of the read itself (401, 403 kyc_required …) is reported as
  * for any command, with its exit code.
  */
-async function balanceCheck(app: App, asset: string, units: bigint): Promise<DryRunCheck> {
-  const client = await app.client();
-  const readerReady = app.reader();
+async function balanceCheck(ctx: Needs<'client' | 'reader'>, asset: string, units: bigint): Promise<DryRunCheck> {
+  const client = await ctx.client();
+  const readerReady = ctx.reader();
   readerReady.catch(() => {});
   const { data } = await client.get('/v1/accounts/me/balances', { schema: BalancesSchema });
   const entry = data.balances.find((b) => b.asset === asset);

@@ -3,16 +3,16 @@
 // optionally wait for settlement.
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import type { ApiClient } from '../../api/client.js';
 import { HeldTransactionSchema, TransferSchema, type HeldTransaction, type Transfer } from '../../api/schemas.js';
-import { ApiError, CliError, ExitCode, NetworkError, UsageError } from '../../errors.js';
+import { ApiError, CliError, NetworkError, SilentExit, UsageError } from '../../errors.js';
 import { insufficientBalanceHint, isLoopbackUrl, policyDeniedHint } from '../../api/hints.js';
 import { DEFAULT_ASSET } from '../../domain/assets.js';
 import { formatUnits, parseAmount } from '../../domain/amount.js';
 import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../../domain/idempotency.js';
 import { memoFits, MEMO_RULE } from '../../domain/memo.js';
-import { parseAssetFlag } from '../../cli/flags.js';
+import { parseAssetFlag } from '../../runtime/flags.js';
 import { sanitize } from '../../io/sanitize.js';
 import { checkRecipient } from '../../domain/recipient.js';
 import { addressDisplay, type ShowAddress } from '../../io/addresses.js';
@@ -73,66 +73,59 @@ export function buildTransferRequest(to: string, amount: string, opts: SendOptio
   return req;
 }
 
-export async function sendTransfer(app: App, to: string, amount: string, opts: SendOptions): Promise<void> {
+export async function sendTransfer(ctx: Needs<'account' | 'auth' | 'client' | 'clock' | 'confirm' | 'env' | 'globals' | 'interrupt' | 'io' | 'json' | 'prompter' | 'reader' | 'serviceClock'>, to: string, amount: string, opts: SendOptions): Promise<void> {
   const req = buildTransferRequest(to, amount, opts);
   if (opts.dryRun) {
     if (opts.wait || opts.timeoutWait !== undefined) {
       throw new UsageError(`${opts.wait ? '--wait' : '--timeout-wait'} cannot be combined with --dry-run: a dry run sends nothing to wait for`, undefined, 'usage');
     }
     const { dryRunSend } = await import('./send-dry-run.js');
-    return dryRunSend(app, req, opts);
+    return dryRunSend(ctx, req, opts);
   }
   const waitMs = opts.wait ? parseWaitDuration(opts.timeoutWait) : undefined;
   if (!opts.wait && opts.timeoutWait !== undefined) throw new UsageError('--timeout-wait needs --wait');
 
-  const mode = outputMode(app.io, app.json);
-  const auth = await app.auth();
+  const mode = outputMode(ctx.io, ctx.json);
+  const auth = await ctx.auth();
   // People see 0x addresses in their EIP-55 form: the table, and a live key's prompts (which may
   // come with TSV or JSON output); TSV and JSON keep the text as sent.
   const show = await addressDisplay(auth.environment === 'live' ? 'table' : mode);
-  await app.confirmLive(`Send ${req.amount} ${req.asset} to ${sanitize(show(req.to))} from a LIVE account?`, `Sending ${req.asset} to ${sanitize(show(req.to))} from a LIVE account`);
-  const client = await app.client();
-  const p = await palette(app.io);
+  await ctx.confirm.live(`Send ${req.amount} ${req.asset} to ${sanitize(show(req.to))} from a LIVE account?`, `Sending ${req.asset} to ${sanitize(show(req.to))} from a LIVE account`);
+  const client = await ctx.client();
+  const p = await palette(ctx.io);
 
   let result: Posted;
   try {
-    result = await post(app, client, req, opts.idempotencyKey ?? randomUUID());
+    result = await post(ctx, client, req, opts.idempotencyKey ?? randomUUID());
   } catch (err) {
     if (!(err instanceof ApiError) || err.code !== 'recipient_not_confidential_ready' || !req.confidential) throw err;
     const hint = `the recipient's wallet cannot receive confidential tokens; to send a standard transfer instead (the amount becomes public on chain), run the command again with --no-confidential`;
-    if (!app.io.canPrompt) throw err.with({ hint });
-    const { confirm } = await import('@inquirer/prompts');
-    app.io.err(`${p.yellow('!')} ${sanitize(show(req.to))} cannot receive confidential transfers.\n`);
-    const ok = await confirm(
-      {
-        message: 'Send it as a standard transfer instead? Its amount will be PUBLIC on chain',
-        default: false,
-      },
-      { input: app.io.stdin, output: app.io.stderr },
-    );
+    if (!ctx.io.canPrompt) throw err.with({ hint });
+    ctx.io.err(`${p.yellow('!')} ${sanitize(show(req.to))} cannot receive confidential transfers.\n`);
+    const ok = await ctx.prompter.confirm('Send it as a standard transfer instead? Its amount will be PUBLIC on chain');
     if (!ok) throw err.with({ hint: 'nothing was sent; add --no-confidential to send a standard transfer' });
     // A new body needs a new key: reusing the first one would be refused as a reused key.
-    result = await post(app, client, { ...req, confidential: false }, randomUUID());
+    result = await post(ctx, client, { ...req, confidential: false }, randomUUID());
   }
 
   if (isHeld(result.data)) {
-    printHeld(app, mode, p, auth.environment, { ...result.data, idempotency_key: result.key });
-    return;
+    printHeld(ctx, mode, p, auth.environment, { ...result.data, idempotency_key: result.key });
+    throw new SilentExit('held', 'held_for_approval'); // exit 8: submitted, not yet sent
   }
   let transfer = result.data;
   if (waitMs !== undefined && transfer.status !== 'confirmed' && transfer.status !== 'failed') {
     // Show the id before waiting, so an interrupted wait still leaves it on screen.
-    if (!app.json) app.io.err(`submitted transfer ${sanitize(transfer.transfer_id)} (${sanitize(transfer.status)})\n`);
-    transfer = await waitForTransfer(app, client, transfer.transfer_id, waitMs, { submitted: true });
+    if (!ctx.json) ctx.io.err(`submitted transfer ${sanitize(transfer.transfer_id)} (${sanitize(transfer.status)})\n`);
+    transfer = await waitForTransfer(ctx, client, transfer.transfer_id, waitMs, { submitted: true });
   }
   if (transfer.status === 'failed') {
     // stdout carries results only: a failed transfer is an error report (its id is in it).
-    if (mode === 'table') printTransfer(app, mode, p, auth.environment, transfer, show);
+    if (mode === 'table') printTransfer(ctx, mode, p, auth.environment, transfer, show);
     throw failedTransferError(transfer);
   }
-  printTransfer(app, mode, p, auth.environment, { ...transfer, idempotency_key: result.key }, show);
+  printTransfer(ctx, mode, p, auth.environment, { ...transfer, idempotency_key: result.key }, show);
   if (mode === 'table' && transfer.status === 'pending') {
-    app.io.err(`${p.dim(`it settles after the next block; follow it with \`svc transfer get ${sanitize(transfer.transfer_id)} --wait\``)}\n`);
+    ctx.io.err(`${p.dim(`it settles after the next block; follow it with \`svc transfer get ${sanitize(transfer.transfer_id)} --wait\``)}\n`);
   }
 }
 
@@ -147,15 +140,15 @@ interface Posted {
  * POSTs the transfer. When the outcome is unknown (no answer, a timeout, a 5xx after retries,
  * an unreadable answer) the error carries the key and the command that retries safely.
  */
-async function post(app: App, client: ApiClient, body: TransferRequest, key: string): Promise<Posted> {
+async function post(ctx: Needs<'account' | 'auth' | 'globals'>, client: ApiClient, body: TransferRequest, key: string): Promise<Posted> {
   try {
     const res = await client.post('/v1/transfers', { body, idempotencyKey: key, schema: CreateResponseSchema });
     return { status: res.status, data: res.data, key };
   } catch (err) {
-    if (err instanceof ApiError) err = await withRefusalHint(app, err, body);
+    if (err instanceof ApiError) err = await withRefusalHint(ctx, err, body);
     if (!(err instanceof CliError) || !outcomeUnknown(err)) throw err;
     throw err.with({
-      hint: `the transfer may or may not have been made; retry safely (it cannot pay twice) with the same amount: \`${retryCommand(app, body, key)}\``,
+      hint: `the transfer may or may not have been made; retry safely (it cannot pay twice) with the same amount: \`${retryCommand(ctx, body, key)}\``,
       details: { idempotency_key: key },
     });
   }
@@ -172,28 +165,28 @@ function outcomeUnknown(err: CliError): boolean {
  * A refused transfer's hint names the next command: what the account holds (and, on the
  * sandbox, how to add test funds), or the policy check that shows which rule denies it.
  */
-async function withRefusalHint(app: App, err: ApiError, body: TransferRequest): Promise<ApiError> {
+async function withRefusalHint(ctx: Needs<'account' | 'auth'>, err: ApiError, body: TransferRequest): Promise<ApiError> {
   if (err.code !== 'insufficient_balance' && err.code !== 'policy_violation') return err;
-  const loopback = isLoopbackUrl((await app.auth()).baseUrl);
+  const loopback = isLoopbackUrl((await ctx.auth()).baseUrl);
   if (err.code === 'insufficient_balance') {
-    return err.with({ hint: insufficientBalanceHint({ loopback, asset: body.asset, ...(loopback ? { handle: await ownHandle(app) } : {}) }) });
+    return err.with({ hint: insufficientBalanceHint({ loopback, asset: body.asset, ...(loopback ? { handle: await ownHandle(ctx) } : {}) }) });
   }
-  return err.with({ hint: policyDeniedHint({ agent: await ownHandle(app), to: body.to, asset: body.asset }) });
+  return err.with({ hint: policyDeniedHint({ agent: await ownHandle(ctx), to: body.to, asset: body.asset }) });
 }
 
 /** The sending account's handle, for a hint: the profile's, else asked once; a hint never fails the command. */
-async function ownHandle(app: App): Promise<string | undefined> {
+async function ownHandle(ctx: Needs<'account'>): Promise<string | undefined> {
   try {
-    return (await app.account()).handle;
+    return (await ctx.account()).handle;
   } catch {
     return undefined;
   }
 }
 
 /** The command line that repeats this request with its key; the amount and memo stay placeholders (never printed). */
-function retryCommand(app: App, body: TransferRequest, key: string): string {
+function retryCommand(ctx: Needs<'globals'>, body: TransferRequest, key: string): string {
   const words = ['svc'];
-  if (app.globals.profile) words.push('--profile', app.globals.profile);
+  if (ctx.globals.profile) words.push('--profile', ctx.globals.profile);
   words.push('transfer', 'send', body.to, '<amount>');
   if (body.asset !== DEFAULT_ASSET) words.push('--asset', body.asset);
   if (body.memo !== undefined) words.push('--memo', '<memo>');
@@ -206,23 +199,22 @@ function isHeld(data: Transfer | HeldTransaction): data is HeldTransaction {
   return typeof (data as HeldTransaction).transaction_id === 'string' && typeof (data as Transfer).transfer_id !== 'string';
 }
 
-function printTransfer(app: App, mode: OutputMode, p: Palette, env: 'live' | 'test', t: Transfer, show: ShowAddress): void {
-  if (mode === 'table') app.io.out(`${p.badge(env)} ${p.bold(`transfer ${sanitize(t.transfer_id)}`)}\n`);
-  printRecord(app.io, mode, t, transferFields(p, () => app.serviceNow(), show));
+function printTransfer(ctx: Needs<'io' | 'serviceClock'>, mode: OutputMode, p: Palette, env: 'live' | 'test', t: Transfer, show: ShowAddress): void {
+  if (mode === 'table') ctx.io.out(`${p.badge(env)} ${p.bold(`transfer ${sanitize(t.transfer_id)}`)}\n`);
+  printRecord(ctx.io, mode, t, transferFields(p, () => ctx.serviceClock.now(), show));
 }
 
-function printHeld(app: App, mode: OutputMode, p: Palette, env: 'live' | 'test', h: HeldTransaction): void {
-  if (mode === 'table') app.io.out(`${p.badge(env)} ${p.bold(p.yellow('held for approval'))}\n`);
-  printRecord(app.io, mode, h, [
+function printHeld(ctx: Needs<'io' | 'json' | 'serviceClock'>, mode: OutputMode, p: Palette, env: 'live' | 'test', h: HeldTransaction): void {
+  if (mode === 'table') ctx.io.out(`${p.badge(env)} ${p.bold(p.yellow('held for approval'))}\n`);
+  printRecord(ctx.io, mode, h, [
     { key: 'transaction_id', header: 'Transaction ID' },
     { key: 'status', header: 'Status' },
-    timeColumn('expires_at', 'Expires', () => app.serviceNow()),
+    timeColumn('expires_at', 'Expires', () => ctx.serviceClock.now()),
   ]);
-  if (!app.json) {
-    app.io.err(
+  if (!ctx.json) {
+    ctx.io.err(
       `not sent yet: this transfer is above the agent's approval threshold and waits for a human` +
         `${h.expires_at ? ` until ${sanitize(h.expires_at)}` : ''}; the account owner can run \`svc pending approve ${sanitize(h.transaction_id)}\`\n`,
     );
   }
-  app.exitCode = ExitCode.held;
 }

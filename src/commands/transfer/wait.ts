@@ -1,6 +1,6 @@
 // `--wait`: polling a transfer until it settles, within a time limit. Ctrl-C stops the waiting,
 // not the transfer: it says so, with the command that follows it again (exit 130).
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import type { ApiClient } from '../../api/client.js';
 import { unlessAborted } from '../../api/abortable.js';
 import { TransferSchema, type Transfer } from '../../api/schemas.js';
@@ -43,24 +43,18 @@ export function interruptedWaitError(id: string, opts: WaitOptions = {}): CliErr
   });
 }
 
-/** An AbortSignal that Ctrl-C aborts from now on (the wait claims Ctrl-C: no instant exit). */
-function interruptSignal(app: App): AbortSignal {
-  const controller = new AbortController();
-  void app.waitForInterrupt().then((sig) => controller.abort(sig));
-  return controller.signal;
-}
-
 /**
  * Polls GET /v1/transfers/{id} until the transfer is confirmed or failed, with a spinner on
  * stderr (animated only on a terminal). Throws a timeout error (exit 7) when `timeoutMs` passes,
  * and an `interrupted` error (exit 130) on Ctrl-C.
  */
-export async function waitForTransfer(app: App, client: ApiClient, id: string, timeoutMs: number, opts: WaitOptions = {}): Promise<Transfer> {
-  const { clock } = app;
+export async function waitForTransfer(ctx: Needs<'io' | 'json' | 'env' | 'clock' | 'interrupt'>, client: ApiClient, id: string, timeoutMs: number, opts: WaitOptions = {}): Promise<Transfer> {
+  const { clock } = ctx;
   const started = clock.now();
   const deadline = started + timeoutMs;
-  const interrupt = interruptSignal(app);
-  const spinner = startSpinner(app.io, `waiting for transfer ${id} to settle (up to ${formatDuration(timeoutMs)})…`, { quiet: app.json, env: app.env });
+  // Ctrl-C is claimed from here: it stops the waiting (exit 130), not the transfer.
+  const interrupt = ctx.interrupt.signal();
+  const spinner = startSpinner(ctx.io, `waiting for transfer ${id} to settle (up to ${formatDuration(timeoutMs)})…`, { quiet: ctx.json, env: ctx.env });
   try {
     for (;;) {
       const { data } = await unlessAborted(interrupt, client.get(transferPath(id), { schema: TransferSchema, signal: interrupt }));

@@ -1,5 +1,5 @@
 // `svc webhook create <url>`: subscribes a URL; the signing secret is shown once.
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import { WebhookSchema } from '../../api/schemas.js';
 import { checkTransportUrl } from '../../domain/loopback.js';
 import { UsageError } from '../../errors.js';
@@ -15,22 +15,22 @@ export function checkWebhookUrl(text: string): void {
   throw new UsageError(`url must be https (plain http is accepted only for loopback hosts), got ${checked.url.protocol}//${checked.url.host}`);
 }
 
-export async function createWebhook(app: App, url: string, events: string[]): Promise<void> {
+export async function createWebhook(ctx: Needs<'client' | 'io' | 'json' | 'serviceClock'>, url: string, events: string[]): Promise<void> {
   checkWebhookUrl(url);
   const list = eventsFrom(events);
-  const client = await app.client();
+  const client = await ctx.client();
   const { data } = await client.post('/v1/webhooks', { body: { url, events: list }, schema: WebhookSchema });
-  if (app.json) return printJson(app.io, data);
-  printRecord(app.io, outputMode(app.io, false), data, [
+  if (ctx.json) return printJson(ctx.io, data);
+  printRecord(ctx.io, outputMode(ctx.io, false), data, [
     { key: 'webhook_id', header: 'Webhook ID' },
     { key: 'url', header: 'URL' },
     { key: 'events', header: 'Events', format: (v) => (v as string[]).join(', ') },
-    timeColumn('created_at', 'Created', () => app.serviceNow()),
+    timeColumn('created_at', 'Created', () => ctx.serviceClock.now()),
   ]);
   if (data.secret) {
-    app.io.err('\nSigning secret: shown ONCE. Store it now (e.g. in your secrets manager); it cannot be shown again.\n');
-    app.io.out(`${sanitize(data.secret)}\n`);
+    ctx.io.err('\nSigning secret: shown ONCE. Store it now (e.g. in your secrets manager); it cannot be shown again.\n');
+    ctx.io.out(`${sanitize(data.secret)}\n`);
   } else {
-    app.io.err('\nwarning: the answer carried no signing secret (it is shown only in the first answer to a create);\nif you do not have it, delete this subscription and create a new one.\n');
+    ctx.io.err('\nwarning: the answer carried no signing secret (it is shown only in the first answer to a create);\nif you do not have it, delete this subscription and create a new one.\n');
   }
 }

@@ -2,7 +2,7 @@
 // over the exact bytes (compared in constant time) and, when a tolerance applies, a `timestamp`
 // within it. Where the signing secret comes from, without ever putting it in argv.
 import { readFileSync } from 'node:fs';
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import { verifySignature } from '../../crypto/webhook-signature.js';
 import { DURATION_RULE, formatDuration, parseDuration } from '../../domain/duration.js';
 import { sanitize } from '../../io/sanitize.js';
@@ -21,10 +21,10 @@ export interface SecretFlags {
 }
 
 /** The signing secret from --secret-env VAR or --secret-file FILE (its first line); undefined when neither is given. */
-export function secretFrom(app: App, flags: SecretFlags): string | undefined {
+export function secretFrom(ctx: Needs<'env'>, flags: SecretFlags): string | undefined {
   if (flags.secretEnv !== undefined && flags.secretFile !== undefined) throw new UsageError('give --secret-env or --secret-file, not both', undefined, 'usage');
   if (flags.secretEnv !== undefined) {
-    const secret = app.env[flags.secretEnv];
+    const secret = ctx.env[flags.secretEnv];
     if (!secret) throw new UsageError(`--secret-env ${flags.secretEnv}: that environment variable is not set or empty`);
     return secret;
   }

@@ -1,6 +1,6 @@
 // `svc webhook create|ls|rm|deliveries|replay|verify|listen`.
 import type { Command } from 'commander';
-import type { ProgramDeps } from '../../cli/deps.js';
+import type { ProgramDeps } from '../../runtime/registration.js';
 import { EVENT_TYPES } from '../../domain/events.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -15,7 +15,7 @@ export function registerWebhook(program: Command, deps: ProgramDeps): void {
     .addHelpText('after', '\nExamples:\n  $ svc webhook create https://hooks.example.com/svc --events transfer.confirmed,transfer.failed\n  $ svc webhook create https://hooks.example.com/svc --events all --json | jq -r .secret')
     .action(async (url: string, opts: { events: string[] }, cmd: Command) => {
       const { createWebhook } = await import('./create.js');
-      await createWebhook(deps.app(cmd), url, opts.events);
+      await createWebhook(deps.factory(cmd), url, opts.events);
     });
 
   webhook
@@ -24,7 +24,7 @@ export function registerWebhook(program: Command, deps: ProgramDeps): void {
     .description('List subscriptions (secrets are never shown again)')
     .action(async (_o, cmd: Command) => {
       const { listWebhooks } = await import('./ls.js');
-      await listWebhooks(deps.app(cmd));
+      await listWebhooks(deps.factory(cmd));
     });
 
   webhook
@@ -33,7 +33,7 @@ export function registerWebhook(program: Command, deps: ProgramDeps): void {
     .description('Delete a subscription at once, pending retries included')
     .action(async (id: string, _o, cmd: Command) => {
       const { removeWebhook } = await import('./rm.js');
-      await removeWebhook(deps.app(cmd), id);
+      await removeWebhook(deps.factory(cmd), id);
     });
 
   webhook
@@ -41,7 +41,7 @@ export function registerWebhook(program: Command, deps: ProgramDeps): void {
     .description('Delivery attempts: event, attempt, status code, retry count, next retry')
     .action(async (id: string, _o, cmd: Command) => {
       const { listDeliveries } = await import('./deliveries.js');
-      await listDeliveries(deps.app(cmd), id);
+      await listDeliveries(deps.factory(cmd), id);
     });
 
   webhook
@@ -49,7 +49,7 @@ export function registerWebhook(program: Command, deps: ProgramDeps): void {
     .description('Send one event to the subscription again')
     .action(async (id: string, eventId: string, _o, cmd: Command) => {
       const { replayEvent } = await import('./replay.js');
-      await replayEvent(deps.app(cmd), id, eventId);
+      await replayEvent(deps.factory(cmd), id, eventId);
     });
 
   webhook
@@ -72,7 +72,7 @@ export function registerWebhook(program: Command, deps: ProgramDeps): void {
     ].join('\n'))
     .action(async (opts, cmd: Command) => {
       const { verifyCommand } = await import('./verify.js');
-      await verifyCommand(deps.app(cmd), opts);
+      await verifyCommand(deps.factory(cmd), opts);
     });
 
   webhook
@@ -90,6 +90,6 @@ export function registerWebhook(program: Command, deps: ProgramDeps): void {
     .addHelpText('after', '\nExamples:\n  $ svc webhook listen --forward-to http://localhost:3000/webhooks\n  $ svc webhook listen --json --events transfer.confirmed | jq .event')
     .action(async (opts, cmd: Command) => {
       const { listen } = await import('./listen.js');
-      await listen(deps.app(cmd), opts);
+      await listen(deps.factory(cmd), opts);
     });
 }

@@ -1,20 +1,20 @@
 // `svc webhook listen`: a local receiver. Subscribes itself (loopback http is accepted by the
 // sandbox), prints each delivery, verifies every signature, forwards the verified ones if asked,
 // and deletes its subscription on exit (Ctrl-C included). What happens to one request: receiver.ts;
-// the subscription: subscription.ts; the service's clock, for freshness: service-clock.ts.
+// the subscription: subscription.ts; the service's clock, for freshness: listen-clock.ts.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import type { ApiClient } from '../../api/client.js';
 import { maskSecret } from '../../config/mask.js';
 import { EVENT_TYPES } from '../../domain/events.js';
-import { CliError, ExitCode, UsageError } from '../../errors.js';
+import { CliError, SilentExit, UsageError } from '../../errors.js';
 import { palette, type Palette } from '../../io/colors.js';
 import { safeJson, sanitize } from '../../io/sanitize.js';
 import { parseTolerance, secretFrom, type SecretFlags } from './delivery-check.js';
 import { eventsFrom } from './events-flag.js';
 import { createReceiver, type Received, type Refused } from './receiver.js';
-import { serviceClock } from './service-clock.js';
+import { listenClock } from './listen-clock.js';
 import { noSecretError, subscribe, unsubscribe, type Subscription } from './subscription.js';
 
 export interface ListenOptions extends SecretFlags {
@@ -35,10 +35,10 @@ interface Plan {
   secret?: string;
 }
 
-function plan(app: App, opts: ListenOptions): Plan {
+function plan(ctx: Needs<'env'>, opts: ListenOptions): Plan {
   const port = Number(opts.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be a whole number from 0 to 65535');
-  const secret = secretFrom(app, opts);
+  const secret = secretFrom(ctx, opts);
   if (!opts.subscribe && !secret) throw new UsageError('--no-subscribe needs --secret-env or --secret-file to verify signatures', undefined, 'usage');
   if (opts.forwardUnverified && !opts.forwardTo) throw new UsageError('--forward-unverified needs --forward-to', undefined, 'usage');
   let forward: URL | undefined;
@@ -56,17 +56,17 @@ function plan(app: App, opts: ListenOptions): Plan {
  * One line per request, for a person or (--json) for a program; every value came from the sender.
  * A failed forward adds one line of its own: `forward to <url> failed: connection refused`.
  */
-function printer(app: App, p: Palette, forward: URL | undefined): (r: Received | Refused) => void {
+function printer(ctx: Needs<'io' | 'json'>, p: Palette, forward: URL | undefined): (r: Received | Refused) => void {
   const time = () => new Date().toISOString();
   return (r) => {
     if ('refused' in r) {
-      if (app.json) app.io.out(`${safeJson({ received_at: time(), refused: r.refused })}\n`);
-      else app.io.out(`${time().slice(11, 19)}  ${p.red(`✗ refused: ${sanitize(r.refused)}`)}\n`);
+      if (ctx.json) ctx.io.out(`${safeJson({ received_at: time(), refused: r.refused })}\n`);
+      else ctx.io.out(`${time().slice(11, 19)}  ${p.red(`✗ refused: ${sanitize(r.refused)}`)}\n`);
       return;
     }
     const f = r.forwarded;
-    if (app.json) {
-      app.io.out(`${safeJson({
+    if (ctx.json) {
+      ctx.io.out(`${safeJson({
         received_at: time(), event: r.event, event_id: r.eventId, ...(r.attempt ? { attempt: r.attempt } : {}),
         signature_valid: r.check.signatureValid, valid: !r.check.problem, ...(r.check.problem ? { problem: r.check.problem } : {}),
         ...(f && 'status' in f ? { forwarded_status: f.status } : {}), ...(f && 'error' in f ? { forward_error: f.error } : {}),
@@ -79,8 +79,8 @@ function printer(app: App, p: Palette, forward: URL | undefined): (r: Received |
     const mark = r.check.problem ? p.red(`✗ ${sanitize(r.check.problem)}`) : p.green('✓ signed');
     const fwd = !f ? '' : 'status' in f ? `  → ${f.status}` : 'error' in f ? '' : `  ${p.yellow(f.skipped)}`;
     const at = time().slice(11, 19);
-    app.io.out(`${at}  ${sanitize(r.event).padEnd(34)} ${sanitize(r.eventId)}${sanitize(who)}${r.attempt && r.attempt > 1 ? ` (attempt ${r.attempt})` : ''}  ${mark}${fwd}\n`);
-    if (f && 'error' in f) app.io.out(`${at}  ${p.red(`✗ forward to ${sanitize(forward?.href ?? 'the local app')} failed: ${sanitize(f.error)}`)}\n`);
+    ctx.io.out(`${at}  ${sanitize(r.event).padEnd(34)} ${sanitize(r.eventId)}${sanitize(who)}${r.attempt && r.attempt > 1 ? ` (attempt ${r.attempt})` : ''}  ${mark}${fwd}\n`);
+    if (f && 'error' in f) ctx.io.out(`${at}  ${p.red(`✗ forward to ${sanitize(forward?.href ?? 'the local app')} failed: ${sanitize(f.error)}`)}\n`);
   };
 }
 
@@ -93,23 +93,23 @@ async function listenOn(server: Server, port: number): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 }
 
-function announce(app: App, p: Palette, url: string, plan: Plan, opts: ListenOptions, sub: Subscription | undefined, secret: string): void {
+function announce(ctx: Needs<'io'>, p: Palette, url: string, plan: Plan, opts: ListenOptions, sub: Subscription | undefined, secret: string): void {
   const { events, forward } = plan;
-  app.io.err(`listening on ${url}${sub ? ` (subscription ${sanitize(sub.id)}: ${events.length === EVENT_TYPES.length ? 'all events' : events.join(',')})` : ''}${forward ? `, forwarding verified deliveries to ${sanitize(forward.href)}` : ''}; Ctrl-C to stop\n`);
-  if (opts.forwardUnverified) app.io.err(`${p.yellow('warning:')} --forward-unverified: deliveries that FAIL verification are forwarded too (for debugging only)\n`);
+  ctx.io.err(`listening on ${url}${sub ? ` (subscription ${sanitize(sub.id)}: ${events.length === EVENT_TYPES.length ? 'all events' : events.join(',')})` : ''}${forward ? `, forwarding verified deliveries to ${sanitize(forward.href)}` : ''}; Ctrl-C to stop\n`);
+  if (opts.forwardUnverified) ctx.io.err(`${p.yellow('warning:')} --forward-unverified: deliveries that FAIL verification are forwarded too (for debugging only)\n`);
   if (!sub) return;
   // The secret comes from the service's answer (or the environment, or a file): sanitised like any other text.
-  if (opts.printSecret) app.io.err(`signing secret: ${sanitize(secret)}\n`);
-  else app.io.err(`signing secret: ${sanitize(maskSecret(secret))} (--print-secret shows it)\n`);
+  if (opts.printSecret) ctx.io.err(`signing secret: ${sanitize(secret)}\n`);
+  else ctx.io.err(`signing secret: ${sanitize(maskSecret(secret))} (--print-secret shows it)\n`);
 }
 
-export async function listen(app: App, opts: ListenOptions): Promise<void> {
-  const planned = plan(app, opts);
-  const p = await palette(app.io);
-  const client: ApiClient | undefined = opts.subscribe ? await app.client() : undefined;
+export async function listen(ctx: Needs<'client' | 'env' | 'interrupt' | 'io' | 'json' | 'network' | 'serviceClock'>, opts: ListenOptions): Promise<void> {
+  const planned = plan(ctx, opts);
+  const p = await palette(ctx.io);
+  const client: ApiClient | undefined = opts.subscribe ? await ctx.client() : undefined;
   let secret = planned.secret ?? '';
   let sub: Subscription | undefined;
-  const clock = serviceClock(app, client, () => (sub ? `/v1/webhooks/${encodeURIComponent(sub.id)}` : undefined));
+  const clock = listenClock(ctx, client, () => (sub ? `/v1/webhooks/${encodeURIComponent(sub.id)}` : undefined));
 
   const receive = createReceiver({
     secret: () => secret,
@@ -118,14 +118,14 @@ export async function listen(app: App, opts: ListenOptions): Promise<void> {
     resync: clock.resync,
     ...(planned.forward ? { forward: planned.forward } : {}),
     forwardUnverified: Boolean(opts.forwardUnverified),
-    report: printer(app, p, planned.forward),
+    report: printer(ctx, p, planned.forward),
   });
   const server = createServer((req, res) => void receive(req, res));
   const url = await listenOn(server, planned.port);
   const stop = async () => {
     server.close();
     server.closeAllConnections();
-    if (client && sub) await unsubscribe(app, client, sub.id);
+    if (client && sub) await unsubscribe(ctx, client, sub.id);
   };
 
   if (client) {
@@ -138,10 +138,10 @@ export async function listen(app: App, opts: ListenOptions): Promise<void> {
       throw err;
     }
   }
-  announce(app, p, url, planned, opts, sub, secret);
+  announce(ctx, p, url, planned, opts, sub, secret);
 
-  await app.waitForInterrupt();
-  app.io.err('\nstopping…\n');
+  await ctx.interrupt.wait();
+  ctx.io.err('\nstopping…\n');
   await stop();
-  app.exitCode = ExitCode.interrupted;
+  throw new SilentExit('interrupted', 'interrupted'); // Ctrl-C is how listen ends: exit 130
 }

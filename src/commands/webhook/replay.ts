@@ -1,14 +1,14 @@
 // `svc webhook replay <webhook_id> <event_id>`: sends one event to a subscription again.
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import { printJson } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
 import * as z from 'zod/mini';
 
-export async function replayEvent(app: App, id: string, eventId: string): Promise<void> {
-  const client = await app.client();
+export async function replayEvent(ctx: Needs<'client' | 'io' | 'json'>, id: string, eventId: string): Promise<void> {
+  const client = await ctx.client();
   const { data } = await client.post(`/v1/webhooks/${encodeURIComponent(id)}/replay/${encodeURIComponent(eventId)}`, { body: {}, schema: z.unknown() });
-  if (app.json) return printJson(app.io, data);
+  if (ctx.json) return printJson(ctx.io, data);
   const deliveryId = (data as { delivery_id?: unknown } | null)?.delivery_id;
   const webhook = sanitize(id);
-  app.io.err(`replaying ${sanitize(eventId)} to webhook ${webhook}${typeof deliveryId === 'string' ? ` as delivery ${sanitize(deliveryId)}` : ''}; follow it with \`svc webhook deliveries ${webhook}\`\n`);
+  ctx.io.err(`replaying ${sanitize(eventId)} to webhook ${webhook}${typeof deliveryId === 'string' ? ` as delivery ${sanitize(deliveryId)}` : ''}; follow it with \`svc webhook deliveries ${webhook}\`\n`);
 }

@@ -1,5 +1,5 @@
 // The subscription `webhook listen` creates for itself and deletes when it stops.
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import type { ApiClient } from '../../api/client.js';
 import { WebhookSchema } from '../../api/schemas.js';
 import { CliError } from '../../errors.js';
@@ -17,13 +17,13 @@ export async function subscribe(client: ApiClient, url: string, events: readonly
 }
 
 /** Deletes it; a failure is a warning with the command that finishes the job, never an error. */
-export async function unsubscribe(app: App, client: ApiClient, webhookId: string): Promise<void> {
+export async function unsubscribe(ctx: Needs<'io'>, client: ApiClient, webhookId: string): Promise<void> {
   const id = sanitize(webhookId);
   try {
     await client.delete(`/v1/webhooks/${encodeURIComponent(webhookId)}`);
-    app.io.err(`deleted subscription ${id}\n`);
+    ctx.io.err(`deleted subscription ${id}\n`);
   } catch (err) {
-    app.io.err(`warning: could not delete subscription ${id}: ${sanitize((err as Error).message)} (delete it with \`svc webhook rm ${id} --yes\`)\n`);
+    ctx.io.err(`warning: could not delete subscription ${id}: ${sanitize((err as Error).message)} (delete it with \`svc webhook rm ${id} --yes\`)\n`);
   }
 }
 

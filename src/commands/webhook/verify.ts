@@ -1,6 +1,6 @@
 // `svc webhook verify`: for scripts. Exit 0 when the signature is valid (and the body fresh), 1 when not.
 import { readFileSync } from 'node:fs';
-import type { App } from '../../app.js';
+import type { Needs } from '../../runtime/factory.js';
 import { CliError, UsageError } from '../../errors.js';
 import { verifySignature } from '../../crypto/webhook-signature.js';
 import { inspectDelivery, parseTolerance, secretFrom, type SecretFlags } from './delivery-check.js';
@@ -11,14 +11,14 @@ export interface VerifyOptions extends SecretFlags {
   tolerance: string;
 }
 
-async function readAllStdin(app: App): Promise<Buffer> {
+async function readAllStdin(ctx: Needs<'io'>): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of app.io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Buffer));
+  for await (const chunk of ctx.io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Buffer));
   return Buffer.concat(chunks);
 }
 
-export async function verifyCommand(app: App, opts: VerifyOptions): Promise<void> {
-  const secret = secretFrom(app, opts);
+export async function verifyCommand(ctx: Needs<'env' | 'io' | 'json'>, opts: VerifyOptions): Promise<void> {
+  const secret = secretFrom(ctx, opts);
   if (secret === undefined) throw new UsageError('the signing secret is needed: --secret-env VAR or --secret-file FILE', undefined, 'usage');
   const tolerance = parseTolerance(opts.tolerance);
   const signature = opts.signature.trim();
@@ -30,8 +30,8 @@ export async function verifyCommand(app: App, opts: VerifyOptions): Promise<void
       throw new UsageError(`--payload-file ${opts.payloadFile}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
     }
   } else {
-    if (app.io.stdinIsTTY) throw new UsageError('pipe the raw body on stdin, or pass --payload-file FILE');
-    body = await readAllStdin(app); // raw bytes: no decoding, no trimming
+    if (ctx.io.stdinIsTTY) throw new UsageError('pipe the raw body on stdin, or pass --payload-file FILE');
+    body = await readAllStdin(ctx); // raw bytes: no decoding, no trimming
   }
   const check = inspectDelivery(secret, body, signature, tolerance, Date.now());
   if (check.problem) {
@@ -44,6 +44,6 @@ export async function verifyCommand(app: App, opts: VerifyOptions): Promise<void
     const code = !check.signatureValid ? 'invalid_signature' : check.stale ? 'stale_timestamp' : 'invalid_timestamp';
     throw new CliError('failure', code, `invalid: ${check.problem}`, { hint });
   }
-  if (app.json) app.io.out('{"valid":true}\n');
-  else app.io.err('valid signature\n');
+  if (ctx.json) ctx.io.out('{"valid":true}\n');
+  else ctx.io.err('valid signature\n');
 }

@@ -4,21 +4,9 @@
 // What it draws comes from the agent and the service: the message and every detail line are
 // sanitised here, so a caller cannot forget it (sanitising twice changes nothing).
 import { createPrompt, useEffect, useKeypress, usePrefix, useState } from '@inquirer/core';
-import { sanitize } from '../../io/sanitize.js';
-import { timeLeft } from '../../io/time.js';
-import { line } from './queue.js';
-
-/** `expired`: passed over (s) once its window had closed. */
-export type ReviewChoice = 'approve' | 'reject' | 'skip' | 'quit' | 'expired';
-
-export interface ReviewConfig {
-  message: string;
-  details: string[];
-  /** When the window closes (ms since the epoch; NaN when the service did not say). */
-  expiresAtMs: number;
-  /** The service's clock. */
-  now: () => number;
-}
+import { sanitize } from './sanitize.js';
+import { timeLeft } from './time.js';
+import type { ReviewChoice, ReviewConfig } from './prompter.js';
 
 const KEYS: Record<string, ReviewChoice> = { a: 'approve', r: 'reject', s: 'skip', q: 'quit' };
 const SHOWN: Record<ReviewChoice, string> = { approve: 'approve', reject: 'reject', skip: 'skip', quit: 'quit', expired: 'skip (expired)' };
@@ -57,7 +45,7 @@ export const reviewPrompt = createPrompt<ReviewChoice, ReviewConfig>((config, do
   return [
     `${prefix} ${message}${expired ? ' (expired)' : ''}`,
     ...config.details.map((d) => `  ${sanitize(d)}`),
-    `  ${line('time left', left)}`,
+    `  ${'time left'.padEnd(12)} ${left}`,
     ...(expired
       ? ['  its approval window has passed: it can no longer be approved or rejected', '  [s] skip  [q] quit']
       : ['  [a] approve  [r] reject  [s] skip  [q] quit']),

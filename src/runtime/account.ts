@@ -1,0 +1,25 @@
+// The account of the API key in use: from the profile when it has learnt it, else asked once
+// (GET /v1/accounts/me) and remembered in the profile the key came from (config/account-cache.ts).
+import type { ApiClient } from '../api/client.js';
+import { rememberAccount } from '../config/account-cache.js';
+import type { ProfileStore } from '../config/profiles.js';
+import type { ResolvedAuth } from '../config/resolve.js';
+
+export interface AccountRef {
+  account_id: string;
+  handle: string;
+}
+
+export async function lookupAccount(auth: ResolvedAuth, client: () => Promise<ApiClient>, profiles: () => Promise<ProfileStore>): Promise<AccountRef> {
+  if (auth.account) return auth.account;
+  const { AccountSchema } = await import('../api/schemas.js');
+  const { data } = await (await client()).get('/v1/accounts/me', { schema: AccountSchema });
+  const account = { account_id: data.account_id, handle: data.handle };
+  if (auth.profileName) {
+    // A cache: a config that cannot be opened for writing only costs the request next time.
+    const store = await profiles().catch(() => undefined);
+    if (store) rememberAccount(store, auth.profileName, auth, account);
+  }
+  auth.account = account;
+  return account;
+}

@@ -1,0 +1,128 @@
+// What a command runs with: small capabilities, each built lazily on first use, so start-up
+// loads nothing a command does not touch (gh's cmdutil.Factory: a struct of lazy functions).
+// A command's run function names the few it uses (`Needs<'io' | 'client' | ...>`), so a test
+// can hand it fakes; main() builds the real ones once per run.
+import type { ApiClient } from '../api/client.js';
+import { ServiceClock } from '../api/service-clock.js';
+import type { Clock } from '../clock.js';
+import { configDir } from '../config/paths.js';
+import { readProfiles } from '../config/profile-file.js';
+import type { ProfileStore } from '../config/profiles.js';
+import { resolveAuth, type ResolvedAuth } from '../config/resolve.js';
+import type { LocalReader } from '../crypto/reader.js';
+import type { DecryptionKey } from '../crypto/viewing-key.js';
+import type { Prompter } from '../io/prompter.js';
+import type { IOStreams } from '../io/streams.js';
+import { lookupAccount, type AccountRef } from './account.js';
+import { makeClient, type ClientTarget } from './clients.js';
+import { confirmer, type Confirm } from './confirm.js';
+import { decryptionKeyOf } from './decryption.js';
+import { watchInterrupt, type Interrupt, type InterruptWatch } from './interrupt.js';
+import { networkTime, type NetworkTime } from './network-time.js';
+
+/** Options every command inherits from the root program. */
+export interface GlobalOptions {
+  profile?: string;
+  baseUrl?: string;
+  json?: boolean;
+  yes?: boolean;
+  input?: boolean; // false with --no-input
+  color?: boolean; // false with --no-color
+  verbose?: boolean;
+  timeout?: string;
+}
+
+export interface Factory {
+  readonly io: IOStreams;
+  readonly env: NodeJS.ProcessEnv;
+  readonly globals: GlobalOptions;
+  /** --json: exactly one JSON document on stdout (read from globals: `--jsonl` turns it on too). */
+  readonly json: boolean;
+  /** Our clock (waits, timings). */
+  readonly clock: Clock;
+  /** The service's clock, as its answers tell it (relative times, time left). */
+  readonly serviceClock: ServiceClock;
+  readonly prompter: Prompter;
+  readonly interrupt: InterruptWatch;
+  /** Live-key and destructive confirmations. */
+  readonly confirm: Confirm;
+  /** --timeout and its budget. */
+  readonly network: NetworkTime;
+  /** The profiles, writable (loads conf: only commands that write ask for it). */
+  profiles(): Promise<ProfileStore>;
+  /** The key, base URL and decryption key in use (flags > named profile > env > current profile). */
+  auth(): Promise<ResolvedAuth>;
+  /** A client for the resolved key and base URL. */
+  client(): Promise<ApiClient>;
+  /** A client for another key or URL, with this run's budget, clocks and trace. */
+  clientFor(target: ClientTarget): Promise<ApiClient>;
+  /** The key's account (id and handle). */
+  account(): Promise<AccountRef>;
+  /** The decryption key, checked, or undefined when none is set. */
+  decryptionKey(): Promise<DecryptionKey | undefined>;
+  /** A local reader of ciphertexts addressed to this account, when a decryption key is set. */
+  reader(): Promise<LocalReader | undefined>;
+}
+
+/** The capabilities a command uses. */
+export type Needs<K extends keyof Factory> = Pick<Factory, K>;
+
+export interface FactoryOptions {
+  io: IOStreams;
+  env: NodeJS.ProcessEnv;
+  globals: GlobalOptions;
+  clock: Clock;
+  prompter: Prompter;
+  interrupt?: Interrupt | undefined;
+}
+
+const once = <T>(make: () => T): (() => T) => {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
+};
+
+export function createFactory(opts: FactoryOptions): Factory {
+  const { io, env, globals, clock, prompter } = opts;
+  const serviceClock = new ServiceClock(clock);
+  const network = networkTime(globals.timeout);
+  const profiles = once(async () => {
+    const { ProfileStore } = await import('../config/profiles.js');
+    return new ProfileStore(configDir(env));
+  });
+  // Read-only: resolving a key must not load conf (the slowest module to import).
+  const auth = once(async () => resolveAuth(readProfiles(configDir(env)), globals, env));
+  const clientFor = (target: ClientTarget) => makeClient(target, { io, env, clock, serviceClock, budget: () => network.budget(), verbose: Boolean(globals.verbose) });
+  const client = once(async () => {
+    const a = await auth();
+    return clientFor({ baseUrl: a.baseUrl, apiKey: a.apiKey });
+  });
+  const account = once(async () => lookupAccount(await auth(), client, profiles));
+  const decryptionKey = once(async () => decryptionKeyOf(await auth()));
+  const reader = once(async (): Promise<LocalReader | undefined> => {
+    if (!(await auth()).decryptionKey) return undefined;
+    // The modules load side by side (they are most of the cost on a short command).
+    const [key, { LocalReader }, acct] = await Promise.all([decryptionKey(), import('../crypto/reader.js'), account()]);
+    return key ? new LocalReader(key, acct.account_id) : undefined;
+  });
+  return {
+    io,
+    env,
+    globals,
+    get json() {
+      return Boolean(globals.json);
+    },
+    clock,
+    serviceClock,
+    prompter,
+    interrupt: watchInterrupt(opts.interrupt),
+    confirm: confirmer({ io, yes: Boolean(globals.yes), prompter, environment: async () => (await auth()).environment }),
+    network,
+    profiles,
+    auth,
+    client,
+    clientFor,
+    account,
+    decryptionKey,
+    reader,
+  };
+}
