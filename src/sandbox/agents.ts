@@ -7,7 +7,7 @@ import { parseNonNegativeDecimal } from '../domain/amount.js';
 import { compilePolicy, evaluatePolicy, mergePolicyFields, toPolicyUnits, type Evaluation, type PolicyFields } from '../domain/policy.js';
 import { parseRecipient } from '../domain/recipient.js';
 import { utcDay } from '../domain/time-range.js';
-import { ApiFault } from './http/respond.js';
+import { ApiFault } from './faults.js';
 import { newPolicyId, newTransactionId } from './ids.js';
 import type { Account, AgentStatus, HeldTransaction, SpendPolicyRecord, Transfer } from './records.js';
 import { aad } from './seal-contexts.js';

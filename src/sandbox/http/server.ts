@@ -5,10 +5,11 @@ import { AUTH_MESSAGES, authenticate, isAdminToken } from '../auth.js';
 import { newRequestId, sha256Hex } from '../ids.js';
 import { IDEMPOTENCY_KEY_RE, IDEMPOTENCY_KEY_RULE } from '../../domain/idempotency.js';
 import { isLoopbackHost, isLoopbackHostHeader } from '../../domain/loopback.js';
+import { ApiFault } from '../faults.js';
 import type { Account, ApiKeyRecord } from '../records.js';
 import type { World } from '../world.js';
 import { parseJsonBody, type ApiContext, type Route, type Routes } from './context.js';
-import { ApiFault, errorBody, sendJson, type Reply } from './respond.js';
+import { errorBody, sendJson, type Reply } from './respond.js';
 
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
 
