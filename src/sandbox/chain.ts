@@ -5,11 +5,11 @@
 // so concurrent sends cannot overdraw. The pending transfers are the chain's queue: after a
 // restart, resume() schedules them again (overdue ones settle at once).
 import type { Sealer } from '../crypto/sealer.js';
+import { externalWallet } from './external-wallets.js';
 import { newTransferId, newTxHash } from './ids.js';
 import type { Account, Transfer } from './records.js';
 import type { Scheduler } from './scheduler.js';
 import { aad } from './seal-contexts.js';
-import { externalWallet } from './seed.js';
 import type { Store } from './store.js';
 import { transferCiphertexts } from './viewing.js';
 

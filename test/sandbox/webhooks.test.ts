@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSandbox } from '../../src/sandbox/index.js';
 import type { SandboxOptions } from '../../src/sandbox/types.js';
-import { createAccount } from '../../src/sandbox/seed.js';
+import { createAccount } from '../../src/sandbox/accounts.js';
 import type { HeldTransaction } from '../../src/sandbox/records.js';
 import type { WebhookEngineOptions } from '../../src/sandbox/webhooks/engine.js';
 import { MAX_ATTEMPTS, nextAttempt, RETRY_DELAYS_MS, RETRY_WINDOW_MS, retryAfterMs } from '../../src/sandbox/webhooks/schedule.js';
