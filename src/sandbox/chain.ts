@@ -4,7 +4,7 @@
 // Funds are reserved (debited) at submission, in the same transaction that records the transfer,
 // so concurrent sends cannot overdraw. The pending transfers are the chain's queue: after a
 // restart, resume() schedules them again (overdue ones settle at once).
-import type { Sealer } from '../crypto/sealer.js';
+import type { Sealer } from './crypto/sealer.js';
 import { externalWallet } from './external-wallets.js';
 import { newTransferId, newTxHash } from './ids.js';
 import type { Account, Transfer } from './records.js';

@@ -3,8 +3,8 @@
 // there is one), so one request's effects commit together or not at all, before its answer is
 // written. Reads come from in-memory indexes that mirror the database; they are loaded from it
 // at start, and again if a transaction ever rolls back.
-import type { Sealer } from '../crypto/sealer.js';
 import { contexts } from '../crypto/ciphertext.js';
+import type { Sealer } from './crypto/sealer.js';
 import {
   AccountRecord, ApiKeyRecord, AttemptRecord, BalanceRecord, DeliveryRecord, EventRecord, HeldRecord, IdempotencyRecord,
   SpendPolicyRecord, SubscriptionRecord, TransferRecord,

@@ -1,10 +1,10 @@
 // Everything a handler may touch, wired once per sandbox: clock, scheduler, store, chain and the
 // webhook engine. load() brings a stored world back (or seeds a fresh one); the same path runs
 // again if a transaction ever rolls back, so memory always mirrors what was committed.
-import type { Sealer } from '../crypto/sealer.js';
 import { CHAIN_ID } from './auth.js';
 import { Chain } from './chain.js';
 import { SandboxClock } from './clock.js';
+import type { Sealer } from './crypto/sealer.js';
 import { Scheduler } from './scheduler.js';
 import { seedWorld, type SeedResult } from './seed.js';
 import { Store } from './store.js';

@@ -7,7 +7,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Sealer } from '../../src/crypto/sealer.js';
+import { Sealer } from '../../src/sandbox/crypto/sealer.js';
 import { Store } from '../../src/sandbox/store.js';
 import { openDatabase, type Db } from '../../src/sandbox/store/db.js';
 import { dbExec, onDisk, startSandbox } from './helpers.js';

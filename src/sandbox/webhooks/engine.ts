@@ -13,7 +13,7 @@
 // that fired it); restore() loads them back after a restart.
 import { signPayload } from '../../crypto/webhook-signature.js';
 import type { EventType } from '../../domain/events.js';
-import type { Sealer } from '../../crypto/sealer.js';
+import type { Sealer } from '../crypto/sealer.js';
 import type { SandboxClock } from '../clock.js';
 import { randomAlnum } from '../ids.js';
 import type { Account, SubscriptionRecord } from '../records.js';
