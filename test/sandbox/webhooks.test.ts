@@ -504,6 +504,21 @@ describe('retries', () => {
     expect(Date.parse(limited!.next_retry_at) - Date.parse(limited!.attempted_at)).toBe(120_000);
   });
 
+  it('reads a Retry-After date on the sandbox clock, not the machine’s', async () => {
+    const t = await sandbox();
+    await t.settle(30 * 24 * HOUR); // the sandbox is a month ahead of this machine
+    const rx = await receiver(() => ({ status: 503, headers: { 'retry-after': new Date(t.world.now() + 2 * HOUR).toUTCString() } }));
+    const sub = await t.as('@alice').subscribe(rx.url, ['transfer.initiated']);
+    await t.as('@alice').send({ to: '@acme', amount: '1' });
+    await t.settle(0);
+    const [rec] = await t.as('@alice').deliveries(sub.webhook_id);
+    expect(rec).toMatchObject({ status_code: 503, state: 'retrying' });
+    // Two hours on the sandbox clock (the HTTP date drops the milliseconds), not the last attempt at 24 h.
+    const wait = Date.parse(rec!.next_retry_at) - Date.parse(rec!.attempted_at);
+    expect(wait).toBeGreaterThan(2 * HOUR - 1_000);
+    expect(wait).toBeLessThanOrEqual(2 * HOUR);
+  });
+
   it('a connection reset and a refused connection are failures without a status_code', async () => {
     const t = await sandbox();
     const rx = await receiver(() => 'reset');

@@ -99,7 +99,7 @@ export class WebhookEngine {
     if (this.options.send) {
       this.send = this.options.send;
     } else {
-      this.sender = new HttpSender(this.options.timeoutMs);
+      this.sender = new HttpSender(() => deps.clock.now(), this.options.timeoutMs);
       this.send = this.sender.send;
     }
     this.queue = new AttemptQueue(this.options.maxInFlight, this.options.maxPerOrigin, (id) => this.attempt(id), () => this.settled(), deps.onError);
