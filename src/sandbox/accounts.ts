@@ -4,7 +4,7 @@
 import { generateViewingKey } from '../crypto/viewing-key.js';
 import { newAccountId, newAddress } from './ids.js';
 import type { Account, AccountType, AgentStatus, KycStatus } from './records.js';
-import type { Store } from './store.js';
+import type { Store } from './store/store.js';
 
 /**
  * Keys an account gets at creation beyond its chain address: an X25519 viewing key pair. The

@@ -10,7 +10,7 @@ import { newTransferId, newTxHash } from './ids.js';
 import type { Account, Transfer } from './records.js';
 import type { Scheduler } from './scheduler.js';
 import { aad } from './seal-contexts.js';
-import type { Store } from './store.js';
+import type { Store } from './store/store.js';
 import { transferCiphertexts } from './viewing.js';
 
 export interface SubmitInput {

@@ -3,7 +3,7 @@
 import type { Recipient } from '../domain/recipient.js';
 import { externalWallet } from './external-wallets.js';
 import type { Account } from './records.js';
-import type { Store } from './store.js';
+import type { Store } from './store/store.js';
 
 export interface FoundRecipient {
   /** The sandbox account behind it, if any. */

@@ -4,7 +4,7 @@ import { decimalsOf } from '../domain/assets.js';
 import { createAccount } from './accounts.js';
 import { issueKey } from './auth.js';
 import type { AccountType, KycStatus } from './records.js';
-import type { Store } from './store.js';
+import type { Store } from './store/store.js';
 import type { SeededAccount } from './types.js';
 
 // Until src/commands/sandbox/{print,start}.ts import it from external-wallets.ts.

@@ -7,7 +7,7 @@ import { SandboxClock } from './clock.js';
 import type { Sealer } from './crypto/sealer.js';
 import { Scheduler } from './scheduler.js';
 import { seedWorld, type SeedResult } from './seed.js';
-import { Store } from './store.js';
+import { Store } from './store/store.js';
 import type { Db } from './store/db.js';
 import { WebhookEngine, type WebhookEngineOptions } from './webhooks/engine.js';
 

@@ -19,7 +19,7 @@ import { randomAlnum } from '../ids.js';
 import type { Account, SubscriptionRecord } from '../records.js';
 import type { Scheduler, TaskHandle } from '../scheduler.js';
 import { aad } from '../seal-contexts.js';
-import type { SandboxEvent, Store, WebhookRecords } from '../store.js';
+import type { SandboxEvent, Store, WebhookRecords } from '../store/store.js';
 import { audienceOf, eventBody, newEventId, sampleSide, sidesOf, withTimestamp, type EventSide } from './payloads.js';
 import { AttemptQueue } from './queue.js';
 import { nextAttempt } from './schedule.js';

@@ -3,19 +3,19 @@
 // there is one), so one request's effects commit together or not at all, before its answer is
 // written. Reads come from in-memory indexes that mirror the database; they are loaded from it
 // at start, and again if a transaction ever rolls back.
-import { contexts } from '../crypto/ciphertext.js';
-import type { Sealer } from './crypto/sealer.js';
+import { contexts } from '../../crypto/ciphertext.js';
+import type { Sealer } from '../crypto/sealer.js';
 import {
   AccountRecord, ApiKeyRecord, AttemptRecord, BalanceRecord, DeliveryRecord, EventRecord, HeldRecord, IdempotencyRecord,
   SpendPolicyRecord, SubscriptionRecord, TransferRecord,
   type Account, type AgentStatus, type Delivery, type HeldTransaction, type StoredEvent, type Transfer, type TransferStatus,
-} from './records.js';
-import { aad } from './seal-contexts.js';
-import { closeDatabase, type Db } from './store/db.js';
-import { encryptFor } from './viewing.js';
+} from '../records.js';
+import { aad } from '../seal-contexts.js';
+import { closeDatabase, type Db } from './db.js';
+import { encryptFor } from '../viewing.js';
 import type * as z from 'zod/mini';
 
-export type { Account, ApiKeyRecord, HeldTransaction, IdempotencyRecord, SpendPolicyRecord, Transfer, TransferStatus } from './records.js';
+export type { Account, ApiKeyRecord, HeldTransaction, IdempotencyRecord, SpendPolicyRecord, Transfer, TransferStatus } from '../records.js';
 
 /** The largest balance the sandbox holds for one account and asset (10^30 whole tokens). */
 export const MAX_BALANCE_UNITS = 10n ** 36n;
