@@ -92,9 +92,10 @@ export class Chain {
 
   /**
    * Confirms or fails one pending transfer at its settlement instant, in one transaction: the
-   * batch of this event-loop turn (group commit, store.ts), so the settlements due at one instant
-   * commit together. Nobody waits for the commit; should the batch fail, the transfer is still
-   * pending in the database and the reload (which reports the failure) schedules it again.
+   * batch of this event-loop turn (group commit, store/transactions.ts), so the settlements due
+   * at one instant commit together. Nobody waits for the commit; should the batch fail, the
+   * transfer is still pending in the database and the reload (which reports the failure)
+   * schedules it again.
    */
   decide(transferId: string, at: number): void {
     const { store } = this;

@@ -1,4 +1,4 @@
-// Group commit (src/sandbox/store/store.ts): the changing requests of one event-loop turn share one
+// Group commit (src/sandbox/store/transactions.ts): the changing requests of one event-loop turn share one
 // transaction. Nothing of a batch is acknowledged before its COMMIT has returned, and a batch
 // that fails (a request in it throws, or the COMMIT itself fails) acknowledges none of its
 // requests, leaves nothing on disk, and leaves memory as the database has it.
