@@ -2,13 +2,12 @@
 // in a transaction (transactions.ts: joining the caller's, or the batch of its event-loop turn),
 // so a change and the events it fires commit together or not at all. Reads come from in-memory
 // indexes, one module per domain (accounts.ts, api-keys.ts, balances.ts, transfers.ts,
-// agents.ts, idempotency.ts), that mirror the database; they are loaded from it at start, and
-// again if a transaction ever rolls back.
+// agents.ts, idempotency.ts, webhooks.ts), that mirror the database; they are loaded from it at
+// start, and again if a transaction ever rolls back.
 import type { Sealer } from '../crypto/sealer.js';
-import {
-  AttemptRecord, DeliveryRecord, EventRecord, SubscriptionRecord,
-  type Account, type AgentStatus, type ApiKeyRecord, type Delivery, type HeldTransaction, type IdempotencyRecord,
-  type SpendPolicyRecord, type StoredEvent, type Transfer,
+import type {
+  Account, AgentStatus, ApiKeyRecord, AttemptRecord, Delivery, HeldTransaction, IdempotencyRecord, SpendPolicyRecord, StoredEvent,
+  Transfer,
 } from '../records.js';
 import { AccountIndex } from './accounts.js';
 import { HeldTransactions, Policies, type HeldDecision } from './agents.js';
@@ -17,18 +16,10 @@ import { Balances } from './balances.js';
 import { closeDatabase, type Db } from './db.js';
 import { EventBus, type Listener, type SandboxEvent, type SandboxEventType } from './events.js';
 import { IdempotencyRecords } from './idempotency.js';
-import { prepareStatements, readRecords, WORLD_TABLES, type Statements } from './statements.js';
+import { prepareStatements, WORLD_TABLES, type Statements } from './statements.js';
 import { Transactions } from './transactions.js';
 import { Transfers, type TransferQuery } from './transfers.js';
-import type * as z from 'zod/mini';
-
-/** The webhook engine's records as stored (it keeps its own working copies). */
-export interface WebhookRecords {
-  subscriptions: z.infer<typeof SubscriptionRecord>[];
-  events: StoredEvent[];
-  deliveries: Delivery[];
-  attempts: z.infer<typeof AttemptRecord>[];
-}
+import { WebhookState, type Subscription, type WebhookReads, type WebhookRows } from './webhooks.js';
 
 export interface StoreOptions {
   /** Called after a rollback: memory no longer matches the database and must be reloaded. */
@@ -48,6 +39,7 @@ export class Store {
   private readonly policies: Policies;
   private readonly held: HeldTransactions;
   private readonly idempotency: IdempotencyRecords;
+  private readonly webhookState: WebhookState;
 
   constructor(
     private readonly db: Db,
@@ -67,6 +59,7 @@ export class Store {
     this.policies = new Policies(this.stmt, this.txs);
     this.held = new HeldTransactions(this.stmt, this.txs);
     this.idempotency = new IdempotencyRecords(this.stmt, this.txs);
+    this.webhookState = new WebhookState(this.stmt, this.txs, sealer);
   }
 
   // ---- transactions (transactions.ts) -------------------------------------------------------
@@ -341,57 +334,42 @@ export class Store {
     this.tx(() => this.idempotency.save(record));
   }
 
-  // ---- webhook engine records ---------------------------------------------------------------
+  // ---- webhooks (webhooks.ts) ---------------------------------------------------------------
 
-  putSubscription(s: z.infer<typeof SubscriptionRecord>): void {
-    this.tx(() => this.txs.run(this.stmt.putSubscription, s.webhook_id, JSON.stringify(s)));
+  /** What the webhook engine reads; it changes that state only through the methods below. */
+  get webhooks(): WebhookReads {
+    return this.webhookState;
   }
 
-  /** Deletes a subscription with its waiting deliveries and attempt log. */
-  dropSubscription(webhookId: string, deliveryIds: readonly string[]): void {
-    this.tx(() => {
-      this.txs.run(this.stmt.dropSubscription, webhookId);
-      for (const id of deliveryIds) this.txs.run(this.stmt.dropDelivery, id);
-      this.txs.run(this.stmt.dropAttemptsOf, webhookId);
+  addSubscription(sub: Subscription): Subscription {
+    return this.tx(() => {
+      this.webhookState.addSubscription(sub);
+      return sub;
     });
   }
 
-  putEvent(e: StoredEvent, evicted: readonly string[] = []): void {
-    this.tx(() => {
-      this.txs.run(this.stmt.putEvent, e.event_id, JSON.stringify(e));
-      for (const id of evicted) this.txs.run(this.stmt.dropEvent, id);
-    });
+  /** Deletes a subscription with its waiting deliveries and attempt log; returns the deliveries' ids. */
+  removeSubscription(webhookId: string): string[] {
+    return this.tx(() => this.webhookState.removeSubscription(webhookId));
   }
 
-  putDelivery(d: Delivery): void {
-    // Only the stored fields: the engine's working copy carries timers and controllers.
-    const record: Delivery = {
-      delivery_id: d.delivery_id, webhook_id: d.webhook_id, event_id: d.event_id, event: d.event, body: d.body,
-      attempts: d.attempts, first_attempt_at: d.first_attempt_at, due_at: d.due_at, final: d.final, replay: d.replay,
-    };
-    this.tx(() => this.txs.run(this.stmt.putDelivery, d.delivery_id, JSON.stringify(record)));
+  /** Stores a webhook event, dropping the account's oldest beyond `keepPerAccount`. */
+  addWebhookEvent(event: StoredEvent, keepPerAccount: number): void {
+    this.tx(() => this.webhookState.addEvent(event, keepPerAccount));
   }
 
-  dropDelivery(deliveryId: string): void {
-    this.tx(() => this.txs.run(this.stmt.dropDelivery, deliveryId));
+  addDelivery(d: Delivery): void {
+    this.tx(() => this.webhookState.addDelivery(d));
   }
 
-  /** Appends to a subscription's attempt log, keeping its newest `keep`. */
-  addAttempt(r: z.infer<typeof AttemptRecord>, keep: number): void {
-    this.tx(() => {
-      this.txs.run(this.stmt.addAttempt, r.webhook_id, JSON.stringify(r));
-      this.txs.run(this.stmt.dropOldAttempts, r.webhook_id, r.webhook_id, keep);
-    });
+  /** Logs an attempt (a subscription keeps its newest `keep`) and reschedules its delivery, or ends it when `next` is null. */
+  endAttempt(record: AttemptRecord, keep: number, next: { at: number; final: boolean } | null): void {
+    this.tx(() => this.webhookState.endAttempt(record, keep, next));
   }
 
-  /** What the webhook engine loads at start (deliveries in due order, attempts in log order). */
-  webhookRecords(): WebhookRecords {
-    return {
-      subscriptions: readRecords(this.db, 'SELECT record FROM webhook_subscriptions ORDER BY rowid', SubscriptionRecord),
-      events: readRecords(this.db, 'SELECT record FROM webhook_events ORDER BY rowid', EventRecord),
-      deliveries: readRecords(this.db, 'SELECT record FROM webhook_deliveries ORDER BY rowid', DeliveryRecord),
-      attempts: readRecords(this.db, 'SELECT record FROM webhook_attempts ORDER BY id', AttemptRecord),
-    };
+  /** The webhook records as the database holds them, in its order (the export). */
+  webhookRecords(): WebhookRows {
+    return WebhookState.rows(this.db);
   }
 
   // ---- whole state --------------------------------------------------------------------------
@@ -413,6 +391,7 @@ export class Store {
     this.policies.clear();
     this.held.clear();
     this.idempotency.clear();
+    this.webhookState.clear();
   }
 
   /** Whether the database holds a world (a fresh one must be seeded). */
@@ -422,7 +401,7 @@ export class Store {
 
   /**
    * (Re)loads memory from the database, checking every record against its schema and opening
-   * every sealed balance (a wrong key file fails here, with SealError).
+   * every sealed balance and webhook secret (a wrong key file fails here, with SealError).
    */
   load(): void {
     this.forget();
@@ -433,6 +412,7 @@ export class Store {
     this.policies.load(this.db);
     this.held.load(this.db);
     this.idempotency.load(this.db);
+    this.webhookState.load(this.db);
   }
 
   /** Commits what waits to be, writes what reads left in memory, then closes the database. */
