@@ -40,7 +40,7 @@ export class World {
   readonly adminToken: string;
   readonly blockTimeMs: number;
   readonly approvalWindowMs: number;
-  /** Subscriptions, event fan-out and signed, retried deliveries (src/sandbox/webhooks/). */
+  /** Event fan-out and signed, retried deliveries (src/sandbox/webhooks/); their state is the store's. */
   readonly webhooks: WebhookEngine;
   private readonly onError: (err: unknown) => void;
   private flushTimer: NodeJS.Timeout | undefined;
