@@ -7,12 +7,12 @@ import { parseNonNegativeDecimal } from '../domain/amount.js';
 import { compilePolicy, evaluatePolicy, mergePolicyFields, toPolicyUnits, type Evaluation, type PolicyFields } from '../domain/policy.js';
 import { parseRecipient } from '../domain/recipient.js';
 import { utcDay } from '../domain/time-range.js';
-import { ApiFault } from './http/respond.js';
+import { createAccount } from './accounts.js';
+import { ApiFault } from './faults.js';
 import { newPolicyId, newTransactionId } from './ids.js';
 import type { Account, AgentStatus, HeldTransaction, SpendPolicyRecord, Transfer } from './records.js';
 import { aad } from './seal-contexts.js';
 import { findRecipient } from './recipient.js';
-import { createAccount } from './seed.js';
 import { encryptFor } from './viewing.js';
 import type { World } from './world.js';
 

@@ -3,7 +3,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { newApiKey, newKeyId, sha256Hex } from './ids.js';
 import type { Account, ApiKeyRecord } from './records.js';
-import type { Store } from './store.js';
+import type { Store } from './store/store.js';
 
 export const CHAIN_ID = 46630;
 

@@ -4,13 +4,13 @@
 // Funds are reserved (debited) at submission, in the same transaction that records the transfer,
 // so concurrent sends cannot overdraw. The pending transfers are the chain's queue: after a
 // restart, resume() schedules them again (overdue ones settle at once).
-import type { Sealer } from '../crypto/sealer.js';
+import type { Sealer } from './crypto/sealer.js';
+import { externalWallet } from './external-wallets.js';
 import { newTransferId, newTxHash } from './ids.js';
 import type { Account, Transfer } from './records.js';
 import type { Scheduler } from './scheduler.js';
 import { aad } from './seal-contexts.js';
-import { externalWallet } from './seed.js';
-import type { Store } from './store.js';
+import type { Store } from './store/store.js';
 import { transferCiphertexts } from './viewing.js';
 
 export interface SubmitInput {
@@ -92,9 +92,10 @@ export class Chain {
 
   /**
    * Confirms or fails one pending transfer at its settlement instant, in one transaction: the
-   * batch of this event-loop turn (group commit, store.ts), so the settlements due at one instant
-   * commit together. Nobody waits for the commit; should the batch fail, the transfer is still
-   * pending in the database and the reload (which reports the failure) schedules it again.
+   * batch of this event-loop turn (group commit, store/transactions.ts), so the settlements due
+   * at one instant commit together. Nobody waits for the commit; should the batch fail, the
+   * transfer is still pending in the database and the reload (which reports the failure)
+   * schedules it again.
    */
   decide(transferId: string, at: number): void {
     const { store } = this;

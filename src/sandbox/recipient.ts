@@ -1,9 +1,9 @@
 // Who a transfer's `to` is in the sandbox: a handle must name an account; an address may be one
 // of ours or a wallet outside (the seeded external wallets, or any other, which is ready).
 import type { Recipient } from '../domain/recipient.js';
+import { externalWallet } from './external-wallets.js';
 import type { Account } from './records.js';
-import { externalWallet } from './seed.js';
-import type { Store } from './store.js';
+import type { Store } from './store/store.js';
 
 export interface FoundRecipient {
   /** The sandbox account behind it, if any. */

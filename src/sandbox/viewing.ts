@@ -2,8 +2,8 @@
 // and the per-reader amount/memo ciphertexts of transfers). Only public keys are used here: the
 // sandbox never holds a decryption key after handing it out.
 import { contexts, encryptWithPreparedKey, newEphemeral, prepareKey, type Ephemeral } from '../crypto/ciphertext.js';
-import { keyPool } from '../crypto/key-pool.js';
 import { parseViewingPublicKey } from '../crypto/viewing-key.js';
+import { keyPool } from './crypto/key-pool.js';
 import type { Account, ReaderCiphertexts } from './records.js';
 
 const publicKeys = new WeakMap<Account, Buffer | null>();

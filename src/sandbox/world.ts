@@ -1,13 +1,14 @@
 // Everything a handler may touch, wired once per sandbox: clock, scheduler, store, chain and the
 // webhook engine. load() brings a stored world back (or seeds a fresh one); the same path runs
-// again if a transaction ever rolls back, so memory always mirrors what was committed.
-import type { Sealer } from '../crypto/sealer.js';
+// again if a transaction ever rolls back, so memory always mirrors what was committed. The store
+// holds all of the state; the chain and the webhook engine only schedule work from it (resume()).
 import { CHAIN_ID } from './auth.js';
 import { Chain } from './chain.js';
 import { SandboxClock } from './clock.js';
+import type { Sealer } from './crypto/sealer.js';
 import { Scheduler } from './scheduler.js';
 import { seedWorld, type SeedResult } from './seed.js';
-import { Store } from './store.js';
+import { Store } from './store/store.js';
 import type { Db } from './store/db.js';
 import { WebhookEngine, type WebhookEngineOptions } from './webhooks/engine.js';
 
@@ -17,8 +18,7 @@ export interface WorldOptions {
   approvalWindowMs: number;
   adminToken: string;
   sealer: Sealer;
-  /** Called with errors thrown by scheduled tasks, flushes and reloads. */
-  /** Where errors of the sandbox's own work go (required: nothing is swallowed). */
+  /** Where errors of the sandbox's own work go: scheduled tasks, flushes, reloads (required: nothing is swallowed). */
   onError: (err: unknown) => void;
   clock?: SandboxClock;
   /** Webhook engine settings (time limit, concurrency, jitter source, log). */
@@ -40,7 +40,7 @@ export class World {
   readonly adminToken: string;
   readonly blockTimeMs: number;
   readonly approvalWindowMs: number;
-  /** Subscriptions, event fan-out and signed, retried deliveries (src/sandbox/webhooks/). */
+  /** Event fan-out and signed, retried deliveries (src/sandbox/webhooks/); their state is the store's. */
   readonly webhooks: WebhookEngine;
   private readonly onError: (err: unknown) => void;
   private flushTimer: NodeJS.Timeout | undefined;
@@ -56,7 +56,7 @@ export class World {
     this.approvalWindowMs = opts.approvalWindowMs;
     this.chain = new Chain(this.store, this.scheduler, this.sealer, opts.blockTimeMs);
     this.webhooks = new WebhookEngine(
-      { store: this.store, scheduler: this.scheduler, clock: this.clock, sealer: this.sealer, onError: this.onError },
+      { store: this.store, scheduler: this.scheduler, clock: this.clock, onError: this.onError },
       opts.webhooks,
     );
   }
@@ -81,18 +81,18 @@ export class World {
     // Time never runs backwards across restarts, even if the last clock save was lost.
     for (const t of this.store.pendingTransfers()) this.clock.restore(this.clock.offsetMs, t.created_at);
     this.chain.resume();
-    this.webhooks.restore(this.store.webhookRecords());
+    this.webhooks.resume();
     return [];
   }
 
-  /** After a rollback: what is in memory is thrown away and read again from the store. */
+  /** After a rollback: memory is thrown away and read again from the database, and its work scheduled again. */
   private reload(cause: unknown): void {
     this.onError(new Error(`a change was rolled back (${(cause as Error)?.message ?? String(cause)}); state reloaded from the database`));
     try {
       this.scheduler.clear();
       this.store.load();
       this.chain.resume();
-      this.webhooks.restore(this.store.webhookRecords());
+      this.webhooks.resume();
     } catch (err) {
       this.onError(err);
     }

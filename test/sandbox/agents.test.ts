@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { contexts, decrypt } from '../../src/crypto/ciphertext.js';
 import { parseDecryptionKey } from '../../src/crypto/viewing-key.js';
-import type { SandboxEvent } from '../../src/sandbox/store.js';
+import type { SandboxEvent } from '../../src/sandbox/store/events.js';
 import { checkAnswer, dbBytes, dbRecords, startSandbox, units, type ReqOptions, type TestSandbox, expectApiError } from './helpers.js';
 
 const DEAD = '0x000000000000000000000000000000000000dEaD';

@@ -1,11 +1,14 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SandboxClock } from '../../src/sandbox/clock.js';
+import { Scheduler } from '../../src/sandbox/scheduler.js';
+import { ROOT } from '../helpers/run.js';
 
 /** A task that throws here is a failure of the test, reported where runDue() is awaited. */
 const unexpected = (err: unknown) => {
   throw err;
 };
-import { Scheduler } from '../../src/sandbox/scheduler.js';
 
 function fakeClock(start = 1_700_000_000_000) {
   let real = start;
@@ -156,5 +159,16 @@ describe('Scheduler', () => {
     expect(ran).toEqual([]);
     await vi.advanceTimersByTimeAsync(4_000);
     expect(ran).toEqual([10_000]);
+  });
+});
+
+describe('the one reader of real time', () => {
+  it('is clock.ts: no other sandbox module reads Date.now or calls new Date()', () => {
+    const dir = join(ROOT, 'src/sandbox');
+    const withoutComments = (text: string) => text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+    const readers = readdirSync(dir, { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.ts') && /\bDate\.now\b|new Date\(\s*\)/.test(withoutComments(readFileSync(join(dir, f), 'utf8'))));
+    expect(readers).toEqual(['clock.ts']);
   });
 });

@@ -1,4 +1,4 @@
-// Group commit (src/sandbox/store.ts): the changing requests of one event-loop turn share one
+// Group commit (src/sandbox/store/transactions.ts): the changing requests of one event-loop turn share one
 // transaction. Nothing of a batch is acknowledged before its COMMIT has returned, and a batch
 // that fails (a request in it throws, or the COMMIT itself fails) acknowledges none of its
 // requests, leaves nothing on disk, and leaves memory as the database has it.
@@ -7,8 +7,8 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Sealer } from '../../src/crypto/sealer.js';
-import { Store } from '../../src/sandbox/store.js';
+import { Sealer } from '../../src/sandbox/crypto/sealer.js';
+import { Store } from '../../src/sandbox/store/store.js';
 import { openDatabase, type Db } from '../../src/sandbox/store/db.js';
 import { dbExec, onDisk, startSandbox } from './helpers.js';
 

@@ -1,4 +1,4 @@
-// Content keys made ahead of time on a worker thread (src/crypto/key-pool.ts): the ciphertexts
+// Content keys made ahead of time on a worker thread (src/sandbox/crypto/key-pool.ts): the ciphertexts
 // made with them are the ones encryptTo makes (same wire form, same derivation), every key is
 // used once, and a process whose pool has started still exits by itself.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Pool } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { contexts, decrypt, deriveContentKey, encryptWithPreparedKey, openWithContentKey } from '../../src/crypto/ciphertext.js';
-import { KeyPool } from '../../src/crypto/key-pool.js';
+import { KeyPool } from '../../src/sandbox/crypto/key-pool.js';
 import { generateViewingKey, parseDecryptionKey } from '../../src/crypto/viewing-key.js';
 import { spawnSandbox, type SpawnedSandbox } from '../helpers/run.js';
 

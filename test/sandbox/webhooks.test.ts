@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSandbox } from '../../src/sandbox/index.js';
 import type { SandboxOptions } from '../../src/sandbox/types.js';
-import { createAccount } from '../../src/sandbox/seed.js';
+import { createAccount } from '../../src/sandbox/accounts.js';
 import type { HeldTransaction } from '../../src/sandbox/records.js';
 import type { WebhookEngineOptions } from '../../src/sandbox/webhooks/engine.js';
 import { MAX_ATTEMPTS, nextAttempt, RETRY_DELAYS_MS, RETRY_WINDOW_MS, retryAfterMs } from '../../src/sandbox/webhooks/schedule.js';
@@ -504,6 +504,21 @@ describe('retries', () => {
     expect(Date.parse(limited!.next_retry_at) - Date.parse(limited!.attempted_at)).toBe(120_000);
   });
 
+  it('reads a Retry-After date on the sandbox clock, not the machine’s', async () => {
+    const t = await sandbox();
+    await t.settle(30 * 24 * HOUR); // the sandbox is a month ahead of this machine
+    const rx = await receiver(() => ({ status: 503, headers: { 'retry-after': new Date(t.world.now() + 2 * HOUR).toUTCString() } }));
+    const sub = await t.as('@alice').subscribe(rx.url, ['transfer.initiated']);
+    await t.as('@alice').send({ to: '@acme', amount: '1' });
+    await t.settle(0);
+    const [rec] = await t.as('@alice').deliveries(sub.webhook_id);
+    expect(rec).toMatchObject({ status_code: 503, state: 'retrying' });
+    // Two hours on the sandbox clock (the HTTP date drops the milliseconds), not the last attempt at 24 h.
+    const wait = Date.parse(rec!.next_retry_at) - Date.parse(rec!.attempted_at);
+    expect(wait).toBeGreaterThan(2 * HOUR - 1_000);
+    expect(wait).toBeLessThanOrEqual(2 * HOUR);
+  });
+
   it('a connection reset and a refused connection are failures without a status_code', async () => {
     const t = await sandbox();
     const rx = await receiver(() => 'reset');
@@ -658,5 +673,57 @@ describe('restart', () => {
     expect(rx.got[1]!.headers['x-service-delivery-attempt']).toBe('1');
     expect(rx.got[1]!.json.event_id).toBe(rx.got[0]!.json.event_id);
     void sub;
+  });
+
+  it('keeps the newest events per account, in memory and on disk: an older one cannot be replayed', async () => {
+    const statePath = join(dir, 'state.db');
+    const rx = await receiver();
+    const t = await sandbox({ statePath, ephemeral: false }, { eventsPerAccount: 2 });
+    const sub = await t.as('@alice').subscribe(rx.url, ['transfer.initiated']);
+    for (let i = 0; i < 3; i++) await t.as('@alice').send({ to: '@acme', amount: '1' });
+    await t.settle(0);
+    const ids = rx.got.map((r) => r.json.event_id as string);
+    expect(ids).toHaveLength(3);
+    expect(dbRecords(statePath, 'webhook_events').map((e: { event_id: string }) => e.event_id)).toEqual(ids.slice(1));
+    const oldest = await t.as('@alice').post(`/v1/webhooks/${sub.webhook_id}/replay/${ids[0]}`);
+    expect([oldest.status, oldest.body.error?.code]).toEqual([404, 'event_not_found']);
+    expect((await t.as('@alice').post(`/v1/webhooks/${sub.webhook_id}/replay/${ids[2]}`)).status).toBe(202);
+  });
+
+  it('keeps the newest attempt records per subscription, in memory and on disk', async () => {
+    const statePath = join(dir, 'state.db');
+    const rx = await receiver(() => ({ status: 500 }));
+    const t = await sandbox({ statePath, ephemeral: false }, { attemptsPerWebhook: 2 });
+    const sub = await t.as('@alice').subscribe(rx.url, ['transfer.initiated']);
+    await t.as('@alice').send({ to: '@acme', amount: '1' });
+    await t.settle(0);
+    await t.settle(6_000);
+    await t.settle(6 * 60_000);
+    expect(rx.got).toHaveLength(3);
+    expect((await t.as('@alice').deliveries(sub.webhook_id)).map((r) => r.attempt)).toEqual([3, 2]);
+    expect(dbRecords(statePath, 'webhook_attempts').map((r: { attempt: number }) => r.attempt)).toEqual([2, 3]);
+  });
+
+  it('a rolled-back change leaves no delivery behind, and the engine goes on', async () => {
+    const lines: string[] = [];
+    const rx = await receiver();
+    const t = await sandbox({ log: (l) => lines.push(l) });
+    await t.as('@alice').subscribe(rx.url, ['transfer.initiated']);
+    const { store, chain } = t.world;
+    const alice = store.accountByHandle('@alice')!;
+    const acme = store.accountByHandle('@acme')!;
+    const submit = () => chain.submit({ from: alice, to: '@acme', toAccount: acme, toAddress: acme.public_key, asset: 'USDG', units: 1n, confidential: true, memo: undefined, now: t.world.now() });
+    expect(() => store.tx(() => {
+      submit();
+      expect(t.world.webhooks.pending).toBe(1); // queued inside the transaction ...
+      throw new Error('boom');
+    })).toThrow('boom');
+    expect(t.world.webhooks.pending).toBe(0); // ... and gone with it
+    expect(lines.some((l) => l.includes('rolled back (boom)'))).toBe(true);
+    await t.settle(10_000);
+    expect(rx.got).toHaveLength(0);
+    expect((await t.as('@alice').send({ to: '@acme', amount: '1' })).status).toBe(201);
+    await t.settle(0);
+    expect(rx.got).toHaveLength(1);
   });
 });

@@ -2,7 +2,8 @@
 import { ProofError, parseProof, verifyProof, type BalanceCiphertext } from '../../crypto/proof.js';
 import { formatUnits } from '../../domain/amount.js';
 import type { ApiContext, Routes } from '../http/context.js';
-import { ApiFault, invalid, ok, type Reply } from '../http/respond.js';
+import { ApiFault, invalid } from '../faults.js';
+import { ok, type Reply } from '../http/respond.js';
 import type { Account } from '../records.js';
 
 /** The spec's account fields plus the sandbox-only `viewing_public_key`. */

@@ -18,7 +18,8 @@ import {
   setAgentStatus,
 } from '../agents.js';
 import type { ApiContext, Routes } from '../http/context.js';
-import { ApiFault, invalid, ok, type Reply } from '../http/respond.js';
+import { ApiFault, invalid } from '../faults.js';
+import { ok, type Reply } from '../http/respond.js';
 import type { Account, AgentStatus, HeldTransaction, SpendPolicyRecord } from '../records.js';
 import type { World } from '../world.js';
 import { field, objectBody, requiredString } from './validate.js';

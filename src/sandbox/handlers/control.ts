@@ -3,7 +3,8 @@
 import { HANDLE_RE } from '../../domain/recipient.js';
 import { issueKey, keyHint } from '../auth.js';
 import type { RequestContext, Routes } from '../http/context.js';
-import { ApiFault, invalid, ok, type Reply } from '../http/respond.js';
+import { ApiFault, invalid } from '../faults.js';
+import { ok, type Reply } from '../http/respond.js';
 import type { SeedResult } from '../seed.js';
 import type { Account, ApiKeyRecord } from '../records.js';
 import { exportWorld } from '../store/export.js';

@@ -2,7 +2,7 @@
 // message names the field and the rule.
 import { parseAmount } from '../../domain/amount.js';
 import { DEFAULT_ASSET, isKnownAsset, KNOWN_ASSETS } from '../../domain/assets.js';
-import { invalid } from '../http/respond.js';
+import { invalid } from '../faults.js';
 
 export type JsonObject = Record<string, unknown>;
 

@@ -3,7 +3,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Account, ApiKeyRecord } from '../records.js';
 import type { World } from '../world.js';
 import { Router } from './router.js';
-import { ApiFault, type Reply } from './respond.js';
+import { ApiFault } from '../faults.js';
+import type { Reply } from './respond.js';
 
 export interface RequestContext {
   readonly world: World;

@@ -1,5 +1,5 @@
 // JSON answers and the one error envelope: {"error":{"code","message","request_id"}}.
-// Handlers throw ApiFault (directly or through check()/invalid()); the pipeline renders it.
+// Handlers and operations throw ApiFault (../faults.ts); the pipeline renders it with errorBody().
 import type { ServerResponse } from 'node:http';
 
 export interface Reply {
@@ -11,30 +11,6 @@ export interface Reply {
    * remembers its answer without the signing secret, which is shown once.
    */
   remember?: unknown;
-}
-
-export class ApiFault extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    /** Extra fields for the error object (e.g. `reason`). */
-    readonly extra: Record<string, unknown> = {},
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-    this.name = 'ApiFault';
-  }
-}
-
-/** Throws an ApiFault unless the condition holds. */
-export function check(condition: unknown, status: number, code: string, message: string): asserts condition {
-  if (!condition) throw new ApiFault(status, code, message);
-}
-
-/** 400 invalid_request: the message names the field and the rule. */
-export function invalid(message: string): ApiFault {
-  return new ApiFault(400, 'invalid_request', message);
 }
 
 export function ok(body: unknown, status = 200): Reply {

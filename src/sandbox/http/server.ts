@@ -5,10 +5,11 @@ import { AUTH_MESSAGES, authenticate, isAdminToken } from '../auth.js';
 import { newRequestId, sha256Hex } from '../ids.js';
 import { IDEMPOTENCY_KEY_RE, IDEMPOTENCY_KEY_RULE } from '../../domain/idempotency.js';
 import { isLoopbackHost, isLoopbackHostHeader } from '../../domain/loopback.js';
+import { ApiFault } from '../faults.js';
 import type { Account, ApiKeyRecord } from '../records.js';
 import type { World } from '../world.js';
 import { parseJsonBody, type ApiContext, type Route, type Routes } from './context.js';
-import { ApiFault, errorBody, sendJson, type Reply } from './respond.js';
+import { errorBody, sendJson, type Reply } from './respond.js';
 
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
 
@@ -32,9 +33,9 @@ export function createRequestListener(world: World, routes: Routes, opts: Pipeli
     const requestId = newRequestId();
     const method = req.method ?? 'GET';
     const { path, queryText } = splitUrl(req.url ?? '/');
-    // Group commit (store.ts): what an answer shows may include writes of a batch not committed
-    // yet (its own, or another request's that a read sees); it leaves only once they are. If that
-    // batch fails instead, committed() rejects and the request answers 500.
+    // Group commit (store/transactions.ts): what an answer shows may include writes of a batch not
+    // committed yet (its own, or another request's that a read sees); it leaves only once they
+    // are. If that batch fails instead, committed() rejects and the request answers 500.
     void compute(world, routes, req, method, path, queryText, requestId, limit)
       .then(async (a) => (await world.store.committed(), a))
       .catch((err: unknown) => {
@@ -168,9 +169,10 @@ async function compute(
     const idemKey = route.idempotent ? header(req, 'idempotency-key') : undefined;
     // A read changes nothing, and a handler that awaits commits each of its steps itself.
     if (method === 'GET' || method === 'HEAD' || route.async) return renderReply(await route.handler(ctx));
-    // One transaction per request, or rather one batch of requests (group commit, store.ts): its
-    // effects and its idempotency record commit together, before the answer is written (an
-    // ApiFault is an answer: what it leaves also commits; anything else fails the batch).
+    // One transaction per request, or rather one batch of requests (group commit,
+    // store/transactions.ts): its effects and its idempotency record commit together, before the
+    // answer is written (an ApiFault is an answer: what it leaves also commits; anything else
+    // fails the batch).
     return await world.store.txGrouped(() => {
       try {
         if (idemKey !== undefined) return runIdempotent(world, route, ctx, idemKey, account ? `account:${account.account_id}` : 'admin');

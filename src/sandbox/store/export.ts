@@ -1,8 +1,16 @@
 // `svc sandbox export --json`: the whole sandbox as one JSON document a user can diff or attach
 // to a bug report. It holds what the store holds, minus what must never leave it: no sealed
 // value, no ciphertext, no key hash and no webhook secret, so no amount and no memo either.
-import type { World } from '../world.js';
+import type { SandboxClock } from '../clock.js';
 import { SCHEMA_VERSION } from './db.js';
+import type { Store } from './store.js';
+
+/** What the export reads (the World is one): the store, the chain id and the clock. */
+export interface ExportSource {
+  readonly store: Store;
+  readonly chainId: number;
+  readonly clock: SandboxClock;
+}
 
 export const EXPORT_FORMAT = 'svc-sandbox-export';
 
@@ -15,7 +23,7 @@ function clean(value: unknown): unknown {
   return out;
 }
 
-export function exportWorld(world: World): Record<string, unknown> {
+export function exportWorld(world: ExportSource): Record<string, unknown> {
   const { store } = world;
   const accounts = [...store.accounts()];
   const webhooks = store.webhookRecords();
@@ -24,7 +32,7 @@ export function exportWorld(world: World): Record<string, unknown> {
     version: 1,
     schema_version: SCHEMA_VERSION,
     chain_id: world.chainId,
-    clock: { now: new Date(world.now()).toISOString(), offset_ms: world.clock.offsetMs },
+    clock: { now: new Date(world.clock.now()).toISOString(), offset_ms: world.clock.offsetMs },
     accounts,
     api_keys: [...store.keys()].map(({ hash: _hash, ...k }) => k),
     // A balance's version goes up at every change; its amount is sealed and stays out.

@@ -6,25 +6,25 @@
 // attempts are retried on the sandbox clock (schedule.ts). Deleting a subscription cancels its
 // deliveries at once: waiting ones never start, in-flight ones are aborted and their results
 // ignored.
-// Modules: payloads.ts (fan-out, bodies), subscriptions.ts (subscriptions, stored events),
-// queue.ts (bounded concurrency), schedule.ts (retry times), sender.ts (one HTTP attempt),
-// Every change of a subscription, event, delivery or attempt is written through the store, in
-// the transaction of the change that caused it (an event's deliveries commit with the transfer
-// that fired it); restore() loads them back after a restart.
+// Modules: payloads.ts (fan-out, bodies), queue.ts (bounded concurrency), schedule.ts (retry
+// times), sender.ts (one HTTP attempt).
+// Subscriptions, stored events, deliveries and attempt logs are the store's (store/webhooks.ts):
+// every change goes through a store method, in the transaction of the change that caused it (an
+// event's deliveries commit with the transfer that fired it). The engine keeps only what runs:
+// each delivery's due-time task and its attempt in flight. resume() schedules the stored
+// deliveries after a start or a reload.
 import { signPayload } from '../../crypto/webhook-signature.js';
 import type { EventType } from '../../domain/events.js';
-import type { Sealer } from '../../crypto/sealer.js';
 import type { SandboxClock } from '../clock.js';
 import { randomAlnum } from '../ids.js';
-import type { Account, SubscriptionRecord } from '../records.js';
+import type { Account } from '../records.js';
 import type { Scheduler, TaskHandle } from '../scheduler.js';
-import { aad } from '../seal-contexts.js';
-import type { SandboxEvent, Store, WebhookRecords } from '../store.js';
+import type { SandboxEvent } from '../store/events.js';
+import type { Store } from '../store/store.js';
 import { audienceOf, eventBody, newEventId, sampleSide, sidesOf, withTimestamp, type EventSide } from './payloads.js';
 import { AttemptQueue } from './queue.js';
 import { nextAttempt } from './schedule.js';
 import { DEFAULT_TIMEOUT_MS, HttpSender, type Send } from './sender.js';
-import { EventStore, Subscriptions } from './subscriptions.js';
 import type { AttemptOutcome, AttemptRecord, Delivery, StoredEvent, Subscription } from './types.js';
 
 export const newWebhookId = () => `wh_${randomAlnum(20)}`;
@@ -60,30 +60,24 @@ export const WEBHOOK_DEFAULTS: WebhookEngineOptions = {
   attemptsPerWebhook: 1_000,
 };
 
-interface Live extends Delivery {
+/** What runs for one stored delivery: its due-time task, then its attempt in flight. */
+interface Run {
   task?: TaskHandle;
   controller?: AbortController;
-  /** Sandbox time the attempt in flight started. */
-  startedAt?: number;
 }
 
 export interface EngineDeps {
   store: Store;
   scheduler: Scheduler;
   clock: SandboxClock;
-  sealer: Sealer;
   /** An attempt that fails inside the sandbox itself (not the receiver's fault) is reported here. */
   onError: (err: unknown) => void;
 }
 
 export class WebhookEngine {
   readonly options: WebhookEngineOptions;
-  private readonly subs = new Subscriptions();
-  private readonly events: EventStore;
-  /** Deliveries still to be made (waiting for their due time, queued or in flight). */
-  private readonly live = new Map<string, Live>();
-  /** Per subscription: attempt records in the order they ended. */
-  private readonly attempts = new Map<string, AttemptRecord[]>();
+  /** By delivery id; replaced wholesale by resume(), so an attempt can tell it was superseded. */
+  private readonly runs = new Map<string, Run>();
   private readonly queue: AttemptQueue;
   private readonly sender: HttpSender | undefined;
   private readonly send: Send;
@@ -95,11 +89,10 @@ export class WebhookEngine {
     options: Partial<WebhookEngineOptions> = {},
   ) {
     this.options = { ...WEBHOOK_DEFAULTS, ...options };
-    this.events = new EventStore(this.options.eventsPerAccount);
     if (this.options.send) {
       this.send = this.options.send;
     } else {
-      this.sender = new HttpSender(this.options.timeoutMs);
+      this.sender = new HttpSender(() => deps.clock.now(), this.options.timeoutMs);
       this.send = this.sender.send;
     }
     this.queue = new AttemptQueue(this.options.maxInFlight, this.options.maxPerOrigin, (id) => this.attempt(id), () => this.settled(), deps.onError);
@@ -119,44 +112,38 @@ export class WebhookEngine {
 
   create(account: Account, url: string, events: EventType[], secret: string): Subscription {
     const sub: Subscription = { webhook_id: newWebhookId(), account_id: account.account_id, url, events, secret, created_at: this.deps.clock.now() };
-    this.deps.store.putSubscription(this.sealed(sub));
-    this.subs.add(sub);
-    return sub;
+    return this.deps.store.addSubscription(sub);
   }
 
   /** The account's subscriptions, oldest first. */
   list(accountId: string): readonly Subscription[] {
-    return this.subs.of(accountId);
+    return this.deps.store.webhooks.subscriptionsOf(accountId);
   }
 
   countFor(accountId: string): number {
-    return this.subs.of(accountId).length;
+    return this.list(accountId).length;
   }
 
   /** The subscription if it is this account's (another account's is not found). */
   get(accountId: string, webhookId: string): Subscription | undefined {
-    return this.subs.get(accountId, webhookId);
+    return this.deps.store.webhooks.subscriptionFor(accountId, webhookId);
   }
 
   /** Deletes at once: waiting deliveries never start, in-flight attempts are aborted and ignored. */
   remove(sub: Subscription): void {
-    const doomed = [...this.live.values()].filter((d) => d.webhook_id === sub.webhook_id);
-    this.deps.store.dropSubscription(sub.webhook_id, doomed.map((d) => d.delivery_id));
-    this.subs.delete(sub);
-    for (const d of doomed) this.cancel(d);
-    this.attempts.delete(sub.webhook_id);
+    for (const id of this.deps.store.removeSubscription(sub.webhook_id)) this.cancel(id);
   }
 
   /** Attempt records, newest first. */
   deliveries(webhookId: string, limit: number): AttemptRecord[] {
-    const list = this.attempts.get(webhookId) ?? [];
+    const list = this.deps.store.webhooks.attemptsOf(webhookId);
     return [...list].reverse().sort((a, b) => b.attempted_at - a.attempted_at).slice(0, limit);
   }
 
   // ---- events ------------------------------------------------------------------------------
 
   private onSandboxEvent(e: SandboxEvent): void {
-    if (this.subs.size === 0 || this.closed) return; // nobody listens: nothing is stored
+    if (this.deps.store.webhooks.subscriptionCount === 0 || this.closed) return; // nobody listens: nothing is stored
     for (const side of sidesOf(this.deps.store, e)) this.publish(side, false);
   }
 
@@ -166,8 +153,9 @@ export class WebhookEngine {
    * unless `force` (samples).
    */
   private publish(side: EventSide, force: boolean): { event: StoredEvent | undefined; deliveries: Delivery[] } {
-    const audience = audienceOf(this.deps.store, side.account);
-    const subs = this.subs.ofAll(audience);
+    const { store } = this.deps;
+    const audience = audienceOf(store, side.account);
+    const subs = store.webhooks.subscriptionsOfAll(audience);
     if (!subs.length && !force) return { event: undefined, deliveries: [] };
     const event_id = newEventId();
     const event: StoredEvent = {
@@ -178,8 +166,8 @@ export class WebhookEngine {
       occurred_at: side.occurredAt,
       body: eventBody(event_id, side),
     };
-    return this.deps.store.tx(() => {
-      this.deps.store.putEvent(event, this.events.add(event));
+    return store.tx(() => {
+      store.addWebhookEvent(event, this.options.eventsPerAccount);
       const deliveries = subs.filter((s) => s.events.includes(side.type)).map((s) => this.enqueue(s, event, false));
       return { event, deliveries };
     });
@@ -193,7 +181,7 @@ export class WebhookEngine {
 
   /** Sends a stored event to a subscription again, as a new delivery; undefined when the event was never for its account. */
   replay(sub: Subscription, eventId: string): Delivery | undefined {
-    const event = this.events.get(eventId);
+    const event = this.deps.store.webhooks.event(eventId);
     if (!event || !event.audience.includes(sub.account_id)) return undefined;
     return this.enqueue(sub, event, true);
   }
@@ -201,7 +189,7 @@ export class WebhookEngine {
   // ---- deliveries --------------------------------------------------------------------------
 
   private enqueue(sub: Subscription, event: StoredEvent, replay: boolean): Delivery {
-    const d: Live = {
+    const d: Delivery = {
       delivery_id: newDeliveryId(),
       webhook_id: sub.webhook_id,
       event_id: event.event_id,
@@ -213,43 +201,48 @@ export class WebhookEngine {
       final: false,
       replay,
     };
-    this.deps.store.putDelivery(d);
-    this.live.set(d.delivery_id, d);
+    this.deps.store.addDelivery(d);
     // Due now: it starts once the change that queued it has committed.
     this.deps.store.onCommit(() => this.schedule(d));
     return d;
   }
 
   /** A task at the due time; it only hands the attempt to the queue (never waits for HTTP). */
-  private schedule(d: Live): void {
-    d.task = this.deps.scheduler.at(d.due_at, () => {
-      d.task = undefined;
-      if (this.live.get(d.delivery_id) !== d || this.closed) return;
-      const origin = this.subs.origin(d.webhook_id);
+  private schedule(d: Delivery): void {
+    const run = this.runs.get(d.delivery_id) ?? {};
+    this.runs.set(d.delivery_id, run);
+    run.task = this.deps.scheduler.at(d.due_at, () => {
+      run.task = undefined;
+      if (this.runs.get(d.delivery_id) !== run || this.closed) return;
+      const origin = this.deps.store.webhooks.originOf(d.webhook_id);
       if (!origin) return;
       this.queue.push(origin, d.delivery_id);
     });
   }
 
-  private cancel(d: Live): void {
-    d.task?.cancel();
-    d.task = undefined;
-    d.controller?.abort();
-    this.live.delete(d.delivery_id);
+  private cancel(deliveryId: string): void {
+    const run = this.runs.get(deliveryId);
+    run?.task?.cancel();
+    run?.controller?.abort();
+    this.runs.delete(deliveryId);
   }
 
-  /** Runs one attempt (called by the queue). */
+  /**
+   * Runs one attempt (called by the queue). The stored delivery changes only when the attempt
+   * ends: one cut off by shutdown counts as not made, and is made again after a restart.
+   */
   private async attempt(id: string): Promise<void> {
-    const d = this.live.get(id);
-    const sub = d && this.subs.byWebhookId(d.webhook_id);
-    if (!d || !sub || this.closed || d.controller) return; // deleted, reset or shutting down meanwhile
-    const n = ++d.attempts;
+    const { webhooks } = this.deps.store;
+    const d = webhooks.delivery(id);
+    const sub = d && webhooks.subscription(d.webhook_id);
+    const run = this.runs.get(id);
+    if (!d || !sub || !run || this.closed || run.controller) return; // deleted, reset or shutting down meanwhile
+    const n = d.attempts + 1;
     const startedAt = this.deps.clock.now();
-    d.first_attempt_at ??= startedAt;
-    d.startedAt = startedAt;
+    const firstAttemptAt = d.first_attempt_at ?? startedAt;
     const body = Buffer.from(withTimestamp(d.body, startedAt), 'utf8');
     const controller = new AbortController();
-    d.controller = controller;
+    run.controller = controller;
     let outcome: AttemptOutcome;
     try {
       outcome = await this.send({
@@ -268,28 +261,20 @@ export class WebhookEngine {
       outcome = { status: null, error: 'internal error', durationMs: 0, timedOut: false };
       this.deps.onError(err);
     } finally {
-      d.controller = undefined;
-      d.startedAt = undefined;
+      run.controller = undefined;
     }
-    if (this.closed && this.live.get(id) === d) {
-      // Shut down while in flight: the attempt counts as not made; it is made again after a restart.
-      d.attempts = n - 1;
-      if (n === 1) d.first_attempt_at = null;
-      d.due_at = startedAt;
-      return;
-    }
-    // Deleted or reset while in flight: the result is ignored.
-    if (controller.signal.aborted || this.closed || this.live.get(id) !== d || !this.subs.has(sub.webhook_id)) return;
-    this.finish(d, sub, n, startedAt, outcome);
+    // Shut down, deleted, reset or reloaded while in flight: the result is ignored.
+    if (controller.signal.aborted || this.closed || this.runs.get(id) !== run || webhooks.delivery(id) !== d) return;
+    this.finish(d, sub, n, startedAt, firstAttemptAt, outcome);
   }
 
-  private finish(d: Live, sub: Subscription, n: number, startedAt: number, outcome: AttemptOutcome): void {
+  private finish(d: Delivery, sub: Subscription, n: number, startedAt: number, firstAttemptAt: number, outcome: AttemptOutcome): void {
     const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
     let next: { at: number; final: boolean } | null = null;
     if (!ok) {
       next = nextAttempt({
         attempt: n,
-        firstAttemptAt: d.first_attempt_at ?? startedAt,
+        firstAttemptAt,
         failedAt: this.deps.clock.now(),
         wasFinal: d.final,
         timedOut: outcome.timedOut,
@@ -315,35 +300,20 @@ export class WebhookEngine {
     // The attempt's record and what comes next (a retry, or nothing) commit together.
     const { store } = this.deps;
     store.tx(() => {
-      store.addAttempt(record, this.options.attemptsPerWebhook);
-      this.addRecord(record);
-      if (next) {
-        d.due_at = next.at;
-        d.final = next.final;
-        store.putDelivery(d);
-        store.onCommit(() => this.schedule(d));
-      } else {
-        store.dropDelivery(d.delivery_id);
-        this.live.delete(d.delivery_id);
-      }
+      store.endAttempt(record, this.options.attemptsPerWebhook, next);
+      if (next) store.onCommit(() => this.schedule(d));
+      else this.runs.delete(d.delivery_id);
     });
     this.options.log?.(
       `webhook ${sub.webhook_id} ${d.delivery_id} ${d.event} attempt ${n}: ${outcome.status ?? outcome.error} ${outcome.durationMs}ms ${record.state}${next ? ` (next ${new Date(next.at).toISOString()})` : ''}`,
     );
   }
 
-  private addRecord(r: AttemptRecord): void {
-    let list = this.attempts.get(r.webhook_id);
-    if (!list) this.attempts.set(r.webhook_id, (list = []));
-    list.push(r);
-    if (list.length > this.options.attemptsPerWebhook) list.splice(0, list.length - this.options.attemptsPerWebhook);
-  }
-
   // ---- waiting, reset, shutdown --------------------------------------------------------------
 
   /** Deliveries waiting for their due time, queued or in flight. */
   get pending(): number {
-    return this.live.size;
+    return this.deps.store.webhooks.deliveryCount;
   }
 
   /** Attempts in flight or waiting for a slot. */
@@ -370,14 +340,10 @@ export class WebhookEngine {
     }
   }
 
-  /** Sandbox reset: everything is forgotten, in-flight attempts are aborted and ignored. */
+  /** Sandbox reset (the store forgets the state): what runs stops, in-flight attempts are aborted and ignored. */
   private clear(): void {
-    for (const d of this.live.values()) this.cancel(d);
-    this.live.clear();
+    for (const id of [...this.runs.keys()]) this.cancel(id);
     this.queue.clear();
-    this.subs.clear();
-    this.events.clear();
-    this.attempts.clear();
     this.settled();
   }
 
@@ -388,41 +354,24 @@ export class WebhookEngine {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const d of this.live.values()) {
-      d.task?.cancel();
-      d.task = undefined;
-      d.controller?.abort();
+    for (const run of this.runs.values()) {
+      run.task?.cancel();
+      run.task = undefined;
+      run.controller?.abort();
     }
     this.queue.clear();
     this.settled();
     await this.sender?.close();
   }
 
-  // ---- loading ------------------------------------------------------------------------------
-
-  /** A subscription as stored: its secret sealed under the sandbox key. */
-  private sealed(sub: Subscription): SubscriptionRecord {
-    const { secret, ...rest } = sub;
-    return { ...rest, secret_sealed: this.deps.sealer.sealText(secret, aad.webhookSecret(sub.webhook_id)) };
-  }
+  // ---- starting again ----------------------------------------------------------------------
 
   /**
-   * Loads the stored records into an empty engine and schedules their deliveries (overdue ones
-   * run at once). Throws SealError for a secret that does not open with the key file.
+   * Schedules every stored delivery (after a start, or a reload after a rollback; overdue ones
+   * run at once). What ran before is dropped: an attempt still in flight is aborted and ignored.
    */
-  restore(records: WebhookRecords): void {
+  resume(): void {
     this.clear();
-    for (const s of records.subscriptions) {
-      const { secret_sealed, ...rest } = s;
-      this.subs.add({ ...rest, secret: this.deps.sealer.openText(secret_sealed, aad.webhookSecret(s.webhook_id)) });
-    }
-    for (const e of [...records.events].sort((a, b) => a.occurred_at - b.occurred_at)) this.events.add(e);
-    for (const r of records.attempts) if (this.subs.has(r.webhook_id)) this.addRecord(r);
-    for (const d of records.deliveries) {
-      if (!this.subs.has(d.webhook_id)) continue;
-      const live: Live = { ...d };
-      this.live.set(d.delivery_id, live);
-      this.schedule(live);
-    }
+    for (const d of this.deps.store.webhooks.deliveries()) this.schedule(d);
   }
 }

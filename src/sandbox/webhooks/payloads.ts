@@ -6,7 +6,8 @@
 import type { EventType } from '../../domain/events.js';
 import { newPolicyId, newTransactionId, newTransferId, newTxHash, randomAlnum } from '../ids.js';
 import type { Account, HeldTransaction, Transfer } from '../records.js';
-import type { SandboxEvent, Store } from '../store.js';
+import type { SandboxEvent } from '../store/events.js';
+import type { Store } from '../store/store.js';
 
 export const newEventId = () => `evt_${randomAlnum(24)}`;
 const iso = (ms: number) => new Date(ms).toISOString();

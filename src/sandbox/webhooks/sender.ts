@@ -24,7 +24,11 @@ export type Send = (input: SendInput) => Promise<AttemptOutcome>;
 export class HttpSender {
   private readonly agent: Agent;
 
-  constructor(private readonly timeoutMs: number = DEFAULT_TIMEOUT_MS) {
+  constructor(
+    /** Sandbox time: a Retry-After date is read against it, as the retry is scheduled on it. */
+    private readonly now: () => number,
+    private readonly timeoutMs: number = DEFAULT_TIMEOUT_MS,
+  ) {
     this.agent = new Agent({
       keepAliveTimeout: 4_000,
       connect: { timeout: timeoutMs },
@@ -45,7 +49,7 @@ export class HttpSender {
       // The answer's body is never stored; read a little of it so the connection can be reused.
       await res.body.dump({ limit: ANSWER_READ_LIMIT, signal: combined }).catch(() => {});
       const ok = status >= 200 && status < 300;
-      const retryAfter = ok ? undefined : retryAfterMs(res.headers['retry-after'], Date.now());
+      const retryAfter = ok ? undefined : retryAfterMs(res.headers['retry-after'], this.now());
       return {
         status,
         error: ok ? null : status >= 300 && status < 400 ? `redirect (${status}) not followed` : `HTTP ${status}`,

@@ -1,14 +1,8 @@
-// The webhook engine's working types. Stored records (events, deliveries, attempts) are the
-// zod-defined ones of ../records.ts; a subscription in memory holds its secret in the clear
-// (it must sign), while the stored one holds it sealed.
-import type { SubscriptionRecord } from '../records.js';
-
+// The webhook engine's types. Its state lives in the store: the stored records (events,
+// deliveries, attempts) are the zod-defined ones of ../records.ts, and a subscription in memory
+// (its secret in the clear, for signing) is store/webhooks.ts's.
 export type { AttemptRecord, Delivery, DeliveryState, StoredEvent } from '../records.js';
-
-export interface Subscription extends Omit<SubscriptionRecord, 'secret_sealed'> {
-  /** The signing secret, in memory only. */
-  secret: string;
-}
+export type { Subscription } from '../store/webhooks.js';
 
 /** What one HTTP attempt came to. */
 export interface AttemptOutcome {

@@ -2,8 +2,8 @@
 // again (a busy sandbox encrypts every transfer's amount to the same few viewing keys).
 //
 // Most of an encryption's cost is its key agreement: a fresh ephemeral X25519 key, ECDH with the
-// recipient, HKDF (ciphertext.ts prepareKey). None of it depends on the plaintext, so a worker
-// does it in advance and hands back (ephemeral public key, content key) pairs; the encryption
+// recipient, HKDF (src/crypto/ciphertext.ts prepareKey). None of it depends on the plaintext, so
+// a worker does it in advance and hands back (ephemeral public key, content key) pairs; the encryption
 // itself is then one AES-GCM. Nothing about the ciphertexts changes: same wire form, same
 // derivation (the worker runs the same HKDF with the same info), decrypted exactly as before.
 //
@@ -19,7 +19,7 @@
 // worker starts only after a process has asked for MIN_DEMAND keys, so a short-lived sandbox
 // (most tests) never starts one, and it never keeps the process alive.
 import { Worker } from 'node:worker_threads';
-import { CONTENT_KEY_INFO, type PreparedKey } from './ciphertext.js';
+import { CONTENT_KEY_INFO, type PreparedKey } from '../../crypto/ciphertext.js';
 
 /** Pairs kept ready per recipient in use: refilled below LOW_WATER, ROUNDS pairs per request. */
 const LOW_WATER = 512;
@@ -37,12 +37,12 @@ const PAIR = 64; // ephemeral public[32] || content key[32]
 // The worker: plain node:crypto, no imports from this code base (it runs from a string, so it
 // works the same from tsc's output and from the bundle). Per round, one fresh ephemeral key and,
 // for each recipient of the request, ECDH + HKDF-SHA256(salt = ephemeral || recipient) exactly
-// as ciphertext.ts does.
+// as src/crypto/ciphertext.ts does.
 //
 // The ephemeral key: 32 random bytes imported as a private key, its public half read back from
 // it (OpenSSL derives it on import, with the fast fixed-base multiplication): about half the cost
-// of generateKeyPairSync plus X25519(secret, 9) as x25519.ts does on the main thread. Node
-// imports a private JWK from `d` alone (`x` must only be a string), so `x` is a placeholder; a
+// of generateKeyPairSync plus X25519(secret, 9) as src/crypto/x25519.ts does on the main thread.
+// Node imports a private JWK from `d` alone (`x` must only be a string), so `x` is a placeholder; a
 // check at start compares this path with the generator's own output and, should a node ever
 // differ, the worker uses the generator instead.
 const WORKER_SOURCE = `

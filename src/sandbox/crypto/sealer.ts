@@ -2,7 +2,7 @@
 // it belongs to (an account and asset, a transfer id...) so it cannot be moved or swapped. The
 // sandbox keeps every amount, memo and webhook secret at rest only in this form.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { pooledRandomBytes } from './random-pool.js';
+import { pooledRandomBytes } from '../../crypto/random-pool.js';
 
 const VERSION = 'v1';
 const IV_BYTES = 12;
