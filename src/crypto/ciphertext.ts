@@ -11,7 +11,7 @@ import { generateEphemeralKeyPair, privateKeyObject, sharedSecret, type Ephemera
 const VERSION = 1;
 const HEADER_LEN = 1 + 32 + 12;
 const TAG_LEN = 16;
-/** HKDF info of the content key (key-pool.ts derives content keys on a worker with it too). */
+/** HKDF info of the content key (the sandbox's crypto/key-pool.ts derives content keys on a worker with it too). */
 export const CONTENT_KEY_INFO = 'svc-ciphertext-v1';
 const INFO = Buffer.from(CONTENT_KEY_INFO);
 const AAD_PREFIX = Buffer.from('svc-ct-v1');
@@ -63,7 +63,7 @@ export interface PreparedKey {
   contentKey: Uint8Array;
 }
 
-/** The ECDH + HKDF half of encryptTo, which can be done ahead of time (see key-pool.ts). */
+/** The ECDH + HKDF half of encryptTo, which can be done ahead of time (see src/sandbox/crypto/key-pool.ts). */
 export function prepareKey(recipientPublicKey: Uint8Array, eph: Ephemeral = newEphemeral()): PreparedKey {
   return { ephemeralPublic: eph.publicKey, contentKey: contentKeyFrom(sharedSecret(eph.privateKeyObject, recipientPublicKey), eph.publicKey, recipientPublicKey) };
 }

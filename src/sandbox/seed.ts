@@ -7,9 +7,6 @@ import type { AccountType, KycStatus } from './records.js';
 import type { Store } from './store/store.js';
 import type { SeededAccount } from './types.js';
 
-// Until src/commands/sandbox/{print,start}.ts import it from external-wallets.ts.
-export { EXTERNAL_WALLETS } from './external-wallets.js';
-
 interface SeedSpec {
   handle: string;
   type: AccountType;

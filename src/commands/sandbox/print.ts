@@ -4,7 +4,7 @@ import { addressCell, addressDisplay } from '../../io/addresses.js';
 import { addressColumn } from '../../io/columns.js';
 import { printList, type OutputMode } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
-import { EXTERNAL_WALLETS } from '../../sandbox/seed.js';
+import { EXTERNAL_WALLETS } from '../../sandbox/external-wallets.js';
 
 export interface WorldAccount {
   handle: string;

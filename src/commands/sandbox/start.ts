@@ -10,10 +10,10 @@ import { outputMode, printJson, printRecord } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
 import type { SandboxHandle } from '../../sandbox/types.js';
 import { CHAIN_ID } from '../../sandbox/auth.js';
-import { EXTERNAL_WALLETS } from '../../sandbox/seed.js';
+import { EXTERNAL_WALLETS } from '../../sandbox/external-wallets.js';
 import { printAccounts, printExternal, type WorldAccount } from './print.js';
 import { SANDBOX_PROFILE } from './profile-name.js';
-import { DEFAULT_APPROVAL_WINDOW_MS, DEFAULT_BLOCK_TIME_MS } from '../../sandbox/defaults.js';
+import { DEFAULT_APPROVAL_WINDOW_MS, DEFAULT_BLOCK_TIME_MS, DEFAULT_PORT } from '../../sandbox/defaults.js';
 
 export interface StartOptions {
   port?: string;
@@ -27,7 +27,7 @@ export interface StartOptions {
 
 
 function parsePort(text: string | undefined): number {
-  if (text === undefined) return 46630;
+  if (text === undefined) return DEFAULT_PORT;
   if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535 (got "${text}")`, '0 picks a free port');
   return Number(text);
 }
