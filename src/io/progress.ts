@@ -25,7 +25,7 @@ export function progressLine(done: number, total: number, elapsedMs: number, wid
   return `[${'#'.repeat(filled)}${'-'.repeat(barWidth - filled)}]${tail}`.slice(0, Math.max(0, width - 1));
 }
 
-export function startProgress(io: IOStreams, total: number, now: () => number = Date.now): Progress {
+export function startProgress(io: IOStreams, total: number, now: () => number): Progress {
   if (!io.stderrIsTTY) return { update: () => {}, stop: () => {} };
   const started = now();
   let drawn = 0;

@@ -1,9 +1,9 @@
 // Pure parts of `transfer batch`: row identity and keys, exit-code severity, the progress line.
 import { describe, expect, it } from 'vitest';
 import { exitCodeOfKind } from '../../src/errors.js';
-import { Tally, type ResultLine } from '../../src/commands/transfer/batch-out.js';
-import { batchIdFor, checkRow, idempotencyKeyOf, isRowError, type PlannedRow } from '../../src/commands/transfer/batch-plan.js';
-import type { InputRow } from '../../src/commands/transfer/batch-input.js';
+import { Tally, type ResultLine } from '../../src/commands/transfer/batch/results.js';
+import { batchIdFor, checkRow, idempotencyKeyOf, isRowError, type PlannedRow } from '../../src/commands/transfer/batch/plan.js';
+import type { InputRow } from '../../src/commands/transfer/batch/input.js';
 import { progressLine } from '../../src/io/progress.js';
 
 /** The valid rows of a file, checked in order. */

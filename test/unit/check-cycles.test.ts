@@ -23,6 +23,33 @@ describe('check-cycles', () => {
     expect(r.code).toBe(0);
   });
 
+  it('fails on two sibling folders that import each other, though no module cycle exists', () => {
+    const r = check({
+      'commands/agent/check.ts': "import { preview } from '../transfer/preview.js';\nexport const check = preview;\n",
+      'commands/transfer/preview.ts': "import { view } from '../agent/view.js';\nexport const preview = view;\n",
+      'commands/agent/view.ts': 'export const view = 1;\n',
+    });
+    expect(r.code).toBe(1);
+    expect(r.out).not.toContain('import cycles in');
+    expect(r.out).toContain('folders that import each other: src/commands/agent <-> src/commands/transfer');
+    expect(r.out).toContain('src/commands/transfer/preview.ts -> src/commands/agent/view.ts');
+  });
+
+  it('fails on an import up the layers, or across peers of one rank', () => {
+    const r = check({
+      'cli/program.ts': "import { verb } from '../commands/noun/verb.js';\nexport const program = verb;\n",
+      'commands/noun/verb.ts': "import type { Flags } from '../../cli/flags.js';\nimport { rule } from '../../domain/rule.js';\nexport const verb = rule;\nexport type V = Flags;\n",
+      'cli/flags.ts': 'export type Flags = string;\n',
+      'config/store.ts': "import { maskKey } from '../crypto/mask.js';\nexport const store = maskKey;\n",
+      'crypto/mask.ts': 'export const maskKey = 1;\n',
+      'domain/rule.ts': 'export const rule = 1;\n',
+    });
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('src/commands/noun/verb.ts -> src/cli/flags.ts (commands may not import cli)');
+    expect(r.out).toContain('src/config/store.ts -> src/crypto/mask.ts (config may not import crypto)');
+    expect(r.out).not.toContain('domain/rule.ts (');
+  });
+
   it('fails on a cycle through a sub-folder, type-only imports and re-exports included, naming the files', () => {
     const r = check({
       'a.ts': "import type { B } from './x/b.js';\nexport type A = B;\n",

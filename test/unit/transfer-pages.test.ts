@@ -6,8 +6,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { TransferSchema, type Transfer } from '../../src/api/schemas.js';
-import { isPlainTransfer, TransferPageAnswer, type TransferPage } from '../../src/commands/transfer/ls-page.js';
-import { mapInTurns, ROWS_PER_TURN, transferPages, type Page } from '../../src/commands/transfer/ls-pages.js';
+import { isPlainTransfer, TransferPageAnswer, type TransferPage } from '../../src/commands/transfer/page-answer.js';
+import { mapInTurns, ROWS_PER_TURN, transferPages, type Page } from '../../src/commands/transfer/paging.js';
 import { ListWriter } from '../../src/io/render.js';
 import { createStreams } from '../../src/io/streams.js';
 

@@ -10,7 +10,7 @@ import { CliError, UsageError } from '../../errors.js';
 import { palette } from '../../io/colors.js';
 import { printJson } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
-import { spentTodayFromService, verdictLines } from '../transfer/policy-preview.js';
+import { judgedAt, spentTodayFromService, verdictLines } from './policy-preview.js';
 import { pickPolicyFields } from './policy-view.js';
 import { resolveAgent } from './resolve.js';
 
@@ -22,7 +22,7 @@ interface CheckFlags {
   spentToday?: string;
 }
 
-export async function checkPolicy(ctx: Needs<'client' | 'io' | 'json' | 'reader'>, ref: string, flags: CheckFlags): Promise<void> {
+export async function checkPolicy(ctx: Needs<'client' | 'io' | 'json' | 'reader' | 'serviceClock'>, ref: string, flags: CheckFlags): Promise<void> {
   const asset = parseAssetFlag(flags.asset);
   const to = checkRecipient(flags.to);
   if (!to.ok) throw new UsageError(`--to "${sanitize(flags.to)}" ${to.rule}`, undefined, to.code);
@@ -36,9 +36,7 @@ export async function checkPolicy(ctx: Needs<'client' | 'io' | 'json' | 'reader'
   const agent = await resolveAgent(ctx, ref);
   const client = await ctx.client();
   const { data, serverTime } = await client.get(`/v1/agents/${encodeURIComponent(agent.account_id)}/spend-policy`, { schema: SpendPolicySchema });
-  // Default: the service's clock (its Date header), which is what it will judge by (the
-  // sandbox's can be advanced); the local clock when it sends none.
-  const at = given ?? (serverTime && !Number.isNaN(serverTime.getTime()) ? serverTime : new Date());
+  const at = given ?? judgedAt(serverTime, ctx.serviceClock);
   const fields = validatePolicyFields(pickPolicyFields(data), 'read');
   if (!fields.ok) throw new CliError('failure', 'invalid_response', `the service returned a policy this tool cannot evaluate: ${fields.message}`);
 

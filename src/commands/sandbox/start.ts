@@ -48,7 +48,7 @@ function parseDurationFlag(flag: string, text: string | undefined, fallback: num
 const parseBlockTime = (text: string | undefined) => parseDurationFlag('--block-time', text, DEFAULT_BLOCK_TIME_MS, false);
 const parseApprovalWindow = (text: string | undefined) => parseDurationFlag('--approval-window', text, DEFAULT_APPROVAL_WINDOW_MS, true);
 
-export async function startSandbox(ctx: Needs<'env' | 'globals' | 'interrupt' | 'io' | 'json' | 'profiles'>, opts: StartOptions): Promise<void> {
+export async function startSandbox(ctx: Needs<'clock' | 'env' | 'globals' | 'interrupt' | 'io' | 'json' | 'profiles'>, opts: StartOptions): Promise<void> {
   const port = parsePort(opts.port);
   const blockTimeMs = parseBlockTime(opts.blockTime);
   const approvalWindowMs = parseApprovalWindow(opts.approvalWindow);
@@ -66,7 +66,7 @@ export async function startSandbox(ctx: Needs<'env' | 'globals' | 'interrupt' | 
     // Internal errors always show; request lines only when asked for (a pipe nobody reads must not fill up).
     // A line quotes request paths and error messages: each line is sanitised (defence in depth;
     // the HTTP parser already refuses control bytes in a path), and a stack trace keeps its breaks.
-    if (logRequests || line.startsWith('error')) ctx.io.err(`${(sandboxNow?.() ?? new Date()).toISOString()} ${line.split('\n').map(sanitize).join('\n')}\n`);
+    if (logRequests || line.startsWith('error')) ctx.io.err(`${(sandboxNow?.() ?? new Date(ctx.clock.now())).toISOString()} ${line.split('\n').map(sanitize).join('\n')}\n`);
   };
 
   const { createSandbox, SandboxStartError } = await import('../../sandbox/index.js');

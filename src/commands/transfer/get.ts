@@ -8,7 +8,7 @@ import { outputMode, printRecord } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
 import { transferFields } from './columns.js';
 import { checkTransferId, transferPath } from './id.js';
-import { openerFor, withOpened } from './open.js';
+import { openerFor, withOpened } from './decrypt.js';
 import { failedTransferError, parseWaitDuration, waitForTransfer } from './wait.js';
 
 export interface GetOptions {

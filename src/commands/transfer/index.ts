@@ -70,7 +70,7 @@ export function registerTransfer(program: Command, deps: ProgramDeps): void {
       '5 conflict, 4 recipient not found, 1 other; 2 invalid rows (nothing sent), 130 interrupted.',
     ].join('\n'))
     .action(async (file: string, _opts, cmd: Command) => {
-      const { runBatch } = await import('./batch.js');
+      const { runBatch } = await import('./batch/run.js');
       await runBatch(deps.factory(cmd), file, cmd.opts());
     });
 

@@ -1,6 +1,6 @@
 // `svc transfer ls`: one page, or every page with --all, streamed through ListWriter so memory
 // stays flat however many transfers there are: the next page is fetched while the current one is
-// written (ls-pages.ts), rows are checked cheaply (ls-page.ts), and only a human's AMOUNT column
+// written (paging.ts), rows are checked cheaply (page-answer.ts), and only a human's AMOUNT column
 // or --decrypt pays for decryption.
 import { once } from 'node:events';
 import type { Needs } from '../../runtime/factory.js';
@@ -12,10 +12,10 @@ import { UsageError } from '../../errors.js';
 import { addressDisplay } from '../../io/addresses.js';
 import { palette } from '../../io/colors.js';
 import { ListWriter, outputMode } from '../../io/render.js';
-import { TransferPageAnswer } from './ls-page.js';
-import { mapInTurns, transferPages } from './ls-pages.js';
+import { TransferPageAnswer } from './page-answer.js';
+import { mapInTurns, transferPages } from './paging.js';
 import { TRANSFER_STATUSES, transferColumns } from './columns.js';
-import { withOpened, type Opened } from './open.js';
+import { withOpened, type Opened } from './decrypt.js';
 
 export interface LsOptions {
   status?: string;

@@ -1,7 +1,7 @@
 // `svc transfer send --dry-run`: everything a real send checks here, and nothing sent. The
 // request was validated already (buildTransferRequest: recipient and its EIP-55 checksum, amount,
 // asset, memo, idempotency key). For an agent's key its spend policy is evaluated locally with
-// the service's own engine (policy-preview.ts); then, where the send would go through, the
+// the service's own engine (agent/policy-preview.ts); then, where the send would go through, the
 // balance, decrypted locally. Only reads are made. The exit code is the real send's: 0 sent,
 // 8 held for approval, 6 denied by the policy or short of funds (docs/exit-codes.md).
 import type { Needs } from '../../runtime/factory.js';
@@ -13,8 +13,8 @@ import { addressDisplay } from '../../io/addresses.js';
 import { palette } from '../../io/colors.js';
 import { printJson } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
-import { loadPolicyPreview, verdictLines, type RowPreview } from './policy-preview.js';
-import type { SendOptions, TransferRequest } from './send.js';
+import { loadPolicyPreview, verdictLines, type RowPreview } from '../agent/policy-preview.js';
+import type { RequestFlags, TransferRequest } from './request.js';
 
 
 /** A check of the dry run: the policy's rules (agents), then the balance. */
@@ -31,7 +31,7 @@ interface Verdict {
   checks: DryRunCheck[];
 }
 
-export async function dryRunSend(ctx: Needs<'account' | 'auth' | 'client' | 'io' | 'json' | 'reader' | 'serviceClock'>, req: TransferRequest, opts: SendOptions): Promise<void> {
+export async function dryRunSend(ctx: Needs<'account' | 'auth' | 'client' | 'io' | 'json' | 'reader' | 'serviceClock'>, req: TransferRequest, opts: RequestFlags): Promise<void> {
   const parsed = parseAmount(req.amount, req.asset);
   if (!parsed.ok) throw new Error('dryRunSend: the request was not validated'); // buildTransferRequest did
   const units = parsed.units;

@@ -9,69 +9,23 @@ import { HeldTransactionSchema, TransferSchema, type HeldTransaction, type Trans
 import { ApiError, CliError, NetworkError, SilentExit, UsageError } from '../../errors.js';
 import { insufficientBalanceHint, isLoopbackUrl, policyDeniedHint } from '../../api/hints.js';
 import { DEFAULT_ASSET } from '../../domain/assets.js';
-import { formatUnits, parseAmount } from '../../domain/amount.js';
-import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../../domain/idempotency.js';
-import { memoFits, MEMO_RULE } from '../../domain/memo.js';
-import { parseAssetFlag } from '../../runtime/flags.js';
 import { sanitize } from '../../io/sanitize.js';
-import { checkRecipient } from '../../domain/recipient.js';
 import { addressDisplay, type ShowAddress } from '../../io/addresses.js';
 import { palette, type Palette } from '../../io/colors.js';
 import { timeColumn } from '../../io/columns.js';
 import { outputMode, printRecord, type OutputMode } from '../../io/render.js';
 import { transferFields } from './columns.js';
+import { buildTransferRequest, type RequestFlags, type TransferRequest } from './request.js';
 import { failedTransferError, parseWaitDuration, waitForTransfer } from './wait.js';
 
-export interface SendOptions {
-  asset?: string;
-  memo?: string;
-  confidential?: boolean; // false with --no-confidential
-  idempotencyKey?: string;
+export interface SendOptions extends RequestFlags {
   wait?: boolean;
   timeoutWait?: string;
   /** Validate (and, for an agent's key, evaluate its policy locally); send nothing. */
   dryRun?: boolean;
 }
 
-export interface TransferRequest {
-  to: string;
-  amount: string;
-  asset: string;
-  confidential: boolean;
-  memo?: string;
-}
-
-
 const CreateResponseSchema = z.union([TransferSchema, HeldTransactionSchema]);
-
-/** Validates everything locally; throws a UsageError (exit 2) naming the field and rule. */
-export function buildTransferRequest(to: string, amount: string, opts: SendOptions): TransferRequest {
-  // A mixed-case 0x address must match its EIP-55 checksum: a mismatch is a typo (no flag skips it).
-  const checked = checkRecipient(to);
-  if (!checked.ok) throw new UsageError(`recipient "${sanitize(to)}" ${checked.rule}`, undefined, checked.code);
-  const recipient = checked.recipient;
-  const asset = parseAssetFlag(opts.asset);
-  // The amount itself is never echoed in an error: it may be a real, confidential amount.
-  const parsed = parseAmount(amount, asset);
-  if (!parsed.ok) throw new UsageError(`amount ${parsed.rule}`, undefined, 'invalid_amount');
-  if (opts.memo !== undefined) {
-    if (opts.memo.length === 0) throw new UsageError('--memo must not be empty (leave it out instead)', undefined, 'invalid_memo');
-    if (!memoFits(opts.memo)) throw new UsageError(`--memo ${MEMO_RULE}`, undefined, 'invalid_memo');
-  }
-  if (opts.idempotencyKey !== undefined && !isIdempotencyKey(opts.idempotencyKey)) {
-    throw new UsageError(`--idempotency-key ${IDEMPOTENCY_KEY_RULE}`, undefined, 'invalid_idempotency_key');
-  }
-  const req: TransferRequest = {
-    // Handles are case-insensitive and sent lower-case; addresses go as given (checksum case kept).
-    to: recipient.kind === 'handle' ? recipient.handle : to,
-    // Canonical decimal string (no float anywhere): "007.50" is sent as "7.5".
-    amount: formatUnits(parsed.units, asset, { minFraction: 0 }),
-    asset,
-    confidential: opts.confidential !== false,
-  };
-  if (opts.memo !== undefined) req.memo = opts.memo;
-  return req;
-}
 
 export async function sendTransfer(ctx: Needs<'account' | 'auth' | 'client' | 'clock' | 'confirm' | 'env' | 'globals' | 'interrupt' | 'io' | 'json' | 'prompter' | 'reader' | 'serviceClock'>, to: string, amount: string, opts: SendOptions): Promise<void> {
   const req = buildTransferRequest(to, amount, opts);

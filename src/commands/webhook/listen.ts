@@ -56,8 +56,8 @@ function plan(ctx: Needs<'env'>, opts: ListenOptions): Plan {
  * One line per request, for a person or (--json) for a program; every value came from the sender.
  * A failed forward adds one line of its own: `forward to <url> failed: connection refused`.
  */
-function printer(ctx: Needs<'io' | 'json'>, p: Palette, forward: URL | undefined): (r: Received | Refused) => void {
-  const time = () => new Date().toISOString();
+function printer(ctx: Needs<'clock' | 'io' | 'json'>, p: Palette, forward: URL | undefined): (r: Received | Refused) => void {
+  const time = () => new Date(ctx.clock.now()).toISOString(); // when it was received, by our clock
   return (r) => {
     if ('refused' in r) {
       if (ctx.json) ctx.io.out(`${safeJson({ received_at: time(), refused: r.refused })}\n`);
@@ -103,7 +103,7 @@ function announce(ctx: Needs<'io'>, p: Palette, url: string, plan: Plan, opts: L
   else ctx.io.err(`signing secret: ${sanitize(maskSecret(secret))} (--print-secret shows it)\n`);
 }
 
-export async function listen(ctx: Needs<'client' | 'env' | 'interrupt' | 'io' | 'json' | 'network' | 'serviceClock'>, opts: ListenOptions): Promise<void> {
+export async function listen(ctx: Needs<'client' | 'clock' | 'env' | 'interrupt' | 'io' | 'json' | 'network' | 'serviceClock'>, opts: ListenOptions): Promise<void> {
   const planned = plan(ctx, opts);
   const p = await palette(ctx.io);
   const client: ApiClient | undefined = opts.subscribe ? await ctx.client() : undefined;

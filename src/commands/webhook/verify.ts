@@ -17,7 +17,7 @@ async function readAllStdin(ctx: Needs<'io'>): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-export async function verifyCommand(ctx: Needs<'env' | 'io' | 'json'>, opts: VerifyOptions): Promise<void> {
+export async function verifyCommand(ctx: Needs<'clock' | 'env' | 'io' | 'json'>, opts: VerifyOptions): Promise<void> {
   const secret = secretFrom(ctx, opts);
   if (secret === undefined) throw new UsageError('the signing secret is needed: --secret-env VAR or --secret-file FILE', undefined, 'usage');
   const tolerance = parseTolerance(opts.tolerance);
@@ -33,7 +33,7 @@ export async function verifyCommand(ctx: Needs<'env' | 'io' | 'json'>, opts: Ver
     if (ctx.io.stdinIsTTY) throw new UsageError('pipe the raw body on stdin, or pass --payload-file FILE');
     body = await readAllStdin(ctx); // raw bytes: no decoding, no trimming
   }
-  const check = inspectDelivery(secret, body, signature, tolerance, Date.now());
+  const check = inspectDelivery(secret, body, signature, tolerance, ctx.clock.now());
   if (check.problem) {
     let hint: string | undefined;
     if (!check.signatureValid && /\r?\n$/.test(body.toString('latin1')) && verifySignature(secret, body.subarray(0, body.at(-2) === 0x0d ? -2 : -1), signature)) {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../../errors.js';
 
 /** The columns a row may have; `to` and `amount` are required. */
 export const BATCH_COLUMNS = ['to', 'amount', 'asset', 'memo', 'ref'] as const;

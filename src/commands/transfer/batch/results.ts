@@ -3,13 +3,13 @@
 // Lines, written to a temporary name and renamed into place at the end), and the tally: counts,
 // totals per asset, and the exit code.
 import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { formatUnits } from '../../domain/amount.js';
-import type { ErrorKind } from '../../errors.js';
-import { addressColumn, amountColumn, idColumn, textColumn } from '../../io/columns.js';
-import { ListWriter, outputMode } from '../../io/render.js';
-import { safeJson } from '../../io/sanitize.js';
-import type { IOStreams } from '../../io/streams.js';
-import type { BatchColumn, InputRow } from './batch-input.js';
+import { formatUnits } from '../../../domain/amount.js';
+import type { ErrorKind } from '../../../errors.js';
+import { addressColumn, amountColumn, idColumn, textColumn } from '../../../io/columns.js';
+import { ListWriter, outputMode } from '../../../io/render.js';
+import { safeJson } from '../../../io/sanitize.js';
+import type { IOStreams } from '../../../io/streams.js';
+import type { BatchColumn, InputRow } from './input.js';
 
 export type ResultStatus = 'sent' | 'held' | 'failed' | 'not_sent' | 'skipped' | 'would_send' | 'would_hold' | 'would_deny';
 

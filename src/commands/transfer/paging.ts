@@ -5,7 +5,7 @@
 // (decryption) goes through mapInTurns so that the request in flight is not kept waiting.
 import type { Transfer } from '../../api/schemas.js';
 import { CliError } from '../../errors.js';
-import type { TransferPage } from './ls-page.js';
+import type { TransferPage } from './page-answer.js';
 
 export interface PageSource {
   /** Fetches the page that starts at `offset` (the API client: retries, --timeout, errors). */

@@ -3,10 +3,10 @@
 // Each row gets its idempotency key here: derived from the batch id and the row, so running the
 // same file again can never pay a row twice.
 import { createHash } from 'node:crypto';
-import { parseAmount } from '../../domain/amount.js';
-import { CliError, UsageError } from '../../errors.js';
-import type { InputRow } from './batch-input.js';
-import { buildTransferRequest, type TransferRequest } from './send.js';
+import { parseAmount } from '../../../domain/amount.js';
+import { CliError, UsageError } from '../../../errors.js';
+import type { InputRow } from './input.js';
+import { buildTransferRequest, type TransferRequest } from '../request.js';
 
 export interface PlannedRow {
   line: number;

@@ -4,19 +4,19 @@
 // balance; the second read sends, with bounded concurrency, each row under a key derived from
 // the batch and the row, every outcome journaled: rerunning the same command sends exactly the
 // rows not yet accepted.
-import type { Needs } from '../../runtime/factory.js';
-import type { ApiClient } from '../../api/client.js';
-import { formatUnits } from '../../domain/amount.js';
-import { CliError, SilentExit, UsageError } from '../../errors.js';
-import { startProgress } from '../../io/progress.js';
-import { sanitize } from '../../io/sanitize.js';
-import { checkTotals } from './batch-balance.js';
-import { openBatchFile, readRows, type BatchColumn, type BatchFile, type BatchFormat } from './batch-input.js';
-import { openJournal, type Journal } from './batch-journal.js';
-import { fileSink, outFormatOk, stdoutSink, summaryLine, Tally, type ResultLine, type ResultSink } from './batch-out.js';
-import { addToTotals, batchIdFor, checkRow, isRowError, type PlannedRow, type RowError } from './batch-plan.js';
-import { rowSender, runRows } from './batch-run.js';
-import { loadPolicyPreview, type PolicyPreview } from './policy-preview.js';
+import type { Needs } from '../../../runtime/factory.js';
+import type { ApiClient } from '../../../api/client.js';
+import { formatUnits } from '../../../domain/amount.js';
+import { CliError, SilentExit, UsageError } from '../../../errors.js';
+import { startProgress } from '../../../io/progress.js';
+import { sanitize } from '../../../io/sanitize.js';
+import { checkTotals } from './balance.js';
+import { openBatchFile, readRows, type BatchColumn, type BatchFile, type BatchFormat } from './input.js';
+import { openJournal, type Journal } from './journal.js';
+import { fileSink, outFormatOk, stdoutSink, summaryLine, Tally, type ResultLine, type ResultSink } from './results.js';
+import { addToTotals, batchIdFor, checkRow, isRowError, type PlannedRow, type RowError } from './plan.js';
+import { rowSender, runRows } from './send-rows.js';
+import { loadPolicyPreview, type PolicyPreview } from '../../agent/policy-preview.js';
 
 export interface BatchOptions {
   jsonl?: boolean;
@@ -98,7 +98,7 @@ async function firstRead(ctx: Needs<'io' | 'json'>, file: BatchFile, shown: stri
   return { batchId, columns: reader.columns(), invalid, valid: planned.length, totals, toSend, journal };
 }
 
-export async function runBatch(ctx: Needs<'account' | 'client' | 'confirm' | 'env' | 'interrupt' | 'io' | 'json' | 'network' | 'reader' | 'serviceClock'>, path: string, opts: BatchOptions): Promise<void> {
+export async function runBatch(ctx: Needs<'account' | 'client' | 'clock' | 'confirm' | 'env' | 'interrupt' | 'io' | 'json' | 'network' | 'reader' | 'serviceClock'>, path: string, opts: BatchOptions): Promise<void> {
   const concurrency = concurrencyOf(opts.concurrency);
   if (opts.out !== undefined && !outFormatOk(opts.out)) throw new UsageError(`--out "${opts.out}" must end in .csv or .jsonl (the results file's format)`);
   const format = formatOf(path, opts);
@@ -139,7 +139,7 @@ function previewer(preview: PolicyPreview | undefined): (row: PlannedRow) => Pro
 }
 
 /** Reads the file again and sends (or, with --dry-run, evaluates) each row, writing results as they come. */
-async function second(ctx: Needs<'account' | 'client' | 'confirm' | 'interrupt' | 'io' | 'json' | 'network' | 'reader' | 'serviceClock'>, client: ApiClient, file: BatchFile, format: BatchFormat, opts: BatchOptions, concurrency: number, first: FirstRead & { journal: Journal | undefined }): Promise<void> {
+async function second(ctx: Needs<'account' | 'client' | 'clock' | 'confirm' | 'interrupt' | 'io' | 'json' | 'network' | 'reader' | 'serviceClock'>, client: ApiClient, file: BatchFile, format: BatchFormat, opts: BatchOptions, concurrency: number, first: FirstRead & { journal: Journal | undefined }): Promise<void> {
   const dryRun = Boolean(opts.dryRun);
   if (first.toSend) await checkBalance(ctx, client, first.totals);
   let handle: (row: PlannedRow) => Promise<ResultLine>;
@@ -162,7 +162,7 @@ async function second(ctx: Needs<'account' | 'client' | 'confirm' | 'interrupt' 
   const sinks: ResultSink[] = [stdoutSink(ctx.io, ctx.json, first.columns, { batch_id: first.batchId, ...(dryRun ? { dry_run: true as const } : {}) })];
   if (opts.out !== undefined) sinks.push(fileSink(opts.out, first.columns));
   const tally = new Tally();
-  const progress = ctx.json || dryRun ? { update: () => {}, stop: () => {} } : startProgress(ctx.io, first.valid + (opts.skipInvalid ? first.invalid.length : 0));
+  const progress = ctx.json || dryRun ? { update: () => {}, stop: () => {} } : startProgress(ctx.io, first.valid + (opts.skipInvalid ? first.invalid.length : 0), () => ctx.clock.now());
   const reader = await readRows(file.path, format);
   try {
     await runRows(checkedRows(reader.rows, opts.confidential !== false), handle, {

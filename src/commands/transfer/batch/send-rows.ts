@@ -3,14 +3,14 @@
 // outcome journaled the moment it is known, and the results handed on in file order (a small
 // reorder window, so memory stays flat however long the file). Rows the journal shows accepted
 // are not sent again. Once `stopped()` (Ctrl-C), no row starts; the ones in flight finish.
-import type { Needs } from '../../runtime/factory.js';
-import type { ApiClient } from '../../api/client.js';
-import { HeldTransactionSchema, TransferSchema } from '../../api/schemas.js';
-import { ApiError, CliError } from '../../errors.js';
+import type { Needs } from '../../../runtime/factory.js';
+import type { ApiClient } from '../../../api/client.js';
+import { HeldTransactionSchema, TransferSchema } from '../../../api/schemas.js';
+import { ApiError, CliError } from '../../../errors.js';
 import * as z from 'zod/mini';
-import type { Journal } from './batch-journal.js';
-import type { ResultLine } from './batch-out.js';
-import { idempotencyKeyOf, isRowError, type PlannedRow, type RowError } from './batch-plan.js';
+import type { Journal } from './journal.js';
+import type { ResultLine } from './results.js';
+import { idempotencyKeyOf, isRowError, type PlannedRow, type RowError } from './plan.js';
 
 const CreateAnswer = z.union([TransferSchema, HeldTransactionSchema]);
 

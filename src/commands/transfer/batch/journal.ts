@@ -6,8 +6,8 @@
 import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { configDir, ensurePrivateDir } from '../../config/paths.js';
-import { checkPrivatePath } from '../../config/safe-path.js';
+import { configDir, ensurePrivateDir } from '../../../config/paths.js';
+import { checkPrivatePath } from '../../../config/safe-path.js';
 
 export interface JournalEntry {
   row: string;

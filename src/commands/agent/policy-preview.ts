@@ -3,12 +3,13 @@
 // batch --dry-run`. The policy and today's spend are read with the agent's own key; nothing is
 // sent. Rows of one run add up against the daily limit in order (evaluate's spentBefore).
 import type { Needs } from '../../runtime/factory.js';
+import type { ServiceClock } from '../../api/service-clock.js';
 import { SpendPolicySchema } from '../../api/schemas.js';
 import { compilePolicy, evaluatePolicy, toPolicyUnits, validatePolicyFields, type DenyReason, type Policy, type RuleCheck } from '../../domain/policy.js';
 import { ApiError, CliError } from '../../errors.js';
 import type { Palette } from '../../io/colors.js';
 import { sanitize } from '../../io/sanitize.js';
-import { pickPolicyFields } from '../agent/policy-view.js';
+import { pickPolicyFields } from './policy-view.js';
 import { agentOwner } from '../../domain/handle.js';
 
 export interface PreviewRow {
@@ -85,8 +86,7 @@ export async function loadPolicyPreview(ctx: Needs<'account' | 'client' | 'reade
   const fields = validatePolicyFields(pickPolicyFields(data), 'read');
   if (!fields.ok) throw new CliError('failure', 'invalid_response', `the service returned a policy this tool cannot evaluate: ${fields.message}`);
   const policy = compilePolicy(fields.fields);
-  // The service's clock (the sandbox's can be advanced), which is what it will judge by.
-  const at = serverTime && !Number.isNaN(serverTime.getTime()) ? serverTime : new Date(ctx.serviceClock.now());
+  const at = judgedAt(serverTime, ctx.serviceClock);
 
   let spentToday = 0n;
   let spentTodaySource: SpentTodaySource = 'not_needed';
@@ -103,6 +103,15 @@ export async function loadPolicyPreview(ctx: Needs<'account' | 'client' | 'reade
     ...(policy.dailyLimit !== undefined ? { dailyLimit: policy.dailyLimit } : {}),
     evaluate: (row, spentBefore) => evaluateRow(policy, row, at, spentToday + spentBefore),
   };
+}
+
+/**
+ * The instant a policy is judged at: the service's clock (the sandbox's can be advanced), which
+ * is what the service will judge by: the policy read's Date header, else the run's service
+ * clock (ours until an answer has told the service's time).
+ */
+export function judgedAt(serverTime: Date | undefined, serviceClock: ServiceClock): Date {
+  return serverTime && !Number.isNaN(serverTime.getTime()) ? serverTime : new Date(serviceClock.now());
 }
 
 function evaluateRow(policy: Policy, row: PreviewRow, at: Date, spent: bigint): RowPreview {

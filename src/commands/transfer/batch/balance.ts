@@ -1,10 +1,10 @@
 // Before a batch is sent: does the account hold enough of each asset for the rows still to send?
 // The balance is decrypted here (the service cannot read it); without a decryption key the check
 // cannot be made, and the caller says so.
-import type { Needs } from '../../runtime/factory.js';
-import type { ApiClient } from '../../api/client.js';
-import { BalancesSchema } from '../../api/schemas.js';
-import { CliError } from '../../errors.js';
+import type { Needs } from '../../../runtime/factory.js';
+import type { ApiClient } from '../../../api/client.js';
+import { BalancesSchema } from '../../../api/schemas.js';
+import { CliError } from '../../../errors.js';
 
 /** 'checked', or 'unchecked' when there is no decryption key; throws when a total is more than the balance. */
 export async function checkTotals(ctx: Needs<'reader'>, client: ApiClient, totals: ReadonlyMap<string, bigint>): Promise<'checked' | 'unchecked'> {
