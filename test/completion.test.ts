@@ -13,14 +13,13 @@ import { describeProgram, optionsAt } from '../src/commands/completion/model.js'
 import { ProfileStore } from '../src/config/profiles.js';
 import { createStreams } from '../src/io/streams.js';
 import { hasTmux, killAllTmux, startTmux } from './helpers/tmux.js';
+import { hasTool } from './helpers/tools.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin/svc.js');
 const FILES: Record<Shell, string> = { bash: 'completions/svc.bash', zsh: 'completions/_svc', fish: 'completions/svc.fish' };
 
-function has(cmd: string): boolean {
-  return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
-}
+const has = (shell: 'bash' | 'zsh' | 'fish'): boolean => hasTool(shell);
 
 function realProgram(): Command {
   const io = createStreams({ tty: { stdin: false, stdout: false, stderr: false }, env: {} });

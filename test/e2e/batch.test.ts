@@ -1,7 +1,7 @@
 // `svc transfer batch` end to end against the in-process sandbox: a 1,000-row file with mixed
 // recipients and assets, files with bad rows, an agent's dry run whose daily limit runs out
 // mid-file, the results file, reruns that pay nothing twice, and a run killed with SIGKILL.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -295,15 +295,19 @@ describe('a run killed with SIGKILL', () => {
     const journalDir = join(t.configDir, 'batches');
     const sentSoFar = () => (existsSync(journalDir) ? readdirSync(journalDir).map((f) => readFileSync(join(journalDir, f), 'utf8')).join('').split('\n').length - 1 : 0);
 
-    const run = spawnSvc(['transfer', 'batch', path, '--concurrency', '2'], t.env);
+    // Kill it once a quarter of the rows are recorded: mid-run, with requests in flight. Each
+    // journal write wakes the watcher (no polling); the test's own timeout bounds a batch that stalls.
+    mkdirSync(journalDir, { recursive: true, mode: 0o700 });
     const baseline = sentSoFar();
-    // Kill it once a quarter of the rows are recorded: mid-run, with requests in flight.
-    const deadline = Date.now() + 30_000;
-    while (sentSoFar() - baseline < rows / 4) {
-      if (Date.now() > deadline) throw new Error(`the batch did not progress: ${run.stderr()}`);
-      await new Promise((r) => setImmediate(r));
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    const quarterRecorded = new Promise<void>((resolve) => {
+      const watcher = watch(journalDir, () => {
+        if (sentSoFar() - baseline < rows / 4) return;
+        watcher.close();
+        resolve();
+      });
+    });
+    const run = spawnSvc(['transfer', 'batch', path, '--concurrency', '2'], t.env);
+    await quarterRecorded;
     run.child.kill('SIGKILL');
     const killed = await run.exited;
     expect(killed.code).toBe(null);

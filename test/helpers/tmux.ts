@@ -5,6 +5,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { hasTool } from './tools.js';
 
 export interface TmuxOptions {
   /** Environment of the command (and of the tmux server). Nothing else is inherited. */
@@ -168,10 +169,5 @@ process.on('exit', () => {
 
 /** Whether tmux is installed (tests skip with a reason otherwise). */
 export function hasTmux(): boolean {
-  try {
-    execFileSync('tmux', ['-V'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
+  return hasTool('tmux');
 }
