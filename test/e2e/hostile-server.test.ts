@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_RESPONSE_BYTES } from '../../src/api/client.js';
 import { runCli } from '../helpers/cli.js';
 import { UNKNOWN_TEST_KEY } from '../helpers/scripted-server.js';
+import { startMisbehavingProxy, within } from '../helpers/misbehaving-proxy.js';
 
 interface Hostile {
   url: string;
@@ -95,6 +96,21 @@ describe('a hostile or broken service', () => {
       expect(r.code).toBe(7);
       expect(r.stderr).toMatch(/^error: no answer from 127\.0\.0\.1:\d+ within the --timeout of 300ms \(retries included\) \(timeout\)$/m);
       expect(s.seen).toHaveLength(1); // no retry once the budget is spent
+    }
+  });
+
+  it('an https server that never finishes the TLS handshake: --timeout ends it (exit 7) and the connection is closed', async () => {
+    // A TCP listener that reads and never answers: the ClientHello gets no reply (issue 27: the
+    // half-open connection used to outlive the command by undici's own 10 s connect timeout).
+    const l = await startMisbehavingProxy('silent');
+    try {
+      const r = await runCli(['--json', '--timeout', '300ms', 'account'], { env: env(l.url.replace('http:', 'https:')), clock: noSleep });
+      expect(r.code).toBe(7);
+      expect((JSON.parse(r.stderr) as { error: { code: string } }).error.code).toBe('timeout');
+      expect(l.connections()).toBe(1);
+      expect(await within(l.allClosed(), 5_000)).toBe('done');
+    } finally {
+      await l.close();
     }
   });
 
