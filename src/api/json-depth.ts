@@ -21,3 +21,36 @@ export function nestingDepth(text: string): number {
   }
   return max;
 }
+
+/**
+ * `text` with every array or object that opens deeper than `depth` replaced by `null`, in one
+ * pass: what is left is shallow, safe to parse and to print. (Text that is not JSON stays not JSON.)
+ */
+export function cutDeeperThan(text: string, depth: number): string {
+  const parts: string[] = [];
+  let from = 0;
+  let level = 0;
+  let cutAt = 0; // the level of the value being cut, 0 when none
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++level > depth && cutAt === 0) {
+        parts.push(text.slice(from, i), 'null');
+        cutAt = level;
+      }
+    } else if (c === 0x5d || c === 0x7d) {
+      if (level === cutAt) {
+        from = i + 1;
+        cutAt = 0;
+      }
+      level--;
+    }
+  }
+  if (cutAt === 0) parts.push(text.slice(from));
+  return parts.join('');
+}
