@@ -71,7 +71,8 @@ export class RetryPolicy {
     if (!(outcome.kind === 'failed' && outcome.failure.refused)) this.refusedEveryTry = false;
     if (!this.repeatable || this.tries >= MAX_TRIES) return undefined;
     const next = this.tries + 1;
-    // After a failed connection the pause is cut to what is left of the budget.
+    // After a failed connection the pause is started even when it outlasts the budget: pause()
+    // cuts it to what is left, and the request then ends as a `timeout`.
     if (outcome.kind === 'failed') return backoffDelay(next, this.timing);
     if (outcome.kind !== 'answer' || !isRetryableStatus(outcome.status)) return undefined;
     const delay = backoffDelay(next, this.timing, header(outcome.headers, 'retry-after'), this.now());
