@@ -4,7 +4,9 @@
 // environment says.
 import type { Socket } from 'node:net';
 import type { buildConnector } from 'undici';
-import { Agent, type Dispatcher } from './undici.js';
+import { Agent, buildConnector as undiciConnector, type Dispatcher } from './undici.js';
+import { attachOpenings, givenUp, Openings } from './openings.js';
+import { tunnelThrough } from './tunnel.js';
 import { onShutdown } from '../lifecycle.js';
 import { isLoopbackHost } from './url.js';
 
@@ -41,78 +43,25 @@ export function proxyFor(target: URL, vars: NodeJS.ProcessEnv): string | undefin
   return env(vars, 'HTTPS_PROXY') ?? env(vars, 'HTTP_PROXY');
 }
 
-/** Time to set up a tunnel (proxy connection, CONNECT answer, TLS handshake). */
-const TUNNEL_TIMEOUT_MS = 15_000;
-
-
 /**
- * Opens one CONNECT tunnel through `proxy` per connection undici asks for, then TLS to the target
- * inside it: the proxy sees the target's name and port, never a request or a key. One attempt per
- * call, with its own time limit: a proxy that closes or stalls every connection costs one try, and
- * the client's retries (bounded, with backoff) decide what comes next. (undici's ProxyAgent
- * reconnects in a tight loop to a proxy that closes connections.)
+ * undici's own connector (direct TCP, then TLS for https), reporting to `openings` so that a
+ * connection still being opened is cancelled with the requests that wait for it.
  */
-function tunnelThrough(proxy: URL): buildConnector.connector {
-  return ({ hostname, port, servername }, callback) => {
-    let settled = false;
-    const finish = (err: Error | null, socket: Socket | null) => {
-      if (settled) return void socket?.destroy();
-      settled = true;
-      if (err || !socket) callback(err ?? new Error('no tunnel'), null);
-      else callback(null, socket);
-    };
-    const target = `${hostname}:${port || 443}`;
-    // Loaded here, not at start-up: only a proxied command needs them.
-    Promise.all([import(proxy.protocol === 'https:' ? 'node:https' : 'node:http'), import('node:tls')]).then(
-      ([http, tls]) => openTunnel(proxy, target, servername || hostname, http.request, tls.connect, finish),
-      (err: Error) => finish(err, null),
-    );
-  };
-}
-
-/** CONNECT `target` through `proxy`, then TLS inside the tunnel; `finish` gets the TLS socket or the error, once. */
-function openTunnel(
-  proxy: URL,
-  target: string,
-  servername: string,
-  httpRequest: typeof import('node:http').request,
-  tlsConnect: typeof import('node:tls').connect,
-  finish: (err: Error | null, socket: Socket | null) => void,
-): void {
-  const viaTls = proxy.protocol === 'https:';
-  const auth = proxy.username ? { 'proxy-authorization': `Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}` } : {};
-  const req = httpRequest({
-    host: proxy.hostname,
-    port: proxy.port || (viaTls ? 443 : 80),
-    method: 'CONNECT',
-    path: target,
-    headers: { host: target, ...auth },
-    agent: false,
-  });
-  const timer = setTimeout(() => {
-    req.destroy();
-    done(Object.assign(new Error(`the proxy did not open a tunnel to ${target} in time`), { code: 'UND_ERR_CONNECT_TIMEOUT' }), null);
-  }, TUNNEL_TIMEOUT_MS);
-  timer.unref();
-  const done = (err: Error | null, socket: Socket | null) => {
-    clearTimeout(timer);
-    finish(err, socket);
-  };
-  req.once('connect', (res, socket) => {
-    if (res.statusCode !== 200) {
-      socket.destroy();
-      return done(Object.assign(new Error(`the proxy refused a tunnel to ${target} (${res.statusCode})`), { code: 'ECONNREFUSED_PROXY' }), null);
+function directThrough(openings: Openings): buildConnector.connector {
+  const connect = undiciConnector({}) as unknown as (options: buildConnector.Options, callback: buildConnector.Callback) => Socket;
+  return (options, callback) => {
+    let socket: Socket | undefined;
+    const done = openings.open((reason) => socket?.destroy(reason));
+    try {
+      socket = connect(options, (...args) => {
+        done();
+        callback(...args);
+      });
+    } catch (err) {
+      done();
+      throw err;
     }
-    const tls = tlsConnect({ socket, servername, ALPNProtocols: ['http/1.1'] });
-    tls.once('secureConnect', () => done(null, tls));
-    tls.once('error', (err) => done(err, null));
-  });
-  req.once('error', (err) => done(err, null));
-  req.once('response', (res) => {
-    res.destroy();
-    done(Object.assign(new Error(`the proxy answered a CONNECT with ${res.statusCode}`), { code: 'ECONNREFUSED_PROXY' }), null);
-  });
-  req.end();
+  };
 }
 
 /** A shared dispatcher (keep-alive pool) for requests to `target`, closed at shutdown. */
@@ -121,13 +70,16 @@ export function dispatcherFor(target: URL, vars: NodeJS.ProcessEnv): Dispatcher 
   const key = proxy ?? 'direct';
   let d = pool.get(key);
   if (!d) {
-    d = new Agent({ keepAliveTimeout: KEEP_ALIVE_MS, ...(proxy ? { connect: tunnelThrough(new URL(proxy)) } : {}) });
+    const openings = new Openings();
+    d = new Agent({ keepAliveTimeout: KEEP_ALIVE_MS, connect: proxy ? tunnelThrough(new URL(proxy), openings) : directThrough(openings) });
+    attachOpenings(d, openings);
     pool.set(key, d);
     const created = d;
-    // At the end of a command every answer is in: destroy, do not wait (a proxy that never
-    // answered would keep close() waiting forever).
+    // At the end of a command every answer is in. destroy() closes open sockets without waiting,
+    // but knows nothing of a connection still being opened: those are cancelled first.
     onShutdown(async () => {
       if (pool.get(key) === created) pool.delete(key);
+      openings.cancelAll(givenUp('the command is over'));
       await created.destroy();
     });
   }

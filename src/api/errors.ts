@@ -2,6 +2,7 @@
 // and the hint its code has everywhere (src/api/hints.ts) when the caller says where it sent it.
 import { ApiError } from '../errors.js';
 import { hintForApiError, type HintContext } from './hints.js';
+import { cutDeeperThan, MAX_NESTING, nestingDepth } from './json-depth.js';
 
 type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -12,11 +13,19 @@ const DEFAULT_CODES: Record<number, string> = {
   404: 'not_found', 409: 'conflict', 422: 'unprocessable', 429: 'rate_limited',
 };
 
-/** Accepts `{error:{code,message}}`, `{code,message}`, `{error:"code",message}`, `{errors:[..]}` or text. */
+/** Where code, message and request_id live in every shape read here (`{errors:[{...}]}` is the deepest). */
+const ENVELOPE_DEPTH = 3;
+
+/**
+ * Accepts `{error:{code,message}}`, `{code,message}`, `{error:"code",message}`, `{errors:[..]}` or text.
+ * A body nested deeper than MAX_NESTING (as for a 2xx) would overflow the stack once printed with
+ * --json: only its envelope is read (code, message, request_id) and its other fields are dropped.
+ */
 export function apiErrorFromBody(status: number, rawBody: string, headerRequestId?: string, hints?: HintContext): ApiError {
+  const tooDeep = nestingDepth(rawBody) > MAX_NESTING;
   let body: unknown;
   try {
-    body = rawBody ? JSON.parse(rawBody) : undefined;
+    body = rawBody ? JSON.parse(tooDeep ? cutDeeperThan(rawBody, ENVELOPE_DEPTH) : rawBody) : undefined;
   } catch {
     body = undefined;
   }
@@ -35,6 +44,6 @@ export function apiErrorFromBody(status: number, rawBody: string, headerRequestI
     `the service answered HTTP ${status}`;
   const requestId = str(inner.request_id) ?? (isObj(body) ? str(body.request_id) : undefined) ?? headerRequestId;
   const details: Json = {};
-  for (const [k, v] of Object.entries(inner)) if (!['code', 'message', 'request_id'].includes(k)) details[k] = v;
+  if (!tooDeep) for (const [k, v] of Object.entries(inner)) if (!['code', 'message', 'request_id'].includes(k)) details[k] = v;
   return new ApiError(status, code, message, requestId, details, hints ? hintForApiError(code, status, hints) : undefined);
 }

@@ -9,3 +9,8 @@ declare module 'undici/lib/api/api-request.js' {
   function request(this: Dispatcher, opts: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;
   export default request;
 }
+declare module 'undici/lib/core/connect.js' {
+  import type { buildConnector } from 'undici';
+  function build(options: buildConnector.BuildOptions): buildConnector.connector;
+  export default build;
+}

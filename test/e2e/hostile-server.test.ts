@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_RESPONSE_BYTES } from '../../src/api/client.js';
 import { runCli } from '../helpers/cli.js';
-import { UNKNOWN_TEST_KEY } from '../helpers/scripted-server.js';
+import { startScriptedServer, UNKNOWN_TEST_KEY } from '../helpers/scripted-server.js';
+import { exitCodeForApi } from '../../src/errors.js';
+import { startMisbehavingProxy, within } from '../helpers/misbehaving-proxy.js';
 
 interface Hostile {
   url: string;
@@ -98,6 +100,21 @@ describe('a hostile or broken service', () => {
     }
   });
 
+  it('an https server that never finishes the TLS handshake: --timeout ends it (exit 7) and the connection is closed', async () => {
+    // A TCP listener that reads and never answers: the ClientHello gets no reply (issue 27: the
+    // half-open connection used to outlive the command by undici's own 10 s connect timeout).
+    const l = await startMisbehavingProxy('silent');
+    try {
+      const r = await runCli(['--json', '--timeout', '300ms', 'account'], { env: env(l.url.replace('http:', 'https:')), clock: noSleep });
+      expect(r.code).toBe(7);
+      expect((JSON.parse(r.stderr) as { error: { code: string } }).error.code).toBe('timeout');
+      expect(l.connections()).toBe(1);
+      expect(await within(l.allClosed(), 5_000)).toBe('done');
+    } finally {
+      await l.close();
+    }
+  });
+
   it('an answer nested 100,000 levels deep: a clear error, not a stack overflow', async () => {
     const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
     const s = await hostile((res) => res.writeHead(200, { 'content-type': 'application/json' }).end(deep));
@@ -105,6 +122,31 @@ describe('a hostile or broken service', () => {
     expect([r.plain.code, r.json.code]).toEqual([1, 1]);
     expect(r.plain.stderr).toMatch(/nested deeper than 256 levels \(invalid_response\)/);
     expect(r.code(r.json)).toBe('invalid_response');
+  });
+
+  it('an error answer nested 100,000 levels deep, 4xx or 5xx: one small {"error":...} with --json, the exit code of its status (issue 21)', async () => {
+    const extra = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    for (const [status, code] of [[400, 'invalid_request'], [422, 'unprocessable'], [503, 'unavailable']] as const) {
+      const s = await startScriptedServer(() => ({
+        status,
+        headers: { 'content-type': 'application/json' },
+        body: `{"error":{"code":"${code}","message":"bad amount","request_id":"req_deep1","extra":${extra}}}`,
+      }));
+      try {
+        const r = await runCli(['--json', 'account'], { env: env(s.url), clock: noSleep });
+        expect(r.code, r.stderr.slice(0, 300)).toBe(exitCodeForApi(status, code));
+        expect(r.stdout).toBe('');
+        expect(r.stderr.endsWith('\n') && r.stderr.indexOf('\n') === r.stderr.length - 1).toBe(true); // one line
+        const printed = JSON.parse(r.stderr) as { error: Record<string, unknown> };
+        expect(Object.keys(printed)).toEqual(['error']);
+        expect(printed.error).toMatchObject({ code, message: 'bad amount', status, request_id: 'req_deep1' });
+        expect(printed.error).not.toHaveProperty('extra');
+        expect(r.stderr.length).toBeLessThan(1_000);
+        expect(s.requests).toHaveLength(status >= 500 ? 3 : 1); // a 5xx is still retried as usual
+      } finally {
+        await s.close();
+      }
+    }
   });
 
   it(`a 50 MB body, 200 or 500: response_too_large (exit 1), read no further than about ${MAX_RESPONSE_BYTES / 1024 / 1024} MB, never retried`, async () => {

@@ -52,6 +52,15 @@ describe('ApiClient', () => {
     expect(delays).toEqual([2000, 2000]);
   });
 
+  it('reads a Retry-After date against the injected clock, not the machine\'s', async () => {
+    const now = Date.parse('2031-06-01T12:00:00Z');
+    let n = 0;
+    const s = await serve(() => (++n < 2 ? { status: 503, headers: { 'retry-after': new Date(now + 4_000).toUTCString() }, body: {} } : { status: 200, body: {} }));
+    const delays: number[] = [];
+    await client(s.url, { now: () => now, sleep: async (ms) => void delays.push(ms) }).get('/v1/accounts/me');
+    expect(delays).toEqual([4_000]);
+  });
+
   it('never retries PATCH or 4xx', async () => {
     const s = await serve(() => ({ status: 500, body: {} }));
     await expect(client(s.url).patch('/v1/agents/a/spend-policy', { body: {} })).rejects.toBeInstanceOf(ApiError);
