@@ -8,7 +8,7 @@ import { formatDuration } from '../domain/duration.js';
 import { attempt, header, type Method, type Outcome } from './attempt.js';
 import { dataOf, errorOf } from './answer.js';
 import { NetworkBudget } from './budget.js';
-import { systemNow } from './clock.js';
+import { realClock } from '../clock.js';
 import { dispatcherFor } from './dispatcher.js';
 import { interruptedError, networkError, timeoutError, tooLargeError } from './failures.js';
 import { isLoopbackUrl, type HintContext } from './hints.js';
@@ -94,7 +94,7 @@ export class ApiClient {
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     const headers = this.headers(idempotencyKey, body !== undefined);
     const budget = this.opts.budget?.() ?? new NetworkBudget(this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-    const policy = new RetryPolicy(isRepeatable(method, idempotencyKey), this.opts.retryTiming ?? DEFAULT_TIMING, this.opts.now ?? systemNow);
+    const policy = new RetryPolicy(isRepeatable(method, idempotencyKey), this.opts.retryTiming ?? DEFAULT_TIMING, this.opts.now ?? realClock.now);
     const dispatcher = dispatcherFor(this.base, this.opts.env ?? {});
 
     for (let tryNumber = 1; ; tryNumber++) {

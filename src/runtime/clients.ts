@@ -37,6 +37,7 @@ export async function makeClient(target: ClientTarget, run: ClientRun): Promise<
     userAgent: `svc-cli/${VERSION}`,
     env: run.env,
     sleep: (ms) => run.clock.sleep(ms),
+    now: () => run.clock.now(),
     onServerTime: (t) => run.serviceClock.learn(t),
     // Header values and URLs come from the server or a config file: sanitised like every other such string.
     trace: run.verbose ? (line) => run.io.err(`${sanitize(line)}\n`) : undefined,

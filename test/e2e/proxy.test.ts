@@ -98,7 +98,8 @@ describe('proxies never see a key', () => {
 // What is checked here is deterministic: the exit code and error code, how many connections the
 // proxy saw, and that the connection is closed (and the process ended) well before the 15 s the
 // old code took. The times themselves are measured by bench/proxy-timeout.mjs.
-describe('proxies that misbehave: --timeout is the whole command, every retry is bounded', () => {
+// Concurrent: each case waits out a real --timeout, and the cases share nothing (a proxy each).
+describe.concurrent('proxies that misbehave: --timeout is the whole command, every retry is bounded', () => {
   const expected: Record<ProxyBehaviour, { code: string; connections: number }> = {
     silent: { code: 'timeout', connections: 1 },
     'stall-tls': { code: 'timeout', connections: 1 },
@@ -143,7 +144,7 @@ describe('proxies that misbehave: --timeout is the whole command, every retry is
   });
 });
 
-describe('the real binary ends by its --timeout through a misbehaving proxy', () => {
+describe.concurrent('the real binary ends by its --timeout through a misbehaving proxy', () => {
   // bin/svc.js, because the process ending is the promise: shutdown must not wait on a tunnel.
   // --timeout 1s; the old code ended after 15 s (silent) or never (stall-tls). The outer limit
   // is generous (6 s) so a busy machine cannot fail it; bench/proxy-timeout.mjs has the times.
