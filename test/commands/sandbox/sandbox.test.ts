@@ -1,0 +1,195 @@
+// `svc sandbox ...`: the sandbox runs as the built binary (`npm test` builds it first), so start-up,
+// signals and the state file are real; the commands against it run in-process.
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { svcIn } from '../../helpers/cli.js';
+import { spawnSandbox, type SpawnedSandbox } from '../../helpers/e2e.js';
+import { dbBytes } from '../../sandbox/helpers.js';
+
+let configDir: string;
+let env: Record<string, string>;
+const children: ChildProcess[] = [];
+
+beforeEach(() => {
+  configDir = mkdtempSync(join(tmpdir(), 'svc-sbx-cli-'));
+  env = { SVC_CONFIG_DIR: configDir, NO_COLOR: '1' };
+});
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+  rmSync(configDir, { recursive: true, force: true });
+});
+
+async function start(args: string[] = []): Promise<SpawnedSandbox> {
+  const s = await spawnSandbox(['sandbox', 'start', '--port', '0', ...args], env);
+  children.push(s.child);
+  return s;
+}
+
+const svc = (args: string[]) => svcIn(args, env);
+const config = () => JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'));
+
+describe('svc sandbox start', () => {
+  it('prints the world once, writes a current "sandbox" profile, and exits 0 on SIGTERM with the state saved', async () => {
+    const s = await start(['--json']);
+    const doc = JSON.parse(s.stdout());
+    expect(doc).toMatchObject({ url: s.url, chain_id: 46630, environment: 'test', restored: false, profile: 'sandbox', current: true, block_time_ms: 1500 });
+    expect(doc.state_path).toBe(join(configDir, 'sandbox', 'state.db'));
+    expect(doc.accounts.map((a: { handle: string }) => a.handle)).toEqual(['@alice', '@acme', '@bob', '@oldwallet']);
+    expect(doc.accounts.every((a: { api_key: string }) => /^svc_test_[A-Za-z0-9]{32}$/.test(a.api_key))).toBe(true);
+    expect(doc.external_addresses.map((e: { address: string }) => e.address)).toContain('0x000000000000000000000000000000000000dEaD');
+    const profile = config().profiles.sandbox;
+    expect(config().current).toBe('sandbox');
+    expect(profile).toEqual({
+      apiKey: doc.accounts[0].api_key,
+      baseUrl: s.url,
+      sandboxAdminToken: expect.stringMatching(/^sbx_admin_/),
+      decryptionKey: doc.accounts[0].decryption_key, // @alice's, handed out once and kept 0600 in the profile
+    });
+    expect(doc.accounts[0].decryption_key).toMatch(/^svc_dk_test_/);
+
+    // The profile works for the regular commands and the admin ones.
+    const me = await svc(['--json', 'account']);
+    expect(me.code).toBe(0);
+    expect(JSON.parse(me.stdout).handle).toBe('@alice');
+    expect((await svc(['sandbox', 'fund', '@alice', '7341.902817'])).code).toBe(0);
+
+    expect(await s.stop('SIGTERM')).toBe(0);
+    expect(s.stderr()).toContain('stopping: every change is already saved in');
+    const statePath = join(configDir, 'sandbox', 'state.db');
+    expect(statSync(statePath).mode & 0o777).toBe(0o600);
+    expect(statSync(join(configDir, 'sandbox')).mode & 0o777).toBe(0o700);
+    expect(existsSync(`${statePath}.lock`)).toBe(false); // released at exit
+    expect(dbBytes(statePath)).not.toMatch(/7341\.902817|7341902817/);
+
+    // A restart keeps the world and the profile's key; no key is printed again.
+    const again = await start(['--json']);
+    const doc2 = JSON.parse(again.stdout());
+    expect(doc2).toMatchObject({ restored: true, accounts: [] });
+    expect(again.stdout()).not.toContain('svc_test_');
+    expect(config().profiles.sandbox.apiKey).toBe(profile.apiKey);
+    expect(config().profiles.sandbox.baseUrl).toBe(again.url);
+    expect(config().profiles.sandbox.sandboxAdminToken).not.toBe(profile.sandboxAdminToken);
+    expect((await svc(['account'])).code).toBe(0);
+    expect(await again.stop('SIGINT')).toBe(0);
+  });
+
+  it('prints a table on a pipe (TSV) and keeps request logs off a pipe', async () => {
+    const s = await start(['--ephemeral']);
+    const lines = s.stdout().trim().split('\n');
+    expect(lines[0]).toBe(`url\t${s.url}`);
+    const header = lines.findIndex((l) => l.startsWith('handle\t'));
+    expect(lines[header]).toBe('handle\ttype\tkyc_status\tconfidential_ready\tpublic_key\tapi_key\tdecryption_key');
+    expect(lines.slice(header + 1).map((l) => l.split('\t')[0])).toEqual(['@alice', '@acme', '@bob', '@oldwallet']);
+    await svc(['account']);
+    expect(s.stderr()).not.toMatch(/GET \/v1\/accounts\/me/);
+    expect(await s.stop()).toBe(0);
+    expect(existsSync(join(configDir, 'sandbox', 'state.db'))).toBe(false);
+  });
+
+  it('a restored state without a usable profile key gets a new key for @alice', async () => {
+    const s = await start();
+    expect(await s.stop()).toBe(0);
+    rmSync(join(configDir, 'config.json'));
+    const again = await start(['--json']);
+    expect(again.stderr()).toContain('created a new key for @alice');
+    expect(JSON.parse((await svc(['--json', 'account'])).stdout).handle).toBe('@alice');
+    expect(await again.stop()).toBe(0);
+  });
+
+  it('refuses a non-loopback host and a bad port (exit 2)', async () => {
+    const r = await svc(['sandbox', 'start', '--host', '0.0.0.0', '--ephemeral']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('error: refusing to listen on 0.0.0.0: the sandbox serves loopback addresses only');
+    expect((await svc(['sandbox', 'start', '--port', 'x', '--ephemeral'])).code).toBe(2);
+    expect((await svc(['sandbox', 'start', '--block-time', 'soon', '--ephemeral'])).code).toBe(2);
+  });
+});
+
+describe('admin commands', () => {
+  let s: SpawnedSandbox;
+  beforeEach(async () => {
+    s = await start(['--ephemeral', '--block-time', '2s']);
+  });
+  afterEach(async () => {
+    await s.stop();
+  });
+
+  it('fund, clock advance and clock show', async () => {
+    const funded = await svc(['--json', 'sandbox', 'fund', 'bob', '12.5', '--asset', 'usdc']);
+    expect(funded.code).toBe(0);
+    // What was funded, the amount included: the user chose it (the sandbox does not echo it).
+    expect(JSON.parse(funded.stdout)).toEqual({ ok: true, handle: '@bob', asset: 'USDC', amount: '12.5' });
+    const plain = await svc(['sandbox', 'fund', '@bob', '12.5']);
+    expect(plain.stdout).toBe('');
+    expect(plain.stderr).toBe('funded @bob with 12.50 USDG\n');
+    expect((await svc(['sandbox', 'fund', '@bob', '1.1234567'])).code).toBe(2);
+    const missing = await svc(['sandbox', 'fund', '@nobody', '1']);
+    expect(missing.code).toBe(4);
+    expect(missing.stderr).toMatch(/^error: no sandbox account has the handle @nobody \(account_not_found, request req_[0-9a-f]{32}\)$/m);
+
+    const clock = await svc(['--json', 'sandbox', 'clock', 'advance', '1h30m']);
+    expect(clock.code).toBe(0);
+    expect(JSON.parse(clock.stdout).offset_ms).toBe(5_400_000);
+    const shown = await svc(['sandbox', 'clock']);
+    expect(shown.stdout).toMatch(/^now\t\d{4}-\d{2}-\d{2}T.*Z\noffset_ms\t5400000\n$/);
+    expect((await svc(['--json', 'sandbox', 'clock', 'show'])).code).toBe(0);
+    const bad = await svc(['sandbox', 'clock', 'advance', '5']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('duration "5" must be a duration like 500ms, 90s, 15m, 2h, 1d or 1h30m');
+  });
+
+  it('key create prints the key once; key ls never shows it; revoke asks, then refuses the key', async () => {
+    const created = await svc(['sandbox', 'key', 'create', '--account', '@acme', '--name', 'ci']);
+    expect(created.code).toBe(0);
+    const key = created.stdout.trim();
+    expect(key).toMatch(/^svc_test_[A-Za-z0-9]{32}$/);
+    expect(created.stderr).toMatch(/^created key_\w+ "ci" for @acme; the key above is shown once$/m);
+    const viaKey = await svcIn(['--json', 'account'], { ...env, SVC_API_KEY: key });
+    expect(JSON.parse(viaKey.stdout).handle).toBe('@acme');
+
+    const ls = await svc(['--json', 'sandbox', 'key', 'ls']);
+    const keys = JSON.parse(ls.stdout);
+    expect(Array.isArray(keys)).toBe(true);
+    expect(ls.stdout).not.toContain(key);
+    const ci = keys.find((k: { name: string }) => k.name === 'ci');
+    expect(ci).toMatchObject({ account: '@acme', key_hint: `svc_test_****${key.slice(-4)}`, request_count: 1 });
+
+    const asked = await svc(['sandbox', 'key', 'revoke', ci.key_id]);
+    expect(asked.code).toBe(2);
+    expect(asked.stderr).toMatch(/^hint: .*pass --yes to confirm$/m);
+    const revoked = await svc(['--yes', 'sandbox', 'key', 'revoke', ci.key_id]);
+    expect(revoked.code).toBe(0);
+    const after = await svcIn(['account'], { ...env, SVC_API_KEY: key });
+    expect(after.code).toBe(3);
+  });
+
+  it('reset asks first, then prints new keys and moves the profile to @alice’s new key', async () => {
+    const before = config().profiles.sandbox.apiKey;
+    expect((await svc(['sandbox', 'reset'])).code).toBe(2);
+    const r = await svc(['--json', '--yes', 'sandbox', 'reset']);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout); // the control API's answer (docs/json.md) plus the profile
+    expect(doc).toMatchObject({ ok: true, profile: 'sandbox' });
+    expect(doc.seeded.map((a: { handle: string }) => a.handle)).toEqual(['@alice', '@acme', '@bob', '@oldwallet']);
+    const after = config().profiles.sandbox.apiKey;
+    expect(after).toBe(doc.seeded[0].api_key);
+    expect(after).not.toBe(before);
+    expect((await svc(['account'])).code).toBe(0);
+    expect((await svcIn(['account'], { ...env, SVC_API_KEY: before })).code).toBe(3);
+  });
+
+  it('a wrong admin token or a missing profile gives a clear error', async () => {
+    const noProfile = await svc(['--profile', 'elsewhere', 'sandbox', 'clock']);
+    expect(noProfile.code).toBe(2);
+    expect(noProfile.stderr).toContain('error: no profile "elsewhere": cannot find the sandbox');
+    const c = config();
+    c.profiles.sandbox.sandboxAdminToken = 'sbx_admin_wrong';
+    writeFileSync(join(configDir, 'config.json'), JSON.stringify(c));
+    const wrong = await svc(['sandbox', 'clock']);
+    expect(wrong.code).toBe(3);
+    expect(wrong.stderr).toContain('error: the sandbox refused the admin token');
+  });
+});
