@@ -1,21 +1,9 @@
 // scripts/check-clocks.mjs (run by `npm test`) on small trees: it must see every way of reading
 // the machine's clock outside the two clock modules, and nothing else.
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../helpers/run.js';
+import { checkTree } from './tree.js';
 
-function check(files: Record<string, string>): { code: number | null; out: string } {
-  const dir = join(mkdtempSync(join(tmpdir(), 'svc-clocks-')), 'src');
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, name)), { recursive: true });
-    writeFileSync(join(dir, name), text);
-  }
-  const r = spawnSync(process.execPath, [join(ROOT, 'scripts/check-clocks.mjs'), dir], { encoding: 'utf8' });
-  return { code: r.status, out: r.stdout + r.stderr };
-}
+const check = (files: Record<string, string>) => checkTree('check-clocks.mjs', files);
 
 describe('check-clocks', () => {
   it('passes the clock modules, parsing, dates from values, and words in comments and strings', () => {

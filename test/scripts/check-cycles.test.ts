@@ -1,20 +1,8 @@
 // scripts/check-cycles.mjs (run by `npm test`) on small trees: it must see the cycles it exists for.
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../helpers/run.js';
+import { checkTree } from './tree.js';
 
-function check(files: Record<string, string>): { code: number | null; out: string } {
-  const dir = join(mkdtempSync(join(tmpdir(), 'svc-cycles-')), 'src');
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, name)), { recursive: true });
-    writeFileSync(join(dir, name), text);
-  }
-  const r = spawnSync(process.execPath, [join(ROOT, 'scripts/check-cycles.mjs'), dir], { encoding: 'utf8' });
-  return { code: r.status, out: r.stdout + r.stderr };
-}
+const check = (files: Record<string, string>) => checkTree('check-cycles.mjs', files);
 
 describe('check-cycles', () => {
   it('passes a tree without cycles (lazy import() does not count)', () => {
