@@ -3,11 +3,8 @@
 // batch reads it to send exactly the rows not yet accepted, even after a SIGKILL and after the
 // service has forgotten the idempotency keys (they are kept for 24 hours). It holds ids, keys
 // and error codes, never an amount or a memo.
-import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
-import { configDir, ensurePrivateDir } from '../../../config/paths.js';
-import { checkPrivatePath } from '../../../config/safe-path.js';
+import { openJournalFile } from '../../../config/journal.js';
 
 export interface JournalEntry {
   row: string;
@@ -32,43 +29,18 @@ export interface Journal {
 
 /** A journal per service, account and batch id: the same file elsewhere is another batch. */
 export function openJournal(env: NodeJS.ProcessEnv, scope: { baseUrl: string; accountId: string; batchId: string }): Journal {
-  const dir = join(configDir(env), 'batches');
-  checkPrivatePath(configDir(env), 'config directory');
-  ensurePrivateDir(dir);
   const name = createHash('sha256').update(`${scope.baseUrl}\u0000${scope.accountId}\u0000${scope.batchId}`).digest('hex').slice(0, 32);
-  const path = join(dir, `${name}.jsonl`);
-  checkPrivatePath(path, 'config file');
-  const last = new Map<string, JournalEntry>();
-  let torn = false;
-  if (existsSync(path)) {
-    const text = readFileSync(path, 'utf8');
-    torn = text.length > 0 && !text.endsWith('\n');
-    for (const line of text.split('\n')) {
-      // A line cut short by a kill mid-write is the one entry that did not make it.
-      try {
-        const e = JSON.parse(line) as JournalEntry;
-        if (typeof e.row === 'string') last.set(e.row, e);
-      } catch {
-        /* the torn last line */
-      }
-    }
-  }
-  // Opened at the first entry: a batch refused before sending leaves no file behind.
-  let fd: number | undefined;
+  const file = openJournalFile<JournalEntry>(env, 'batches', name, {
+    parse: (v) => (typeof (v as JournalEntry | null)?.row === 'string' ? (v as JournalEntry) : undefined),
+  });
+  const last = new Map(file.entries.map((e) => [e.row, e]));
   return {
-    path,
+    path: file.path,
     last,
     record(entry) {
       last.set(entry.row, entry);
-      if (fd === undefined) {
-        fd = openSync(path, 'a', 0o600);
-        if (torn) writeSync(fd, '\n'); // so the next entry starts a line of its own
-      }
-      // One write per entry, straight to the file: it survives a kill of this process.
-      writeSync(fd, `${JSON.stringify(entry)}\n`);
+      file.append(entry);
     },
-    close() {
-      if (fd !== undefined) closeSync(fd);
-    },
+    close: () => file.close(),
   };
 }
