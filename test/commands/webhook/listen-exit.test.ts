@@ -26,7 +26,7 @@ async function trigger(): Promise<string> {
 }
 
 describe('webhook listen deletes its subscription on every way out', () => {
-  it('an error inside the receiver (its output fails): answered 500, the subscription deleted, exit 70', async () => {
+  it('an error inside the receiver (printing a delivery fails): the subscription deleted, exit 70 (internal_error)', async () => {
     let fail = true;
     const l = await listenInProcess(t, [], {
       onStdout: () => {
