@@ -51,28 +51,44 @@ export interface DeliveryCheck {
   stale?: boolean;
 }
 
+/** Why `signature` is not the signature of these exact bytes, or undefined when it is. Reads no field. */
+export function signatureProblem(secret: string, body: Uint8Array, signature: string): string | undefined {
+  if (!/^[0-9a-fA-F]{64}$/.test(signature.trim())) return 'signature is not 64 hex digits (expected the X-Service-Signature header value)';
+  if (!verifySignature(secret, body, signature)) return 'signature does not match the payload';
+  return undefined;
+}
+
 /**
- * Checks a delivery: the signature over the exact bytes, then, when tolerance > 0, that the
- * body's `timestamp` is within it of `nowMs`. With a tolerance the timestamp is required: a
- * signed body without one could be replayed forever.
+ * Judges a signed body's `timestamp` (as parsed: any JSON value) against `nowMs`. With a
+ * tolerance it is required: a signed body without one could be replayed forever. Only a string
+ * is read as a time; nothing else is converted.
+ */
+export function timestampCheck(ts: unknown, toleranceMs: number, nowMs: number): DeliveryCheck {
+  if (toleranceMs <= 0) return { signatureValid: true };
+  if (ts === undefined) return { signatureValid: true, problem: 'timestamp is missing: a signed body without one could be replayed at any time (--tolerance 0 skips the check)' };
+  const at = typeof ts === 'string' ? Date.parse(ts) : Number.NaN;
+  if (typeof ts !== 'string' || Number.isNaN(at)) return { signatureValid: true, problem: 'timestamp is not a valid ISO 8601 time' };
+  if (Math.abs(nowMs - at) > toleranceMs) {
+    return { signatureValid: true, stale: true, problem: `timestamp ${ts.slice(0, 64)} is outside the ${formatDuration(toleranceMs)} tolerance (replayed or delayed?)` };
+  }
+  return { signatureValid: true };
+}
+
+/**
+ * Checks a delivery for `webhook verify`: the signature over the exact bytes first, then, when
+ * tolerance > 0, that the body's `timestamp` is within it of `nowMs`.
  */
 export function inspectDelivery(secret: string, body: Uint8Array, signature: string, toleranceMs: number, nowMs: number): DeliveryCheck {
-  if (!/^[0-9a-fA-F]{64}$/.test(signature.trim())) {
-    return { signatureValid: false, problem: 'signature is not 64 hex digits (expected the X-Service-Signature header value)' };
-  }
-  if (!verifySignature(secret, body, signature)) return { signatureValid: false, problem: 'signature does not match the payload' };
+  const bad = signatureProblem(secret, body, signature);
+  if (bad) return { signatureValid: false, problem: bad };
   if (toleranceMs <= 0) return { signatureValid: true };
-  let ts: unknown;
+  let doc: unknown;
   try {
-    ts = (JSON.parse(Buffer.from(body).toString('utf8')) as { timestamp?: unknown } | null)?.timestamp;
+    doc = JSON.parse(Buffer.from(body).toString('utf8')) as unknown;
   } catch {
     return { signatureValid: true, problem: 'body is not JSON, so its timestamp cannot be checked (--tolerance 0 skips the check)' };
   }
-  if (ts === undefined) return { signatureValid: true, problem: 'timestamp is missing: a signed body without one could be replayed at any time (--tolerance 0 skips the check)' };
-  const at = typeof ts === 'string' ? Date.parse(ts) : Number.NaN;
-  if (Number.isNaN(at)) return { signatureValid: true, problem: 'timestamp is not a valid ISO 8601 time' };
-  if (Math.abs(nowMs - at) > toleranceMs) {
-    return { signatureValid: true, stale: true, problem: `timestamp ${String(ts)} is outside the ${formatDuration(toleranceMs)} tolerance (replayed or delayed?)` };
-  }
-  return { signatureValid: true };
+  // An own property only: an array or a string has no timestamp, and nothing is inherited.
+  const ts = doc !== null && typeof doc === 'object' && !Array.isArray(doc) && Object.hasOwn(doc, 'timestamp') ? (doc as Record<string, unknown>).timestamp : undefined;
+  return timestampCheck(ts, toleranceMs, nowMs);
 }

@@ -1,7 +1,9 @@
 // `svc webhook listen`: a local receiver. Subscribes itself (loopback http is accepted by the
 // sandbox), prints each delivery, verifies every signature, forwards the verified ones if asked,
-// and deletes its subscription on exit (Ctrl-C included). What happens to one request: receiver.ts;
-// the subscription: subscription.ts; the service's clock, for freshness: listen-clock.ts.
+// and deletes its subscription on every way out: Ctrl-C or SIGTERM (even while subscribing), an
+// error inside the receiver, the listening socket closing under it. What happens to one request:
+// receiver.ts (what a body may be: delivery-body.ts); the subscription: subscription.ts; the
+// service's clock, for freshness: listen-clock.ts.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Needs } from '../../runtime/factory.js';
@@ -53,33 +55,35 @@ function plan(ctx: Needs<'env'>, opts: ListenOptions): Plan {
 }
 
 /**
- * One line per request, for a person or (--json) for a program; every value came from the sender.
+ * One line per request, for a person or (--json) for a program; every value came from the sender
+ * and is printed as data: strings sanitised, the payload as JSON (shallow: delivery-body.ts).
  * A failed forward adds one line of its own: `forward to <url> failed: connection refused`.
  */
 function printer(ctx: Needs<'clock' | 'io' | 'json'>, p: Palette, forward: URL | undefined): (r: Received | Refused) => void {
   const time = () => new Date(ctx.clock.now()).toISOString(); // when it was received, by our clock
   return (r) => {
     if ('refused' in r) {
-      if (ctx.json) ctx.io.out(`${safeJson({ received_at: time(), refused: r.refused })}\n`);
-      else ctx.io.out(`${time().slice(11, 19)}  ${p.red(`✗ refused: ${sanitize(r.refused)}`)}\n`);
+      if (ctx.json) ctx.io.out(`${safeJson({ received_at: time(), ...(r.status ? { status: r.status } : {}), refused: r.refused })}\n`);
+      else ctx.io.out(`${time().slice(11, 19)}  ${p.red(`✗ refused${r.status ? ` (${r.status})` : ''}: ${sanitize(r.refused)}`)}\n`);
       return;
     }
     const f = r.forwarded;
+    const d = r.delivery;
     if (ctx.json) {
       ctx.io.out(`${safeJson({
-        received_at: time(), event: r.event, event_id: r.eventId, ...(r.attempt ? { attempt: r.attempt } : {}),
+        received_at: time(), status: r.status, ...(d ? { event: d.event, event_id: d.eventId } : {}), ...(r.attempt ? { attempt: r.attempt } : {}),
         signature_valid: r.check.signatureValid, valid: !r.check.problem, ...(r.check.problem ? { problem: r.check.problem } : {}),
         ...(f && 'status' in f ? { forwarded_status: f.status } : {}), ...(f && 'error' in f ? { forward_error: f.error } : {}),
-        ...(f && 'skipped' in f ? { not_forwarded: f.skipped } : {}), ...(r.payload !== undefined ? { payload: r.payload } : {}),
+        ...(f && 'skipped' in f ? { not_forwarded: f.skipped } : {}), ...(d ? { payload: d.document } : {}),
       })}\n`);
       return;
     }
-    const fields = (r.payload !== null && typeof r.payload === 'object' ? r.payload : {}) as Record<string, unknown>;
-    const who = fields.account ? ` ${fields.account}${fields.counterparty ? ` ${fields.direction === 'received' ? '←' : '→'} ${fields.counterparty}` : ''}` : fields.agent ? ` ${fields.agent}` : '';
+    const what = d ? `${d.event.padEnd(34)} ${d.eventId}` : r.check.signatureValid ? '(malformed)' : '(unverified)';
+    const who = !d ? '' : d.account ? ` ${d.account}${d.counterparty ? ` ${d.direction === 'received' ? '←' : '→'} ${d.counterparty}` : ''}` : d.agent ? ` ${d.agent}` : '';
     const mark = r.check.problem ? p.red(`✗ ${sanitize(r.check.problem)}`) : p.green('✓ signed');
     const fwd = !f ? '' : 'status' in f ? `  → ${f.status}` : 'error' in f ? '' : `  ${p.yellow(f.skipped)}`;
     const at = time().slice(11, 19);
-    ctx.io.out(`${at}  ${sanitize(r.event).padEnd(34)} ${sanitize(r.eventId)}${sanitize(who)}${r.attempt && r.attempt > 1 ? ` (attempt ${r.attempt})` : ''}  ${mark}${fwd}\n`);
+    ctx.io.out(`${at}  ${sanitize(what + who)}${r.attempt && r.attempt > 1 ? ` (attempt ${r.attempt})` : ''}  ${mark}${fwd}\n`);
     if (f && 'error' in f) ctx.io.out(`${at}  ${p.red(`✗ forward to ${sanitize(forward?.href ?? 'the local app')} failed: ${sanitize(f.error)}`)}\n`);
   };
 }
@@ -103,14 +107,35 @@ function announce(ctx: Needs<'io'>, p: Palette, url: string, plan: Plan, opts: L
   else ctx.io.err(`signing secret: ${sanitize(maskSecret(secret))} (--print-secret shows it)\n`);
 }
 
+/**
+ * Resolves with what ends the listener other than Ctrl-C: an error inside the receiver (a bug),
+ * or the listening socket failing or closing under it while it was not stopping.
+ */
+function breakdown(server: Server, stopping: AbortSignal): { failed: (err: unknown) => void; ended: Promise<unknown> } {
+  let failed!: (err: unknown) => void;
+  const ended = new Promise<unknown>((resolve) => (failed = resolve));
+  const closed = (why: string) => new CliError('failure', 'listener_closed', `stopped: the listening socket ${why}`);
+  // Listening errors (EADDRINUSE) are listenOn's to report; only those after it count here.
+  server.on('error', (err) => server.listening && failed(closed(`failed: ${err.message}`)));
+  server.on('close', () => {
+    if (!stopping.aborted) failed(closed('was closed under it'));
+  });
+  return { failed, ended };
+}
+
 export async function listen(ctx: Needs<'client' | 'clock' | 'env' | 'interrupt' | 'io' | 'json' | 'network' | 'serviceClock'>, opts: ListenOptions): Promise<void> {
   const planned = plan(ctx, opts);
+  // Ctrl-C (and SIGTERM) is ours from here on: one that comes while subscribing still deletes what was made.
+  const interrupted = ctx.interrupt.wait();
   const p = await palette(ctx.io);
   const client: ApiClient | undefined = opts.subscribe ? await ctx.client() : undefined;
   let secret = planned.secret ?? '';
   let sub: Subscription | undefined;
   const clock = listenClock(ctx, client, () => (sub ? `/v1/webhooks/${encodeURIComponent(sub.id)}` : undefined));
-
+  const stopping = new AbortController();
+  const server = createServer();
+  const print = printer(ctx, p, planned.forward);
+  const broken = breakdown(server, stopping.signal);
   const receive = createReceiver({
     secret: () => secret,
     toleranceMs: planned.toleranceMs,
@@ -118,30 +143,33 @@ export async function listen(ctx: Needs<'client' | 'clock' | 'env' | 'interrupt'
     resync: clock.resync,
     ...(planned.forward ? { forward: planned.forward } : {}),
     forwardUnverified: Boolean(opts.forwardUnverified),
-    report: printer(ctx, p, planned.forward),
+    report: (r) => {
+      if (!stopping.signal.aborted) print(r); // nothing is printed after "stopping…"
+    },
+    signal: stopping.signal,
+    failed: broken.failed,
   });
-  const server = createServer((req, res) => void receive(req, res));
+  server.on('request', receive);
   const url = await listenOn(server, planned.port);
-  const stop = async () => {
-    server.close();
-    server.closeAllConnections();
-    if (client && sub) await unsubscribe(ctx, client, sub.id);
-  };
 
-  if (client) {
-    try {
+  // Every way out passes here once: the socket is closed, forwards under way are abandoned, and
+  // the subscription this run made is deleted (a failure to delete is a warning with the command).
+  let ending: { interrupted: true } | { failure: unknown } | undefined;
+  try {
+    if (client) {
       sub = await subscribe(client, url, planned.events);
       secret ||= sub.secret;
       if (!secret) throw noSecretError();
-    } catch (err) {
-      await stop();
-      throw err;
     }
+    announce(ctx, p, url, planned, opts, sub, secret);
+    ending = await Promise.race([interrupted.then(() => ({ interrupted: true as const })), broken.ended.then((failure) => ({ failure }))]);
+  } finally {
+    stopping.abort();
+    server.close();
+    server.closeAllConnections();
+    if (ending && 'interrupted' in ending) ctx.io.err('\nstopping…\n');
+    if (client && sub) await unsubscribe(ctx, client, sub.id);
   }
-  announce(ctx, p, url, planned, opts, sub, secret);
-
-  await ctx.interrupt.wait();
-  ctx.io.err('\nstopping…\n');
-  await stop();
+  if ('failure' in ending) throw ending.failure;
   throw new SilentExit('interrupted', 'interrupted'); // Ctrl-C is how listen ends: exit 130
 }

@@ -1,27 +1,38 @@
-// What `svc webhook listen` does with each request it receives: refuse what is not a delivery
-// addressed to it (another method, a Host that is not loopback, a browser's Origin), read the
-// body (at most 1 MiB), check it, forward it only when it passes (unless told otherwise), never
-// forward the same event twice, and report what happened. No printing here: listen.ts does that.
+// What `svc webhook listen` does with each request it receives, in this order: refuse what is not
+// a delivery addressed to it (another method 405; a Host that is not loopback, a browser's Origin
+// 403), a body over 1 MiB (413), then check the signature over the raw bytes (401) before a single
+// field is read; parse only what is signed (400 when it is not UTF-8, nests too deep, is not JSON
+// or not the documented shape: delivery-body.ts), check its timestamp (401), answer 200, forward
+// it when asked (never the same event twice) and report what happened. Whatever a sender does, the
+// handler does not throw: a bug is answered 500 and handed to `failed` (listen then stops and
+// deletes its subscription). No printing here: listen.ts does that.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dispatcherFor } from '../../api/dispatcher.js';
 import { httpRequest } from '../../api/undici.js';
 import { describeNetFailure } from '../../domain/net-failure.js';
 import { formatDuration } from '../../domain/duration.js';
 import { isLoopbackHostHeader } from '../../domain/loopback.js';
-import { inspectDelivery, type DeliveryCheck } from './delivery-check.js';
+import { parseDelivery, type Delivery } from './delivery-body.js';
+import { signatureProblem, timestampCheck, type DeliveryCheck } from './delivery-check.js';
 
 /** A delivery larger than this is refused (413). */
 const MAX_BODY_BYTES = 1024 * 1024;
+/**
+ * After a 413, what is left of the body is read and dropped up to this much, so a sender still
+ * writing it reads the answer instead of a reset; past it (or when more is announced), the
+ * connection is cut.
+ */
+const DRAIN_LIMIT_BYTES = 32 * 1024 * 1024;
 const FORWARDED_HEADERS = ['content-type', 'x-service-signature', 'x-service-event-id', 'x-service-delivery-attempt', 'user-agent'];
 const FORWARD_TIMEOUT_MS = 15_000;
 
 export interface Received {
-  event: string;
-  eventId: string;
+  /** The status it was answered: 200, 401 (signature or timestamp), 400 (malformed). */
+  status: number;
   attempt: number | undefined;
   check: DeliveryCheck;
-  /** The body parsed (undefined when it is not JSON). */
-  payload: unknown;
+  /** What the body says: only for a body whose signature is valid and that parsed. */
+  delivery?: Delivery;
   /**
    * The forward target's status, why it was not forwarded, or why forwarding failed in a few
    * words (`connection refused`, `host not found`, `no answer within 15s`): never a stack.
@@ -29,8 +40,10 @@ export interface Received {
   forwarded?: { status: number } | { error: string } | { skipped: string };
 }
 
+/** Not a delivery: why, and the status answered (none when the sender hung up first). */
 export interface Refused {
   refused: string;
+  status?: number;
 }
 
 export interface ReceiverOptions {
@@ -43,6 +56,10 @@ export interface ReceiverOptions {
   forward?: URL;
   forwardUnverified: boolean;
   report: (r: Received | Refused) => void;
+  /** Aborted when listen stops: forwards under way end at once. */
+  signal?: AbortSignal;
+  /** A request failed in a way no sender should be able to cause (a bug): listen stops. */
+  failed: (err: unknown) => void;
 }
 
 /**
@@ -83,89 +100,158 @@ function notForUs(req: IncomingMessage): [number, string] | undefined {
   return undefined;
 }
 
-async function readBody(req: IncomingMessage, res: ServerResponse): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req) {
-    size += (c as Buffer).length;
-    if (size > MAX_BODY_BYTES) {
-      refuse(res, 413, 'body too large');
-      req.destroy();
-      return undefined;
-    }
-    chunks.push(c as Buffer);
-  }
-  return Buffer.concat(chunks);
+/**
+ * The whole body; 'too_large' past MAX_BODY_BYTES (declared or counted: the rest is not kept),
+ * 'cut' when the sender hung up before its end. Never rejects.
+ */
+function readBody(req: IncomingMessage): Promise<Buffer | 'too_large' | 'cut'> {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) return Promise.resolve('too_large');
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (r: Buffer | 'too_large' | 'cut') => {
+      req.off('data', onData).off('end', onEnd).off('close', onClose);
+      resolve(r);
+    };
+    const onData = (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_BODY_BYTES) return void chunks.push(c);
+      chunks.length = 0;
+      settle('too_large');
+    };
+    const onEnd = () => settle(Buffer.concat(chunks));
+    const onClose = () => settle('cut'); // closed before its end
+    req.on('data', onData).once('end', onEnd).once('close', onClose);
+  });
 }
 
-async function forwardTo(target: URL, req: IncomingMessage, body: Buffer): Promise<NonNullable<Received['forwarded']>> {
+/** X-Service-Delivery-Attempt when it is a plain count (anything else is ignored, not converted). */
+function attemptOf(req: IncomingMessage): number | undefined {
+  const h = req.headers['x-service-delivery-attempt'];
+  return typeof h === 'string' && /^[1-9][0-9]{0,5}$/.test(h) ? Number(h) : undefined;
+}
+
+/** Answers 413, then drops the rest of the body (up to DRAIN_LIMIT_BYTES) before the connection closes. */
+function tooLarge(req: IncomingMessage, res: ServerResponse): void {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > DRAIN_LIMIT_BYTES) return refuse(res, 413, 'body over 1 MiB');
+  // Not `connection: close`: node would close the socket at once, the body unread, and a sender
+  // still writing would get a reset instead of the answer. Once the body is read, the connection
+  // is like any other (kept alive, closed when idle).
+  const socket = req.socket;
+  let dropped = 0;
+  req.on('data', (c: Buffer) => {
+    dropped += c.length;
+    if (dropped > DRAIN_LIMIT_BYTES) socket.destroy();
+  });
+  req.resume();
+  res.writeHead(413, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ ok: false, error: 'body over 1 MiB' }));
+}
+
+async function forwardTo(target: URL, req: IncomingMessage, body: Buffer, stop: AbortSignal | undefined): Promise<NonNullable<Received['forwarded']>> {
   const headers: Record<string, string> = {};
-  for (const h of FORWARDED_HEADERS) if (typeof req.headers[h] === 'string') headers[h] = req.headers[h] as string;
+  for (const h of FORWARDED_HEADERS) {
+    const v = req.headers[h];
+    if (typeof v === 'string') headers[h] = v;
+  }
+  const timeout = AbortSignal.timeout(FORWARD_TIMEOUT_MS);
   try {
     // Direct (no proxy settings passed): the local app is on this machine.
-    const r = await httpRequest(dispatcherFor(target, {}), target, { method: 'POST', headers, body, signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS) });
+    const r = await httpRequest(dispatcherFor(target, {}), target, { method: 'POST', headers, body, signal: stop ? AbortSignal.any([timeout, stop]) : timeout });
     await r.body.dump();
     return { status: r.statusCode };
   } catch (err) {
+    if (stop?.aborted) return { error: 'listen stopped first' };
     const failure = describeNetFailure(err);
     return { error: failure.timedOut ? `no answer within ${formatDuration(FORWARD_TIMEOUT_MS)}` : failure.words };
   }
 }
 
-export function createReceiver(opts: ReceiverOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+export function createReceiver(opts: ReceiverOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const forwarded = new ForwardedEvents(opts.toleranceMs > 0 ? opts.toleranceMs : 24 * 3_600_000);
   // Forwards under way, by event id: a replay that arrives meanwhile waits for the first to finish.
   const inFlight = new Map<string, Promise<unknown>>();
-  return async (req, res) => {
-    const wrong = notForUs(req);
-    if (wrong) {
-      refuse(res, wrong[0], wrong[1]);
-      req.resume();
-      opts.report({ refused: wrong[1] });
-      return;
-    }
-    const body = await readBody(req, res);
-    if (!body) return opts.report({ refused: 'body over 1 MiB' });
-    const signature = String(req.headers['x-service-signature'] ?? '');
-    const secret = opts.secret();
-    let check: DeliveryCheck = secret ? inspectDelivery(secret, body, signature, opts.toleranceMs, opts.now()) : { signatureValid: false, problem: 'no secret to verify with' };
-    if (check.stale) {
-      // Only a valid signature gets here, so a forged post cannot make the listener call out.
-      await opts.resync();
-      check = inspectDelivery(secret, body, signature, opts.toleranceMs, opts.now());
-    }
-    let payload: unknown;
-    try {
-      payload = JSON.parse(body.toString('utf8')) as unknown;
-    } catch {
-      payload = undefined;
-    }
-    // A body such as `null` is JSON without fields (reading them must not crash the listener).
-    const fields = (payload !== null && typeof payload === 'object' ? payload : {}) as Record<string, unknown>;
-    res.writeHead(check.problem ? 401 : 200, { 'content-type': 'application/json' });
-    res.end(check.problem ? '{"ok":false}' : '{"ok":true}');
 
-    const eventId = String(fields.event_id ?? req.headers['x-service-event-id'] ?? '');
-    const received: Received = {
-      event: typeof fields.event === 'string' ? fields.event : '(not JSON)',
-      eventId,
-      attempt: Number(req.headers['x-service-delivery-attempt'] ?? '') || undefined,
-      check,
-      payload,
-    };
+  /** Forwards (when asked and allowed) and reports a request that has been answered. */
+  async function forwardAndReport(req: IncomingMessage, body: Buffer, received: Received): Promise<void> {
+    const eventId = received.delivery?.eventId;
     if (opts.forward) {
       if (eventId) await inFlight.get(eventId);
-      if (check.problem && !opts.forwardUnverified) received.forwarded = { skipped: 'not forwarded: it failed verification' };
+      if (received.check.problem && !opts.forwardUnverified) received.forwarded = { skipped: 'not forwarded: it failed verification' };
       else if (eventId && forwarded.has(eventId, opts.now())) received.forwarded = { skipped: 'not forwarded again: this event was forwarded already (a replay)' };
       else {
-        const pending = forwardTo(opts.forward, req, body);
+        const pending = forwardTo(opts.forward, req, body, opts.signal);
         if (eventId) inFlight.set(eventId, pending);
         const outcome = await pending;
         if (eventId && inFlight.get(eventId) === pending) inFlight.delete(eventId);
         received.forwarded = outcome;
-        if (eventId && outcome && 'status' in outcome && outcome.status < 300) forwarded.remember(eventId, opts.now());
+        // Only a verified event is remembered: an unverified one has no event id we could trust.
+        if (eventId && !received.check.problem && 'status' in outcome && outcome.status < 300) forwarded.remember(eventId, opts.now());
       }
     }
     opts.report(received);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const wrong = notForUs(req);
+    if (wrong) {
+      refuse(res, wrong[0], wrong[1]);
+      req.resume();
+      return opts.report({ refused: wrong[1], status: wrong[0] });
+    }
+    const body = await readBody(req);
+    if (body === 'too_large') {
+      tooLarge(req, res);
+      return opts.report({ refused: 'body over 1 MiB', status: 413 });
+    }
+    if (body === 'cut') return opts.report({ refused: 'the sender hung up before the whole body arrived' });
+    const attempt = attemptOf(req);
+
+    // 1. The signature, over the exact bytes: nothing of an unsigned body is read.
+    const secret = opts.secret();
+    const signature = req.headers['x-service-signature'];
+    const unsigned = !secret ? 'no secret to verify with yet'
+      : typeof signature !== 'string' || !signature ? 'X-Service-Signature is missing'
+      : signatureProblem(secret, body, signature);
+    if (unsigned) {
+      refuse(res, 401, unsigned);
+      return forwardAndReport(req, body, { status: 401, attempt, check: { signatureValid: false, problem: unsigned } });
+    }
+    // 2. Its shape: signed is not the same as well formed.
+    const parsed = parseDelivery(body);
+    if ('malformed' in parsed) {
+      refuse(res, 400, parsed.malformed);
+      return forwardAndReport(req, body, { status: 400, attempt, check: { signatureValid: true, problem: parsed.malformed } });
+    }
+    // 3. Its freshness, by the service's clock.
+    const { delivery } = parsed;
+    let check = timestampCheck(delivery.timestamp, opts.toleranceMs, opts.now());
+    if (check.stale) {
+      // Only a valid signature gets here, so a forged post cannot make the listener call out.
+      await opts.resync();
+      check = timestampCheck(delivery.timestamp, opts.toleranceMs, opts.now());
+    }
+    if (check.problem) refuse(res, 401, check.problem);
+    else {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"ok":true}');
+    }
+    return forwardAndReport(req, body, { status: check.problem ? 401 : 200, attempt, check, delivery });
+  }
+
+  return (req, res) => {
+    // A sender that hangs up mid-request is not an error of ours (and must not become an uncaught one).
+    req.on('error', () => {});
+    res.on('error', () => {});
+    handle(req, res).catch((err: unknown) => {
+      try {
+        if (!res.headersSent) refuse(res, 500, 'internal error');
+        else res.destroy();
+      } finally {
+        opts.failed(err);
+      }
+    });
   };
 }

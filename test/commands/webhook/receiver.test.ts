@@ -17,7 +17,9 @@ afterEach(async () => {
 async function receiver(now: () => number) {
   const reports: Array<Received | Refused> = [];
   let resyncs = 0;
-  const handler = createReceiver({ secret: () => SECRET, toleranceMs: 300_000, now, resync: async () => void (resyncs += 1), forwardUnverified: false, report: (r) => reports.push(r) });
+  const handler = createReceiver({ secret: () => SECRET, toleranceMs: 300_000, now, resync: async () => void (resyncs += 1), forwardUnverified: false, report: (r) => reports.push(r), failed: (err) => {
+    throw err;
+  } });
   server = createServer((req, res) => void handler(req, res));
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
