@@ -66,15 +66,23 @@ export async function run(argv: readonly string[]): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  let readerGone = false;
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    // A reader that goes away (`svc transfer ls | head`) is not an error.
-    if (err.code === 'EPIPE') process.exit(ExitCode.ok);
+    // A reader that goes away (`svc transfer ls | head`) is not an error. A command that owns its
+    // shutdown (webhook listen deletes its subscription) is stopped as by Ctrl-C, then exits 0.
+    if (err.code === 'EPIPE') {
+      readerGone = true;
+      if (handled) return controller.abort('EPIPE');
+      process.exit(ExitCode.ok);
+    }
     const message = `cannot write to stdout: ${err.code ?? err.message}`;
     process.stderr.write(globalFlag(argv, '--json') ? `${JSON.stringify({ error: { code: 'output_error', message } })}\n` : `error: ${message} (output_error)\n`);
     process.exit(ExitCode.failure);
   });
   try {
-    return await main(argv, { interrupt });
+    const code = await main(argv, { interrupt });
+    // Stopped because the reader went away: that is the end the pipe asked for, not an interrupt.
+    return readerGone && code === ExitCode.interrupted ? ExitCode.ok : code;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

@@ -156,6 +156,16 @@ describe('webhook listen spawned (bin/svc.js): a hostile peer does not kill the 
     expect(await subscriptions()).toEqual([]);
   });
 
+  it('--json | head -1: the reader goes away, the next line meets EPIPE; listen deletes its subscription and exits 0', async () => {
+    const { run, webhookId } = await spawnListen(['--json']);
+    run.child.stdout.destroy(); // what `head -1` does once it has its line
+    await trigger(); // the line listen writes now has no reader
+    const end = await run.exited;
+    expect(end.stderr).toContain(`deleted subscription ${webhookId}`);
+    expect(end.code).toBe(0);
+    expect(await subscriptions()).toEqual([]);
+  });
+
   it('printed for a person, an unsigned body full of objects; SIGINT: exit 130 and no subscription left', async () => {
     const { run, url, webhookId, secret } = await spawnListen([]);
     const odd = Buffer.from(`{"event_id":"evt_p","event":"transfer.confirmed","account":{"toString":1},"counterparty":{"toString":1},"timestamp":"${now()}"}`);
