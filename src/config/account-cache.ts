@@ -2,7 +2,8 @@
 // that need the account id (to open ciphertexts addressed to it) skip GET /v1/accounts/me. An
 // API key belongs to one account for good; the entry names the key and base URL it was learnt
 // with (a hash, not the key), and any other key or URL ignores it.
-import type { AccountCache, Profile } from './profile-types.js';
+import type { ProfileConfig } from './profile-file.js';
+import type { AccountCache } from './profile-types.js';
 
 export type { AccountCache } from './profile-types.js';
 
@@ -29,15 +30,17 @@ export function accountCacheFor(baseUrl: string, apiKey: string, account: { acco
 
 /**
  * Remembers the account in the profile the key came from, when the key and URL used are that
- * profile's own (not SVC_API_KEY or --base-url). A cache: a config that cannot be written only
- * costs the request next time.
+ * profile's own (not SVC_API_KEY or --base-url). A cache: when the config is locked by another
+ * command, or cannot be written, it is not waited for; it only costs the request next time.
  */
-export function rememberAccount(store: { get(name: string): Profile | undefined; set(name: string, p: Profile): void }, profileName: string, used: { baseUrl: string; apiKey: string }, account: { account_id: string; handle: string }): void {
+export function rememberAccount(store: { updateIfFree(change: (config: ProfileConfig) => void): boolean }, profileName: string, used: { baseUrl: string; apiKey: string }, account: { account_id: string; handle: string }): void {
   try {
-    const profile = store.get(profileName);
-    if (profile && profile.apiKey === used.apiKey && profile.baseUrl === used.baseUrl) {
-      store.set(profileName, { ...profile, account: accountCacheFor(used.baseUrl, used.apiKey, account) });
-    }
+    store.updateIfFree((config) => {
+      const profile = config.get(profileName);
+      if (profile && profile.apiKey === used.apiKey && profile.baseUrl === used.baseUrl) {
+        config.set(profileName, { ...profile, account: accountCacheFor(used.baseUrl, used.apiKey, account) });
+      }
+    });
   } catch {
     /* a read-only or unsafe config */
   }

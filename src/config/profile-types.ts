@@ -1,4 +1,4 @@
-// What a profile holds (shared by the conf-backed store and the fast reader).
+// What a profile holds (shared by the writable store and the fast reader).
 
 export interface Profile {
   apiKey: string;
@@ -6,6 +6,11 @@ export interface Profile {
   decryptionKey?: string;
   /** Set on the profile written by `svc sandbox start`: the sandbox's control token. */
   sandboxAdminToken?: string;
+  /**
+   * Written by `svc sandbox start` (config/sandbox-profile.ts): the only profiles it may
+   * rewrite. Any other profile of the same name is refused, never overwritten.
+   */
+  sandbox?: true;
   /** The account the key belongs to, learnt once (src/config/account-cache.ts). */
   account?: AccountCache;
 }
@@ -19,4 +24,4 @@ export interface AccountCache {
 }
 
 export { DEFAULT_SANDBOX_URL as DEFAULT_BASE_URL } from '../domain/sandbox-address.js';
-export const PROFILE_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
+export { PROFILE_NAME_RE } from './profile-name.js';

@@ -1,76 +1,103 @@
-// Profiles stored with conf in <config dir>/config.json (0600, directory 0700).
-import Conf from 'conf';
+// The writable profiles: <config dir>/config.json (0600, directory 0700). Reads see the file as
+// it is now; every change is read-modify-write of the whole file under the config lock
+// (config-lock.ts), so concurrent commands changing different profiles all land.
 import { chmodSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { realClock, type Clock } from '../clock.js';
+import { CliError } from '../errors.js';
+import { withLock, withLockIfFree } from './config-lock.js';
 import { configDir, ensurePrivateDir } from './paths.js';
+import { CONFIG_FILE, readConfig, writeConfig, type ProfileConfig, type ProfileLookup } from './profile-file.js';
 import { checkPrivatePath } from './safe-path.js';
 
 import type { Profile } from './profile-types.js';
 
 export type { Profile } from './profile-types.js';
-
-interface StoreShape {
-  current: string | null;
-  profiles: Record<string, Profile>;
-}
+export type { ProfileConfig } from './profile-file.js';
 
 export { DEFAULT_BASE_URL, PROFILE_NAME_RE } from './profile-types.js';
 
-export class ProfileStore {
-  private readonly conf: Conf<StoreShape>;
-  readonly path: string;
+export function profileNotFound(name: string): CliError {
+  return new CliError('not_found', 'profile_not_found', `profile "${name}" does not exist`, { hint: 'run `svc profile ls`' });
+}
 
-  constructor(readonly dir: string = configDir()) {
+export class ProfileStore implements ProfileLookup {
+  readonly path: string;
+  private readonly lockPath: string;
+  private readonly clock: Clock;
+
+  constructor(readonly dir: string = configDir(), opts: { clock?: Clock } = {}) {
+    this.path = join(dir, CONFIG_FILE);
+    this.lockPath = `${this.path}.lock`;
+    this.clock = opts.clock ?? realClock;
     checkPrivatePath(dir, 'config directory');
-    checkPrivatePath(join(dir, 'config.json'), 'config file');
+    checkPrivatePath(this.path, 'config file');
     ensurePrivateDir(dir);
-    this.conf = new Conf<StoreShape>({
-      cwd: dir,
-      configName: 'config',
-      projectName: 'svc',
-      configFileMode: 0o600,
-      defaults: { current: null, profiles: {} },
-    });
-    this.path = join(dir, 'config.json');
-    // conf only applies the mode when it writes; tighten a file left by an older version.
+    // Written 0600; tighten a file left by an older version or by hand.
     if (existsSync(this.path)) chmodSync(this.path, 0o600);
   }
 
+  private read(): ProfileConfig {
+    return readConfig(this.dir);
+  }
+
   list(): Array<{ name: string; profile: Profile; current: boolean }> {
-    const { current, profiles } = this.conf.store;
-    return Object.entries(profiles)
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([name, profile]) => ({ name, profile, current: name === current }));
+    return this.read().list();
   }
 
   names(): string[] {
-    return this.list().map((p) => p.name);
+    return this.read().names();
   }
 
   get(name: string): Profile | undefined {
-    return this.conf.store.profiles[name];
+    return this.read().get(name);
+  }
+
+  has(name: string): boolean {
+    return this.read().has(name);
   }
 
   get current(): string | null {
-    const c = this.conf.store.current;
-    return c && this.conf.store.profiles[c] ? c : null;
+    return this.read().current;
   }
 
-  set(name: string, profile: Profile, opts: { makeCurrent?: boolean } = {}): void {
-    const store = this.conf.store;
-    const profiles = { ...store.profiles, [name]: profile };
-    const current = opts.makeCurrent || !store.current || !profiles[store.current] ? name : store.current;
-    this.conf.store = { current, profiles };
+  /**
+   * Reads the config, lets `change` (synchronous) edit it, and writes it back, all holding the
+   * lock; what `change` throws leaves the file as it was. Waits for the lock on the clock.
+   */
+  update<T>(change: (config: ProfileConfig) => T): Promise<T> {
+    return withLock(this.lockPath, this.clock, () => this.apply(change));
   }
 
-  use(name: string): void {
-    this.conf.set('current', name);
+  /** update() if the lock is free now, else nothing (for a cache that must not wait). */
+  updateIfFree(change: (config: ProfileConfig) => void): boolean {
+    return withLockIfFree(this.lockPath, () => this.apply(change));
   }
 
-  remove(name: string): void {
-    const { current, profiles } = this.conf.store;
-    const rest = { ...profiles };
-    delete rest[name];
-    this.conf.store = { current: current === name ? null : current, profiles: rest };
+  private apply<T>(change: (config: ProfileConfig) => T): T {
+    const config = this.read();
+    const before = config.serialize();
+    const result = change(config);
+    if (config.serialize() !== before) writeConfig(this.dir, config);
+    return result;
+  }
+
+  set(name: string, profile: Profile, opts: { makeCurrent?: boolean } = {}): Promise<void> {
+    return this.update((config) => config.set(name, profile, opts));
+  }
+
+  /** Makes `name` current; profile_not_found if it does not exist (now, under the lock). */
+  use(name: string): Promise<void> {
+    return this.update((config) => {
+      if (!config.get(name)) throw profileNotFound(name);
+      config.use(name);
+    });
+  }
+
+  /** Removes `name`; profile_not_found if nothing is stored under it (now, under the lock). */
+  remove(name: string): Promise<void> {
+    return this.update((config) => {
+      if (!config.delete(name)) throw profileNotFound(name);
+    });
   }
 }

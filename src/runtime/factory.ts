@@ -87,7 +87,7 @@ export function createFactory(opts: FactoryOptions): Factory {
   const network = networkTime(globals.timeout);
   const profiles = once(async () => {
     const { ProfileStore } = await import('../config/profiles.js');
-    return new ProfileStore(configDir(env));
+    return new ProfileStore(configDir(env), { clock });
   });
   // Read-only: resolving a key must not load conf (the slowest module to import).
   const auth = once(async () => resolveAuth(readProfiles(configDir(env)), globals, env));

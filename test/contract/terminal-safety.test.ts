@@ -476,7 +476,9 @@ describe('profiles from a config file and policy files carrying escape sequences
     }
     const complete = await cli(['__complete', 'profiles'], env, 'piped');
     expect(complete.code).toBe(0);
-    expect(complete.stdout.split('\n')).toEqual(['bad', NAME_SHOWN, 'good', '']);
+    // A name with control characters is left out of the candidates: offered escaped it would be
+    // another word, naming no profile (docs/completion.md).
+    expect(complete.stdout.split('\n')).toEqual(['bad', 'good', '']);
     check(complete, 'piped', '__complete profiles');
     const use = await cli(['profile', 'use', NAME], env, 'tty');
     expect(use.code, use.stderr).toBe(0);

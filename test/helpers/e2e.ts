@@ -36,7 +36,7 @@ export async function startTestSandbox(options: SandboxOptions = {}): Promise<Te
   const keys = new Map(sandbox.seeded.filter((a) => a.apiKey).map((a) => [a.handle, a.apiKey!]));
   const store = new ProfileStore(configDir);
   const alice = sandbox.seeded.find((a) => a.handle === '@alice');
-  store.set('sandbox', {
+  await store.set('sandbox', {
     apiKey: keys.get('@alice')!,
     baseUrl: sandbox.url,
     sandboxAdminToken: sandbox.adminToken,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { IOStreams } from '../../io/streams.js';
 import { UsageError } from '../../errors.js';
-import { sanitize } from '../../io/sanitize.js';
+import { isSafe } from '../../io/sanitize.js';
 import { generateCompletion, isShell, SHELLS } from './generate.js';
 
 export function printCompletion(io: IOStreams, program: Command, shell: string): void {
@@ -24,8 +24,11 @@ export async function printCandidates(io: IOStreams, env: NodeJS.ProcessEnv, wha
     if (!existsSync(join(dir, 'config.json'))) return;
     const { readProfiles } = await import('../../config/profile-file.js');
     const names = readProfiles(dir).names();
-    // Names come from the config file: one sanitised name per line (a newline cannot split one).
-    if (names.length) io.out(`${names.map(sanitize).join('\n')}\n`);
+    // Names come from the config file, which may have been edited by hand: one name a line, as
+    // it is, so the shell offers the word itself; a name holding a control character (a newline
+    // would make two words of it, an escape would reach the terminal) is left out, not altered.
+    const offered = names.filter(isSafe);
+    if (offered.length) io.out(`${offered.join('\n')}\n`);
   } catch {
     // nothing to suggest
   }

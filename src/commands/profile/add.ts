@@ -7,17 +7,12 @@ import { ApiError, CliError, UsageError } from '../../errors.js';
 import { sanitize } from '../../io/sanitize.js';
 import { checkApiKey, environmentOfKey } from '../../domain/api-key.js';
 import { maskSecret } from '../../config/mask.js';
-import { DEFAULT_BASE_URL, PROFILE_NAME_RE, type Profile } from '../../config/profiles.js';
+import { DEFAULT_BASE_URL, type Profile } from '../../config/profiles.js';
+import { checkProfileName } from '../../config/profile-name.js';
 import { checkBaseUrl } from '../../api/url.js';
 import { printJson } from '../../io/render.js';
 import { palette } from '../../io/colors.js';
 import { promptSecret, readStdin } from '../../io/secret-input.js';
-
-function checkName(name: string): void {
-  if (!PROFILE_NAME_RE.test(name)) {
-    throw new UsageError(`profile name "${name}" is invalid: use 1-32 letters, digits, "-" or "_", starting with a letter or digit`, undefined, 'invalid_profile_name');
-  }
-}
 
 interface AddOptions {
   keyStdin?: boolean;
@@ -41,7 +36,7 @@ async function secretsFromStdin(ctx: Needs<'io'>, opts: AddOptions): Promise<{ a
 }
 
 export async function addProfile(ctx: Needs<'clientFor' | 'env' | 'globals' | 'io' | 'json' | 'profiles' | 'prompter'>, name: string, opts: AddOptions): Promise<void> {
-  checkName(name);
+  checkProfileName(name);
   const baseUrl = ctx.globals.baseUrl ?? DEFAULT_BASE_URL;
   checkBaseUrl(baseUrl);
   const fromStdin = await secretsFromStdin(ctx, opts);
@@ -66,25 +61,33 @@ export async function addProfile(ctx: Needs<'clientFor' | 'env' | 'globals' | 'i
   if (parsedKey && account) await matchDecryptionKey(ctx, parsedKey, account);
 
   const store = await ctx.profiles();
-  const existing = store.get(name);
-  const profile: Profile = { apiKey, baseUrl };
-  const keep = decryptionKey ?? (existing?.apiKey === apiKey ? existing.decryptionKey : undefined);
-  if (keep) profile.decryptionKey = keep;
-  if (existing?.sandboxAdminToken && existing.baseUrl === baseUrl) profile.sandboxAdminToken = existing.sandboxAdminToken;
-  if (account) profile.account = accountCacheFor(baseUrl, apiKey, account);
-  store.set(name, profile, { makeCurrent: opts.use });
+  // Merged with what is stored now, under the config lock (a concurrent change is not lost).
+  const { profile, current } = await store.update((config) => {
+    const existing = config.get(name);
+    const next: Profile = { apiKey, baseUrl };
+    const keep = decryptionKey ?? (existing?.apiKey === apiKey ? existing.decryptionKey : undefined);
+    if (keep) next.decryptionKey = keep;
+    // Still the sandbox's profile (same sandbox URL): its admin commands keep working.
+    if (existing?.sandboxAdminToken && existing.baseUrl === baseUrl) {
+      next.sandboxAdminToken = existing.sandboxAdminToken;
+      if (existing.sandbox) next.sandbox = true;
+    }
+    if (account) next.account = accountCacheFor(baseUrl, apiKey, account);
+    config.set(name, next, { makeCurrent: opts.use });
+    return { profile: next, current: config.current === name };
+  });
   if (ctx.json) {
     printJson(ctx.io, {
       name, environment: env, base_url: baseUrl, api_key: maskSecret(apiKey),
       ...(profile.decryptionKey ? { decryption_key: maskSecret(profile.decryptionKey) } : {}),
       ...(account ? { account_id: account.account_id, handle: account.handle } : {}),
-      verified: account !== undefined, current: store.current === name,
+      verified: account !== undefined, current,
     });
     return;
   }
   const p = await palette(ctx.io);
   const who = account ? ` for ${sanitize(account.handle)}` : ' (key not checked: --no-verify)';
-  ctx.io.err(`${p.badge(env)} profile "${name}" saved${who} (${maskSecret(apiKey)}, ${sanitize(baseUrl)})${profile.decryptionKey ? ' with a decryption key' : ''}${store.current === name ? ', now current' : ''}\n`);
+  ctx.io.err(`${p.badge(env)} profile "${name}" saved${who} (${maskSecret(apiKey)}, ${sanitize(baseUrl)})${profile.decryptionKey ? ' with a decryption key' : ''}${current ? ', now current' : ''}\n`);
 }
 
 /** GET /v1/accounts/me with the new key: a refused key is exit 3, an unreachable service exit 7; nothing is saved either way. */

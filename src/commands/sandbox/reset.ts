@@ -3,6 +3,7 @@ import type { Needs } from '../../runtime/factory.js';
 import { outputMode, printJson } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
 import { ResetSchema } from '../../api/control-schemas.js';
+import { isSandboxProfile } from '../../config/sandbox-profile.js';
 import { printAccounts } from './print.js';
 import { adminTarget, call } from './target.js';
 
@@ -11,17 +12,21 @@ export async function resetSandbox(ctx: Needs<'clientFor' | 'confirm' | 'globals
   await ctx.confirm.destructive('Reset the sandbox? Every account, transfer and key is replaced by a fresh seed');
   const data = await call(() => target.client.post('/_sandbox/reset', { schema: ResetSchema }));
   const alice = data.seeded.find((a) => a.handle === '@alice');
-  if (alice) {
-    const next = { ...target.profile, apiKey: alice.api_key };
+  // Re-read under the config lock: only a profile the sandbox wrote is rewritten.
+  const moved = alice !== undefined && await target.store.update((config) => {
+    const profile = config.get(target.profileName);
+    if (!profile || !isSandboxProfile(profile)) return false;
+    const next = { ...profile, apiKey: alice.api_key };
     if (alice.decryption_key) next.decryptionKey = alice.decryption_key;
     else delete next.decryptionKey;
-    target.store.set(target.profileName, next);
-  }
+    config.set(target.profileName, next);
+    return true;
+  });
   const mode = outputMode(ctx.io, ctx.json);
   if (mode === 'json') {
     printJson(ctx.io, { ...data, profile: target.profileName });
   } else {
     await printAccounts(ctx, mode, data.seeded);
   }
-  ctx.io.err(`sandbox reset: new API and decryption keys above are shown once${alice ? `; profile "${sanitize(target.profileName)}" now uses @alice's new key` : ''}\n`);
+  ctx.io.err(`sandbox reset: new API and decryption keys above are shown once${moved ? `; profile "${sanitize(target.profileName)}" now uses @alice's new key` : ''}\n`);
 }

@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import type { Needs } from '../../runtime/factory.js';
 import { CliError, UsageError } from '../../errors.js';
 import { configDir } from '../../config/paths.js';
+import { checkProfileName } from '../../config/profile-name.js';
 import type { Profile } from '../../config/profiles.js';
+import { isSandboxProfile } from '../../config/sandbox-profile.js';
+import { environmentOfKey } from '../../domain/api-key.js';
 import { DURATION_RULE, formatDuration, parseDuration } from '../../domain/duration.js';
 import { outputMode, printJson, printRecord } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
@@ -57,6 +60,12 @@ export async function startSandbox(ctx: Needs<'clock' | 'env' | 'globals' | 'int
   const defaultDir = join(configDir(ctx.env), 'sandbox');
   const statePath = opts.ephemeral ? undefined : (opts.state ?? join(defaultDir, 'state.db'));
   const legacyStatePath = opts.state === undefined ? join(defaultDir, 'state.json') : undefined;
+  // The profile is checked before anything starts: a profile the sandbox did not write is
+  // refused with nothing changed (no state opened, no key made, no key sent anywhere).
+  const profileName = ctx.globals.profile ?? SANDBOX_PROFILE;
+  checkProfileName(profileName);
+  const store = await ctx.profiles();
+  const existing = ownProfile(store.get(profileName), profileName);
   const logRequests = !opts.quiet && (Boolean(ctx.globals.verbose) || ctx.io.stderrIsTTY);
   // Log lines start with the time on the sandbox clock (ISO 8601 UTC): the clock of every time the
   // sandbox answers (created_at, expires_at, a delivery's next retry), so they line up after
@@ -83,17 +92,17 @@ export async function startSandbox(ctx: Needs<'clock' | 'env' | 'globals' | 'int
   sandboxNow = () => handle.now();
 
   try {
-    const profileName = ctx.globals.profile ?? SANDBOX_PROFILE;
-    const { apiKey, createdKeyFor } = await profileKey(ctx, handle, profileName);
-    const store = await ctx.profiles();
-    const existing = store.get(profileName);
-    const profile: Profile = { ...existing, apiKey, baseUrl: handle.url, sandboxAdminToken: handle.adminToken };
-    // A first seed hands out @alice's decryption key once: the profile keeps it (0600), the sandbox does not.
-    const aliceDk = handle.seeded.find((a) => a.handle === '@alice')?.decryptionKey;
-    if (aliceDk) profile.decryptionKey = aliceDk;
-    else if (createdKeyFor) delete profile.decryptionKey;
-    store.set(profileName, profile);
-    const current = store.current === profileName;
+    const { apiKey, createdKeyFor } = await profileKey(handle, existing, profileName);
+    // Written under the config lock, checked again there: a profile of that name made meanwhile is not replaced.
+    const current = await store.update((config) => {
+      const profile: Profile = { ...ownProfile(config.get(profileName), profileName), apiKey, baseUrl: handle.url, sandboxAdminToken: handle.adminToken, sandbox: true };
+      // A first seed hands out @alice's decryption key once: the profile keeps it (0600), the sandbox does not.
+      const aliceDk = handle.seeded.find((a) => a.handle === '@alice')?.decryptionKey;
+      if (aliceDk) profile.decryptionKey = aliceDk;
+      else if (createdKeyFor) delete profile.decryptionKey;
+      config.set(profileName, profile);
+      return config.current === profileName;
+    });
 
     // Only a first seed lists accounts: that is when their keys exist to be shown.
     const accounts: WorldAccount[] = handle.seeded.map((a) => ({
@@ -154,17 +163,30 @@ export async function startSandbox(ctx: Needs<'clock' | 'env' | 'globals' | 'int
 }
 
 /**
- * The API key the profile should hold: @alice's fresh key on a first seed; otherwise the
- * profile's own key if this sandbox accepts it; otherwise a new key for @alice.
+ * The profile of that name when `svc sandbox start` wrote it (or none exists); any other is
+ * the user's, and is refused: profile_exists, exit 2.
  */
-async function profileKey(ctx: Needs<'profiles'>, handle: SandboxHandle, profileName: string): Promise<{ apiKey: string; createdKeyFor?: string }> {
+function ownProfile(profile: Profile | undefined, name: string): Profile | undefined {
+  if (profile && !isSandboxProfile(profile)) {
+    throw new UsageError(`profile "${name}" exists and was not written by \`svc sandbox start\`; refusing to replace it`,
+      `name another profile for the sandbox with --profile <name>, or remove this one first (\`svc profile rm ${name}\`)`, 'profile_exists');
+  }
+  return profile;
+}
+
+/**
+ * The API key the profile should hold: @alice's fresh key on a first seed; otherwise the
+ * profile's own key if this sandbox accepts it (only ever a test key of a profile the sandbox
+ * wrote, sent only to the sandbox); otherwise a new key for @alice.
+ */
+async function profileKey(handle: SandboxHandle, existing: Profile | undefined, profileName: string): Promise<{ apiKey: string; createdKeyFor?: string }> {
   const alice = handle.seeded.find((a) => a.handle === '@alice')?.apiKey;
   if (alice) return { apiKey: alice };
-  const existing = (await ctx.profiles()).get(profileName)?.apiKey;
-  if (existing) {
-    const res = await fetch(`${handle.url}/v1/accounts/me`, { headers: { authorization: `Bearer ${existing}` } });
+  const own = existing?.apiKey;
+  if (own && environmentOfKey(own) === 'test') {
+    const res = await fetch(`${handle.url}/v1/accounts/me`, { headers: { authorization: `Bearer ${own}` } });
     await res.arrayBuffer();
-    if (res.ok) return { apiKey: existing };
+    if (res.ok) return { apiKey: own };
   }
   const res = await fetch(`${handle.url}/_sandbox/keys`, {
     method: 'POST',

@@ -4,6 +4,7 @@ import type { Needs } from '../../runtime/factory.js';
 import type { ApiClient } from '../../api/client.js';
 import { CliError, ApiError } from '../../errors.js';
 import type { Profile, ProfileStore } from '../../config/profiles.js';
+import { isSandboxProfile } from '../../config/sandbox-profile.js';
 import { SANDBOX_PROFILE } from './profile-name.js';
 
 export interface AdminTarget {
@@ -19,7 +20,9 @@ export async function adminTarget(ctx: Needs<'clientFor' | 'globals' | 'profiles
   const profile = store.get(profileName);
   const hint = 'start it with `svc sandbox start` (it writes the "sandbox" profile), or name a sandbox profile with --profile';
   if (!profile) throw new CliError('usage', 'no_sandbox_profile', `no profile "${profileName}": cannot find the sandbox`, { hint });
-  if (!profile.sandboxAdminToken) throw new CliError('usage', 'no_sandbox_profile', `profile "${profileName}" is not a sandbox profile (it has no admin token)`, { hint });
+  if (!profile.sandboxAdminToken || !isSandboxProfile(profile)) {
+    throw new CliError('usage', 'no_sandbox_profile', `profile "${profileName}" is not a sandbox profile (it was not written by \`svc sandbox start\`)`, { hint });
+  }
   const client = await ctx.clientFor({
     baseUrl: ctx.globals.baseUrl ?? profile.baseUrl,
     apiKey: profile.apiKey,

@@ -2,7 +2,7 @@
 // scripts in completions/ (must equal what `svc completion <shell>` prints now), and what real
 // bash, zsh and fish do with them.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
@@ -110,14 +110,14 @@ describe('svc completion <shell>', () => {
     expect(r.stderr).toMatch(/bash, zsh, fish/);
   });
 
-  it('the hidden `__complete profiles` prints profile names, one per line, and nothing without a config', () => {
+  it('the hidden `__complete profiles` prints profile names, one per line, and nothing without a config', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-compl-'));
     try {
       const empty = spawnSync(process.execPath, [BIN, '__complete', 'profiles'], { encoding: 'utf8', env: { PATH: process.env.PATH, SVC_CONFIG_DIR: join(dir, 'none') } });
       expect([empty.status, empty.stdout, empty.stderr]).toEqual([0, '', '']);
       const store = new ProfileStore(dir);
-      store.set('work', { apiKey: 'svc_test_aaaaaaaaaaaaaaaaaaaa', baseUrl: 'http://127.0.0.1:1' });
-      store.set('home', { apiKey: 'svc_test_bbbbbbbbbbbbbbbbbbbb', baseUrl: 'http://127.0.0.1:1' });
+      await store.set('work', { apiKey: 'svc_test_aaaaaaaaaaaaaaaaaaaa', baseUrl: 'http://127.0.0.1:1' });
+      await store.set('home', { apiKey: 'svc_test_bbbbbbbbbbbbbbbbbbbb', baseUrl: 'http://127.0.0.1:1' });
       const r = spawnSync(process.execPath, [BIN, '__complete', 'profiles'], { encoding: 'utf8', env: { PATH: process.env.PATH, SVC_CONFIG_DIR: dir } });
       expect(r.status).toBe(0);
       expect(r.stdout).toBe('home\nwork\n');
@@ -137,7 +137,7 @@ let sandboxDir = '';
 let shellEnv: Record<string, string> = {};
 let fixtureDir = '';
 
-beforeAll(() => {
+beforeAll(async () => {
   sandboxDir = mkdtempSync(join(tmpdir(), 'svc-compl-sh-'));
   const binDir = join(sandboxDir, 'bin');
   mkdirSync(binDir);
@@ -145,8 +145,8 @@ beforeAll(() => {
   chmodSync(join(binDir, 'svc'), 0o755);
   const configDir = join(sandboxDir, 'config');
   const store = new ProfileStore(configDir);
-  store.set('work', { apiKey: 'svc_test_aaaaaaaaaaaaaaaaaaaa', baseUrl: 'http://127.0.0.1:1' });
-  store.set('home', { apiKey: 'svc_test_bbbbbbbbbbbbbbbbbbbb', baseUrl: 'http://127.0.0.1:1' });
+  await store.set('work', { apiKey: 'svc_test_aaaaaaaaaaaaaaaaaaaa', baseUrl: 'http://127.0.0.1:1' });
+  await store.set('home', { apiKey: 'svc_test_bbbbbbbbbbbbbbbbbbbb', baseUrl: 'http://127.0.0.1:1' });
   const home = join(sandboxDir, 'home');
   mkdirSync(home);
   shellEnv = { PATH: `${binDir}:${process.env.PATH}`, HOME: home, SVC_CONFIG_DIR: configDir, LANG: 'C.UTF-8' };
@@ -178,13 +178,13 @@ describe.each(SHELLS)('%s parses', (shell) => {
  * Runs bash's completion function the way readline would for each command line (split on
  * blanks; a trailing blank starts a new empty word) and returns COMPREPLY per line.
  */
-function bashComplete(script: string, lines: string[][], cwd = sandboxDir): string[][] {
+function bashComplete(script: string, lines: string[][], cwd = sandboxDir, env = shellEnv): string[][] {
   const driver = [
     `source '${script}'`,
     '_t() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}; COMPREPLY=(); _svc; printf "%s\\037" "${COMPREPLY[@]}"; printf "\\036"; }',
     ...lines.map((words) => `_t ${words.map((w) => `'${w}'`).join(' ')}`),
   ].join('\n');
-  const out = execFileSync('bash', ['--norc', '--noprofile', '-c', driver], { encoding: 'utf8', env: shellEnv, cwd });
+  const out = execFileSync('bash', ['--norc', '--noprofile', '-c', driver], { encoding: 'utf8', env, cwd });
   return out.split('\x1e').slice(0, -1).map((s) => s.split('\x1f').filter(Boolean));
 }
 
@@ -247,8 +247,8 @@ describe.skipIf(!has('bash'))('bash completion', () => {
   });
 });
 
-function fishComplete(script: string, line: string): Array<{ value: string; description: string }> {
-  const out = execFileSync('fish', ['--no-config', '-c', `source '${script}'; complete -C '${line}'`], { encoding: 'utf8', env: shellEnv });
+function fishComplete(script: string, line: string, env = shellEnv, cwd?: string): Array<{ value: string; description: string }> {
+  const out = execFileSync('fish', ['--no-config', '-c', `source '${script}'; complete -C '${line}'`], { encoding: 'utf8', env, ...(cwd ? { cwd } : {}) });
   return out.split('\n').filter(Boolean).map((l) => {
     const [value, description = ''] = l.split('\t');
     return { value: value!, description };
@@ -379,5 +379,110 @@ describe.skipIf(!has('bash') || !hasTmux())('bash completion in a real readline 
     await s.waitFor(/^bash +fish +zsh$/m, 10_000);
     await inserted('svc tra', 'svc transfer ');
     await inserted('svc transfer ls --status=c', 'svc transfer ls --status=confirmed ');
+  }, 60_000);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Words from the config are data. config.json can be edited by hand, so a profile name may hold
+// anything: no script may evaluate it ($(...), `...`, ;), glob it, or split it. Each shell offers
+// such a name as itself (quoted where it inserts it) or not at all (a name with a newline or
+// another control character cannot be one word of a command line).
+
+describe('profile names that are shell code', () => {
+  /** A name as bash's printf %q and zsh quote these: a backslash before each special character. */
+  const quoted = (name: string) => name.replace(/[$()`; *\\]/g, '\\$&');
+  let marks = '';
+  let env: Record<string, string> = {};
+  let names: { dollar: string; backtick: string; semicolon: string; newline: string; glob: string };
+  /** The names offered, as `svc __complete profiles` prints them (sorted; the newline one left out). */
+  let offered: string[] = [];
+
+  beforeAll(() => {
+    marks = join(sandboxDir, 'marks');
+    mkdirSync(marks);
+    names = {
+      dollar: `$(touch ${marks}/dollar)`,
+      backtick: `\`touch ${marks}/backtick\``,
+      semicolon: `x;touch ${marks}/semicolon`,
+      newline: `y\ntouch ${marks}/newline`,
+      glob: '*',
+    };
+    const configDir = join(sandboxDir, 'hostile-config');
+    mkdirSync(configDir, { mode: 0o700 });
+    const profile = { apiKey: 'svc_test_aaaaaaaaaaaaaaaaaaaa', baseUrl: 'http://127.0.0.1:1' };
+    const all = ['home', ...Object.values(names)];
+    writeFileSync(join(configDir, 'config.json'), JSON.stringify({ current: 'home', profiles: Object.fromEntries(all.map((n) => [n, profile])) }), { mode: 0o600 });
+    env = { ...shellEnv, SVC_CONFIG_DIR: configDir };
+    offered = all.filter((n) => n !== names.newline).sort((a, b) => a.localeCompare(b));
+  });
+  afterEach(() => {
+    // Whatever a shell did, nothing was run.
+    expect(readdirSync(marks)).toEqual([]);
+  });
+
+  it('`svc __complete profiles` prints each name as it is, one a line; a name with a newline is left out, not altered', () => {
+    const r = spawnSync(process.execPath, [BIN, '__complete', 'profiles'], { encoding: 'utf8', env });
+    expect([r.status, r.stderr]).toEqual([0, '']);
+    expect(r.stdout).toBe(`${offered.join('\n')}\n`);
+  });
+
+  it.skipIf(!has('bash'))('bash offers them quoted (printf %q), never expanded, split or globbed', () => {
+    const unquote = (w: string) => w.replace(/\\(.)/g, '$1');
+    const [flag, use, prefixed, oneWord] = bashComplete(join(ROOT, FILES.bash), [
+      ['svc', '--profile', ''],
+      ['svc', 'profile', 'use', ''],
+      ['svc', '-p', 'x'],
+      ['svc', '--profile=$'],
+    ], sandboxDir, env);
+    for (const r of [flag!, use!]) {
+      expect(r.map(unquote)).toEqual(offered);
+      expect(r).toEqual(offered.map(quoted));
+      expect(r.join('\n')).not.toContain('newline');
+    }
+    expect(prefixed).toEqual([`x\\;touch\\ ${marks}/semicolon`]);
+    expect(oneWord).toEqual([`--profile=\\$\\(touch\\ ${marks}/dollar\\)`]);
+    // What bash would put on the command line is the name itself, as one word.
+    const echoed = execFileSync('bash', ['--norc', '--noprofile', '-c', `printf '%s\\n' ${prefixed![0]}`], { encoding: 'utf8', env, cwd: sandboxDir });
+    expect(echoed).toBe(`${names.semicolon}\n`);
+  });
+
+  it.skipIf(!has('fish') || !hasTmux())('fish offers them literally and inserts one quoted, never evaluated (also interactive, through tmux)', async () => {
+    for (const line of ['svc --profile ', 'svc profile rm ']) {
+      expect(values(fishComplete(join(ROOT, FILES.fish), line, env, sandboxDir)).sort((a, b) => a.localeCompare(b))).toEqual(offered);
+    }
+    expect(values(fishComplete(join(ROOT, FILES.fish), 'svc -p x', env, sandboxDir))).toEqual([names.semicolon]);
+    const s = await startTmux(['fish', '--no-config'], { env, cwd: sandboxDir, width: 200 });
+    try {
+      await s.sendText(`source '${join(ROOT, FILES.fish)}'; clear; echo READY\n`);
+      await s.waitFor(/^READY$/m);
+      await s.sendText('svc -p x');
+      await s.sendKeys('Tab');
+      await s.sendText('#');
+      await s.waitFor(`svc -p x\\;touch\\ ${marks}/semicolon #`, 10_000);
+    } finally {
+      await s.kill();
+    }
+  }, 60_000);
+
+  it.skipIf(!has('zsh') || !hasTmux())('zsh lists and inserts them quoted, never evaluated (interactive, through tmux)', async () => {
+    const s = await startTmux(['zsh', '-f', '-i'], { env, cwd: sandboxDir, width: 200 });
+    try {
+      await s.sendText(`PS1='zsh> '; fpath=('${join(ROOT, 'completions')}' $fpath); autoload -U compinit; compinit -u -D; echo READY\n`);
+      await s.waitFor(/^READY$/m);
+      await s.sendKeys('C-u', 'C-l');
+      await s.sendText('svc --profile ');
+      await s.sendKeys('Tab');
+      // zsh lists each name as it would insert it: quoted.
+      const screen = await s.waitFor(quoted(names.dollar), 10_000);
+      for (const n of [names.backtick, names.semicolon, names.glob, 'home']) expect(screen).toContain(quoted(n));
+      expect(screen).not.toContain('newline');
+      await s.sendKeys('C-u', 'C-l');
+      await s.sendText('svc profile use x');
+      await s.sendKeys('Tab');
+      await s.sendText('#');
+      await s.waitFor(`zsh> svc profile use x\\;touch\\ ${marks}/semicolon #`, 10_000);
+    } finally {
+      await s.kill();
+    }
   }, 60_000);
 });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestSandbox, type RunOptions, type TestSandbox } from '../../helpers/e2e.js';
 import { svcIn } from '../../helpers/cli.js';
+import { PROFILE_NAME_RE } from '../../../src/config/profile-name.js';
 import { refusedPort, startScriptedServer } from '../../helpers/scripted-server.js';
 
 const TEST_KEY = 'svc_test_Pr0fileTestKeyAbCdEf123456';
@@ -201,6 +202,75 @@ describe('profile add / ls / use / rm / show', () => {
     expect(JSON.parse(ls.stdout)).toHaveLength(1);
     expect(mode(dir)).toBe(0o700);
     expect(mode(file)).toBe(0o600);
+  });
+});
+
+// Profiles are data: a name is looked up as a key of the file, never as a property inherited
+// from Object.prototype. `constructor` and `toString` are ordinary names; `__proto__` breaks the
+// name rule for `profile add`, but a hand-edited config.json may hold it, and it works the same.
+describe('profile names that are Object.prototype keys', () => {
+  let dir: string;
+  const svc = (args: string[], opts: RunOptions = {}) => svcIn(args, { SVC_CONFIG_DIR: dir, NO_COLOR: '1' }, opts);
+  const file = () => join(dir, 'config.json');
+  const names = async () => (JSON.parse((await svc(['--json', 'profile', 'ls'])).stdout) as Array<{ name: string }>).map((p) => p.name);
+  const PROTO_NAMES = ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf'];
+
+  beforeEach(() => {
+    dir = join(mkdtempSync(join(tmpdir(), 'svc-e2e-proto-')), 'config');
+  });
+  afterEach(() => {
+    rmSync(join(dir, '..'), { recursive: true, force: true });
+  });
+
+  it.each(PROTO_NAMES)('when there is no profile "%s": show, use and rm say so (exit 4) and change nothing', async (name) => {
+    expect((await svc(['profile', 'add', 'work', '--key-stdin', '--no-verify'], { input: TEST_KEY })).code).toBe(0);
+    const before = readFileSync(file(), 'utf8');
+    for (const argv of [['profile', 'show', name], ['profile', 'use', name], ['--yes', 'profile', 'rm', name], ['--profile', name, 'profile', 'show']]) {
+      const r = await svc(argv);
+      expect([r.code, r.stdout, r.stderr], argv.join(' ')).toEqual([4, '', `error: profile "${name}" does not exist (profile_not_found)\nhint: run \`svc profile ls\`\n`]);
+    }
+    const account = await svc(['--profile', name, 'account']);
+    expect(account.code).toBe(4);
+    expect(account.stderr.split('\n')[0]).toBe(`error: profile "${name}" does not exist (profile_not_found)`);
+    expect(readFileSync(file(), 'utf8')).toBe(before);
+    expect(JSON.parse((await svc(['--json', 'profile', 'show'])).stdout)).toMatchObject({ name: 'work', current: true });
+  });
+
+  it.each(PROTO_NAMES)('a profile named "%s" lists, shows, becomes current and is removed like any other', async (name) => {
+    expect((await svc(['profile', 'add', 'work', '--key-stdin', '--no-verify', '--base-url', 'https://api.example.com'], { input: TEST_KEY })).code).toBe(0);
+    const add = await svc(['profile', 'add', name, '--key-stdin', '--no-verify', '--base-url', 'https://live.example.com'], { input: LIVE_KEY });
+    if (PROFILE_NAME_RE.test(name)) {
+      expect(add.code, add.stderr).toBe(0);
+    } else {
+      // `profile add` refuses it by the name rule; a config.json edited by hand may hold it all the same.
+      expect(add.code).toBe(2);
+      expect(add.stderr).toMatch(/^error: profile name "__proto__" is invalid: .* \(invalid_profile_name\)\n$/);
+      writeFileSync(file(), `{"current":"work","profiles":{"work":{"apiKey":"${TEST_KEY}","baseUrl":"https://api.example.com"},"${name}":{"apiKey":"${LIVE_KEY}","baseUrl":"https://live.example.com"}}}`, { mode: 0o600 });
+    }
+    expect(await names()).toEqual(['work', name].sort((a, b) => a.localeCompare(b)));
+    const show = await svc(['--json', 'profile', 'show', name]);
+    expect(show.code, show.stderr).toBe(0);
+    expect(JSON.parse(show.stdout)).toEqual({ name, current: false, environment: 'live', api_key: masked(LIVE_KEY), base_url: 'https://live.example.com' });
+    const viaFlag = await svc(['--json', '--profile', name, 'profile', 'show']);
+    expect(JSON.parse(viaFlag.stdout)).toMatchObject({ name, api_key: masked(LIVE_KEY) });
+
+    const use = await svc(['profile', 'use', name]);
+    expect([use.code, use.stderr]).toEqual([0, `now using profile "${name}"\n`]);
+    expect(JSON.parse((await svc(['--json', 'profile', 'show'])).stdout)).toMatchObject({ name, current: true });
+    // A change to another profile keeps it, and keeps it current.
+    expect((await svc(['profile', 'add', 'other', '--key-stdin', '--no-verify'], { input: TEST_KEY })).code).toBe(0);
+    expect(await names()).toEqual(['other', 'work', name].sort((a, b) => a.localeCompare(b)));
+    expect(JSON.parse((await svc(['--json', 'profile', 'show'])).stdout)).toMatchObject({ name, current: true });
+
+    const rm = await svc(['--yes', 'profile', 'rm', name]);
+    expect([rm.code, rm.stderr]).toEqual([0, `removed profile "${name}"\n`]);
+    expect(await names()).toEqual(['other', 'work']);
+    expect(readFileSync(file(), 'utf8')).not.toContain(LIVE_KEY);
+    const again = await svc(['--yes', 'profile', 'rm', name]);
+    expect(again.code).toBe(4);
+    const show2 = await svc(['profile', 'show']);
+    expect(show2.code).toBe(4);
+    expect(show2.stderr).toMatch(/^error: no current profile \(profile_not_found\)\n/);
   });
 });
 

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { svcIn } from '../../helpers/cli.js';
+import { runCli, svcIn, type CliResult } from '../../helpers/cli.js';
 import { spawnSandbox, type SpawnedSandbox } from '../../helpers/e2e.js';
 import { dbBytes } from '../../sandbox/helpers.js';
 
@@ -31,6 +31,21 @@ async function start(args: string[] = []): Promise<SpawnedSandbox> {
 const svc = (args: string[]) => svcIn(args, env);
 const config = () => JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'));
 
+/** `svc sandbox start` in this process, stopped (as by Ctrl-C) as soon as it is listening. */
+function startInProcess(args: string[]): Promise<CliResult> {
+  const stop = new AbortController();
+  return runCli(['sandbox', 'start', '--port', '0', ...args], {
+    env,
+    interrupt: stop.signal,
+    onStderr: (text) => {
+      if (text.includes('svc sandbox listening on')) stop.abort('SIGTERM');
+    },
+  });
+}
+
+const TEST_KEY = 'svc_test_UsersOwnTestKey0000000001';
+const LIVE_KEY = 'svc_live_UsersOwnLiveKey0000000001';
+
 describe('svc sandbox start', () => {
   it('prints the world once, writes a current "sandbox" profile, and exits 0 on SIGTERM with the state saved', async () => {
     const s = await start(['--json']);
@@ -47,6 +62,7 @@ describe('svc sandbox start', () => {
       baseUrl: s.url,
       sandboxAdminToken: expect.stringMatching(/^sbx_admin_/),
       decryptionKey: doc.accounts[0].decryption_key, // @alice's, handed out once and kept 0600 in the profile
+      sandbox: true, // written by `sandbox start`: the only kind of profile it rewrites
     });
     expect(doc.accounts[0].decryption_key).toMatch(/^svc_dk_test_/);
 
@@ -97,6 +113,59 @@ describe('svc sandbox start', () => {
     expect(again.stderr()).toContain('created a new key for @alice');
     expect(JSON.parse((await svc(['--json', 'account'])).stdout).handle).toBe('@alice');
     expect(await again.stop()).toBe(0);
+  });
+
+  it('writes only profiles it wrote: one of yours is refused (exit 2) before anything starts, and nothing changes', async () => {
+    // A world to restore: the old code sent the profile's key to it before replacing the profile.
+    const first = await start();
+    expect(await first.stop()).toBe(0);
+    const state = join(configDir, 'sandbox', 'state.db');
+    const stateBefore = statSync(state).mtimeMs;
+    const c = config();
+    c.profiles.prod = { apiKey: LIVE_KEY, baseUrl: 'https://api.example.com' };
+    c.profiles.work = { apiKey: TEST_KEY, baseUrl: 'http://127.0.0.1:46630' }; // yours, for a local service
+    // Marked as the sandbox's by hand, but a live key is never the sandbox's: never sent, never replaced.
+    c.profiles.forged = { apiKey: LIVE_KEY, baseUrl: 'http://127.0.0.1:46630', sandboxAdminToken: 'sbx_admin_x', sandbox: true };
+    writeFileSync(join(configDir, 'config.json'), JSON.stringify(c, null, 2), { mode: 0o600 });
+    const before = readFileSync(join(configDir, 'config.json'), 'utf8');
+
+    for (const name of ['prod', 'work', 'forged']) {
+      const r = await startInProcess(['--profile', name]);
+      expect([r.code, r.stdout], r.stderr).toEqual([2, '']);
+      expect(r.stderr).toBe([
+        `error: profile "${name}" exists and was not written by \`svc sandbox start\`; refusing to replace it (profile_exists)`,
+        `hint: name another profile for the sandbox with --profile <name>, or remove this one first (\`svc profile rm ${name}\`)`,
+        '',
+      ].join('\n'));
+      const j = await startInProcess(['--json', '--profile', name]);
+      expect([j.code, j.stdout]).toEqual([2, '']);
+      expect(JSON.parse(j.stderr)).toMatchObject({ error: { code: 'profile_exists' } });
+    }
+    // Nor do the admin commands use a profile the sandbox did not write (reset would rewrite it).
+    for (const argv of [['--profile', 'forged', '--yes', 'sandbox', 'reset'], ['--profile', 'prod', 'sandbox', 'fund', '@bob', '1']]) {
+      const r = await svc(argv);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/^error: profile "(forged|prod)" is not a sandbox profile \(it was not written by `svc sandbox start`\) \(no_sandbox_profile\)\n/);
+    }
+    // The name rule of `profile add`, before anything starts.
+    for (const name of ['bad name!', '__proto__', '-x', 'a'.repeat(33)]) {
+      const r = await startInProcess([`--profile=${name}`, '--ephemeral']);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/^error: profile name ".*" is invalid: .* \(invalid_profile_name\)\n$/);
+    }
+    expect(readFileSync(join(configDir, 'config.json'), 'utf8')).toBe(before);
+    expect(statSync(state).mtimeMs).toBe(stateBefore); // the world was not opened
+
+    // Its own profile is rewritten: marked, or written before the mark (an admin token, a test key, loopback).
+    const legacy = config();
+    delete legacy.profiles.sandbox.sandbox;
+    writeFileSync(join(configDir, 'config.json'), JSON.stringify(legacy), { mode: 0o600 });
+    const again = await startInProcess(['--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ restored: true, profile: 'sandbox' });
+    expect(config().profiles.sandbox).toMatchObject({ apiKey: legacy.profiles.sandbox.apiKey, sandbox: true });
+    expect(config().profiles.prod).toEqual(c.profiles.prod);
+    expect(config().profiles.forged).toEqual(c.profiles.forged);
   });
 
   it('refuses a non-loopback host and a bad port (exit 2)', async () => {

@@ -1,0 +1,25 @@
+// Which profiles `svc sandbox start` (and `sandbox reset`) may rewrite: only those it wrote.
+// Anything else under the same name (`--profile prod`) belongs to the user and is refused.
+import { environmentOfKey } from '../domain/api-key.js';
+import { isLoopbackHost } from '../domain/loopback.js';
+import type { Profile } from './profile-types.js';
+
+/**
+ * A profile written by `svc sandbox start`: marked `sandbox: true` (profiles written before the
+ * mark are known by their admin token). Either way it holds a test key for a loopback URL, so a
+ * live key is never taken for the sandbox's, sent to it, or replaced.
+ */
+export function isSandboxProfile(profile: Profile): boolean {
+  const marked = profile.sandbox === true || (profile.sandbox === undefined && typeof profile.sandboxAdminToken === 'string');
+  return marked && environmentOfKey(profile.apiKey) === 'test' && isLoopbackUrl(profile.baseUrl);
+}
+
+/** The sandbox serves plain http on loopback only. */
+function isLoopbackUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' && isLoopbackHost(url.hostname);
+  } catch {
+    return false;
+  }
+}
