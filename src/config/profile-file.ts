@@ -1,8 +1,8 @@
 // config.json as data. Profiles are kept in a Map, so a name is only ever a key: `constructor`,
 // `toString` or `__proto__` are profiles like any other, never properties inherited from
 // Object.prototype. Reading needs nothing else (the hot path of every API command); writing
-// goes through ProfileStore (profiles.ts), which holds the config lock around it.
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+// goes through ProfileStore (profiles.ts): conf writes the file, under the config lock.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Profile } from './profile-types.js';
 import { checkPrivatePath } from './safe-path.js';
@@ -127,27 +127,4 @@ export function readConfig(dir: string): ProfileConfig {
 /** A read-only view of <dir>/config.json as it is now (empty when there is none). */
 export function readProfiles(dir: string): ProfileLookup {
   return readConfig(dir);
-}
-
-/**
- * Replaces <dir>/config.json in one step: a new 0600 file, flushed, then renamed over the old
- * one, so a reader sees the old file or the new one, never half of one. Call it holding the lock.
- */
-export function writeConfig(dir: string, config: ProfileConfig): void {
-  const file = join(dir, CONFIG_FILE);
-  const tmp = join(dir, `.${CONFIG_FILE}.${process.pid}.tmp`);
-  rmSync(tmp, { force: true }); // left by a process of the same pid that died mid-write
-  try {
-    const fd = openSync(tmp, 'wx', 0o600);
-    try {
-      writeSync(fd, config.serialize());
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, file);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  }
 }

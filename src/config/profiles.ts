@@ -1,13 +1,16 @@
 // The writable profiles: <config dir>/config.json (0600, directory 0700). Reads see the file as
 // it is now; every change is read-modify-write of the whole file under the config lock
-// (config-lock.ts), so concurrent commands changing different profiles all land.
+// (config-lock.ts), so concurrent commands changing different profiles all land. conf writes the
+// file (atomically: a temp file beside it, then a rename); the lock around it is ours, since
+// conf's own read-modify-write is not safe across processes.
+import Conf from 'conf';
 import { chmodSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { realClock, type Clock } from '../clock.js';
 import { CliError } from '../errors.js';
 import { withLock, withLockIfFree } from './config-lock.js';
 import { configDir, ensurePrivateDir } from './paths.js';
-import { CONFIG_FILE, readConfig, writeConfig, type ProfileConfig, type ProfileLookup } from './profile-file.js';
+import { CONFIG_FILE, readConfig, type ProfileConfig, type ProfileLookup } from './profile-file.js';
 import { checkPrivatePath } from './safe-path.js';
 
 import type { Profile } from './profile-types.js';
@@ -78,8 +81,16 @@ export class ProfileStore implements ProfileLookup {
     const config = this.read();
     const before = config.serialize();
     const result = change(config);
-    if (config.serialize() !== before) writeConfig(this.dir, config);
+    const after = config.serialize();
+    if (after !== before) this.write(after);
     return result;
+  }
+
+  /** Replaces config.json with `serialized` (ProfileConfig's JSON: own keys only, "__proto__" included). */
+  private write(serialized: string): void {
+    // Made here, under the lock: conf reads (and may write) the file when it is constructed.
+    const conf = new Conf<Record<string, unknown>>({ cwd: this.dir, configName: 'config', projectName: 'svc', configFileMode: 0o600 });
+    conf.store = JSON.parse(serialized) as Record<string, unknown>;
   }
 
   set(name: string, profile: Profile, opts: { makeCurrent?: boolean } = {}): Promise<void> {
