@@ -18,5 +18,4 @@ export interface AccountCache {
   handle: string;
 }
 
-export { DEFAULT_SANDBOX_URL as DEFAULT_BASE_URL } from '../domain/sandbox-address.js';
 export const PROFILE_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;

@@ -14,7 +14,7 @@ interface StoreShape {
   profiles: Record<string, Profile>;
 }
 
-export { DEFAULT_BASE_URL, PROFILE_NAME_RE } from './profile-types.js';
+export { PROFILE_NAME_RE } from './profile-types.js';
 
 export class ProfileStore {
   private readonly conf: Conf<StoreShape>;

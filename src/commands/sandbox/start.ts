@@ -5,6 +5,7 @@ import type { Needs } from '../../runtime/factory.js';
 import { CliError, UsageError } from '../../errors.js';
 import { configDir } from '../../config/paths.js';
 import type { Profile } from '../../config/profiles.js';
+import { environmentOfKey } from '../../domain/api-key.js';
 import { DURATION_RULE, formatDuration, parseDuration } from '../../domain/duration.js';
 import { outputMode, printJson, printRecord } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
@@ -161,7 +162,8 @@ async function profileKey(ctx: Needs<'profiles'>, handle: SandboxHandle, profile
   const alice = handle.seeded.find((a) => a.handle === '@alice')?.apiKey;
   if (alice) return { apiKey: alice };
   const existing = (await ctx.profiles()).get(profileName)?.apiKey;
-  if (existing) {
+  // A live key is never sent over plain http (src/domain/key-transport.ts); the sandbox would refuse it anyway.
+  if (existing && environmentOfKey(existing) === 'test') {
     const res = await fetch(`${handle.url}/v1/accounts/me`, { headers: { authorization: `Bearer ${existing}` } });
     await res.arrayBuffer();
     if (res.ok) return { apiKey: existing };

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { svcIn } from '../../helpers/cli.js';
 import { spawnSandbox, type SpawnedSandbox } from '../../helpers/e2e.js';
+import { FAKE_LIVE_KEY } from '../../helpers/scripted-server.js';
 import { dbBytes } from '../../sandbox/helpers.js';
 
 let configDir: string;
@@ -96,6 +97,21 @@ describe('svc sandbox start', () => {
     const again = await start(['--json']);
     expect(again.stderr()).toContain('created a new key for @alice');
     expect(JSON.parse((await svc(['--json', 'account'])).stdout).handle).toBe('@alice');
+    expect(await again.stop()).toBe(0);
+  });
+
+  it('a restored state whose profile holds a live key: the key is never sent to the sandbox (plain http), a new test key replaces it', async () => {
+    const s = await start();
+    expect(await s.stop()).toBe(0);
+    const file = join(configDir, 'config.json');
+    const saved = config();
+    saved.profiles.sandbox.apiKey = FAKE_LIVE_KEY;
+    writeFileSync(file, JSON.stringify(saved), { mode: 0o600 });
+    const again = await start(['--verbose']); // --verbose logs every request the sandbox answers
+    expect(again.stderr()).toContain('created a new key for @alice');
+    expect(again.stderr()).toMatch(/POST \/_sandbox\/keys 201/);
+    expect(again.stderr()).not.toMatch(/GET \/v1\/accounts\/me/); // the live key was not tried
+    expect(config().profiles.sandbox.apiKey).toMatch(/^svc_test_/);
     expect(await again.stop()).toBe(0);
   });
 
