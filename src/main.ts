@@ -19,6 +19,12 @@ export interface MainContext extends StreamOptions {
   interrupt?: Interrupt;
   /** Who answers questions (tests inject a scripted one); default: the terminal. */
   prompter?: Prompter;
+  /**
+   * Certificate authorities (PEM) the HTTP client trusts instead of Node's: tests serving https on
+   * loopback with their own certificate. Only a caller of main() sets it (run() never does): no
+   * flag or environment variable can.
+   */
+  trustedCa?: string;
 }
 
 /** Flags read before commander runs (it may fail before it parses them). */
@@ -37,6 +43,7 @@ export async function main(argv: readonly string[], ctx: MainContext = {}): Prom
   const program = buildProgram({
     factory: (cmd: Command) => (factory ??= createFactory({
       io, env, globals: cmd.optsWithGlobals(), clock: ctx.clock ?? realClock, prompter: ctx.prompter ?? terminalPrompter(io), interrupt: ctx.interrupt,
+      trustedCa: ctx.trustedCa,
     })),
     io,
     writeErr: (s) => (json ? commanderErr.push(s) : io.err(s)),

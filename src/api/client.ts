@@ -4,6 +4,7 @@
 // (answer.ts, failures.ts). With --verbose it traces each try, the key masked.
 import type { $ZodType } from 'zod/v4/core';
 import { maskSecret } from '../config/mask.js';
+import { environmentOfKey } from '../domain/api-key.js';
 import { formatDuration } from '../domain/duration.js';
 import { attempt, header, type Method, type Outcome } from './attempt.js';
 import { dataOf, errorOf } from './answer.js';
@@ -40,6 +41,8 @@ export interface ClientOptions {
   headers?: Record<string, string>;
   /** Where proxy settings come from (HTTPS_PROXY, NO_PROXY); default: none, direct connections. */
   env?: NodeJS.ProcessEnv;
+  /** Certificate authorities (PEM) to trust instead of Node's: main()'s caller only (dispatcher.ts). */
+  ca?: string;
 }
 
 export interface RequestOptions<T> {
@@ -66,7 +69,8 @@ export class ApiClient {
   private readonly base: URL;
   private readonly hints: HintContext;
   constructor(private readonly opts: ClientOptions) {
-    this.base = checkBaseUrl(opts.baseUrl);
+    // Whoever made this client, the key's own rule holds: a live key never goes over plain http.
+    this.base = checkBaseUrl(opts.baseUrl, environmentOfKey(opts.apiKey));
     this.hints = { loopback: isLoopbackUrl(this.base) };
   }
 
@@ -95,7 +99,7 @@ export class ApiClient {
     const headers = this.headers(idempotencyKey, body !== undefined);
     const budget = this.opts.budget?.() ?? new NetworkBudget(this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const policy = new RetryPolicy(isRepeatable(method, idempotencyKey), this.opts.retryTiming ?? DEFAULT_TIMING, this.opts.now ?? realClock.now);
-    const dispatcher = dispatcherFor(this.base, this.opts.env ?? {});
+    const dispatcher = dispatcherFor(this.base, this.opts.env ?? {}, this.opts.ca);
 
     for (let tryNumber = 1; ; tryNumber++) {
       const left = Math.ceil(budget.remainingMs);

@@ -47,8 +47,8 @@ export function proxyFor(target: URL, vars: NodeJS.ProcessEnv): string | undefin
  * undici's own connector (direct TCP, then TLS for https), reporting to `openings` so that a
  * connection still being opened is cancelled with the requests that wait for it.
  */
-function directThrough(openings: Openings): buildConnector.connector {
-  const connect = undiciConnector({}) as unknown as (options: buildConnector.Options, callback: buildConnector.Callback) => Socket;
+function directThrough(openings: Openings, ca: string | undefined): buildConnector.connector {
+  const connect = undiciConnector(ca ? { ca } : {}) as unknown as (options: buildConnector.Options, callback: buildConnector.Callback) => Socket;
   return (options, callback) => {
     let socket: Socket | undefined;
     const done = openings.open((reason) => socket?.destroy(reason));
@@ -64,14 +64,18 @@ function directThrough(openings: Openings): buildConnector.connector {
   };
 }
 
-/** A shared dispatcher (keep-alive pool) for requests to `target`, closed at shutdown. */
-export function dispatcherFor(target: URL, vars: NodeJS.ProcessEnv): Dispatcher {
+/**
+ * A shared dispatcher (keep-alive pool) for requests to `target`, closed at shutdown. `ca`: the
+ * certificate authorities (PEM) to trust instead of Node's, given only by main()'s caller (tests
+ * serving https on loopback); no flag or variable sets it.
+ */
+export function dispatcherFor(target: URL, vars: NodeJS.ProcessEnv, ca?: string): Dispatcher {
   const proxy = proxyFor(target, vars);
-  const key = proxy ?? 'direct';
+  const key = `${proxy ?? 'direct'}${ca ? `\n${ca}` : ''}`;
   let d = pool.get(key);
   if (!d) {
     const openings = new Openings();
-    d = new Agent({ keepAliveTimeout: KEEP_ALIVE_MS, connect: proxy ? tunnelThrough(new URL(proxy), openings) : directThrough(openings) });
+    d = new Agent({ keepAliveTimeout: KEEP_ALIVE_MS, connect: proxy ? tunnelThrough(new URL(proxy), openings, ca) : directThrough(openings, ca) });
     attachOpenings(d, openings);
     pool.set(key, d);
     const created = d;

@@ -18,7 +18,8 @@ interface Destroyable {
   on(event: 'error', listener: () => void): unknown;
 }
 
-export function tunnelThrough(proxy: URL, openings: Openings): buildConnector.connector {
+/** `ca`: the certificate authorities to trust instead of Node's (dispatcher.ts). */
+export function tunnelThrough(proxy: URL, openings: Openings, ca?: string): buildConnector.connector {
   return ({ hostname, port, servername }, callback) => {
     const target = `${hostname}:${port || 443}`;
     const opened: Destroyable[] = [];
@@ -43,7 +44,7 @@ export function tunnelThrough(proxy: URL, openings: Openings): buildConnector.co
     // Loaded here, not at start-up: only a proxied command needs them.
     Promise.all([import(proxy.protocol === 'https:' ? 'node:https' : 'node:http'), import('node:tls')]).then(
       ([http, tls]) => {
-        if (!settled) openTunnel(proxy, target, servername || hostname, http.request, tls.connect, (s) => opened.push(s), finish);
+        if (!settled) openTunnel(proxy, target, servername || hostname, ca, http.request, tls.connect, (s) => opened.push(s), finish);
       },
       (err: Error) => finish(err, null),
     );
@@ -55,6 +56,7 @@ function openTunnel(
   proxy: URL,
   target: string,
   servername: string,
+  ca: string | undefined,
   httpRequest: typeof import('node:http').request,
   tlsConnect: typeof import('node:tls').connect,
   own: (s: Destroyable) => void,
@@ -76,7 +78,7 @@ function openTunnel(
     if (res.statusCode !== 200) {
       return finish(Object.assign(new Error(`the proxy refused a tunnel to ${target} (${res.statusCode})`), { code: 'ECONNREFUSED_PROXY' }), null);
     }
-    const tls = tlsConnect({ socket, servername, ALPNProtocols: ['http/1.1'] });
+    const tls = tlsConnect({ socket, servername, ALPNProtocols: ['http/1.1'], ...(ca ? { ca } : {}) });
     own(tls);
     tls.once('secureConnect', () => finish(null, tls));
     tls.on('error', (err) => finish(err, null));

@@ -1,11 +1,21 @@
-// Base URL checks: a key is only ever sent over HTTPS, or plain HTTP to a loopback host.
-import { checkTransportUrl, isLoopbackHost } from '../domain/loopback.js';
+// Base URL checks: a key is only ever sent over HTTPS, or plain HTTP to a loopback host; a live
+// key over HTTPS only, and it has no default base URL (src/domain/key-transport.ts).
+import type { Environment } from '../domain/api-key.js';
+import { checkKeyTransport } from '../domain/key-transport.js';
+import { isLoopbackHost } from '../domain/loopback.js';
 import { UsageError } from '../errors.js';
 
 export { isLoopbackHost };
 
-export function checkBaseUrl(baseUrl: string): URL {
-  const checked = checkTransportUrl(baseUrl);
+/** Where a live key's base URL may be set. */
+const URL_PLACES = '--base-url, SVC_BASE_URL or the profile\'s base URL';
+
+/**
+ * The base URL, checked for a key of `environment` (undefined: the rule every key follows).
+ * `from` names where the URL came from (`SVC_BASE_URL`, `profile "work"`), for a live key's refusal.
+ */
+export function checkBaseUrl(baseUrl: string, environment?: Environment, from?: string): URL {
+  const checked = checkKeyTransport(baseUrl, environment);
   if (checked.ok) return checked.url;
   if (checked.why === 'invalid') throw new UsageError(`base URL "${baseUrl}" is not a valid URL`, undefined, 'invalid_base_url');
   if (checked.why === 'plain-http') {
@@ -15,7 +25,29 @@ export function checkBaseUrl(baseUrl: string): URL {
       'insecure_base_url',
     );
   }
+  if (checked.why === 'live-plain-http') {
+    throw new UsageError(
+      `refusing to send a live API key over plain HTTP to ${checked.url.host}${from ? ` (from ${from})` : ''}: a svc_live_ key goes over https:// only, even to this machine`,
+      `set the service's https:// URL in ${URL_PLACES}; plain http to this machine is for svc_test_ keys (the sandbox)`,
+      'insecure_base_url',
+    );
+  }
   throw new UsageError(`base URL must use https:// (got ${checked.url.protocol})`, undefined, 'insecure_base_url');
+}
+
+/** A key's base URL, or why there is none: a live key has no default (src/domain/key-transport.ts). */
+export function checkKeyBaseUrl(baseUrl: string | undefined, environment: Environment, from?: string): URL {
+  if (baseUrl === undefined) throw baseUrlRequired(`set ${URL_PLACES}`);
+  return checkBaseUrl(baseUrl, environment, from);
+}
+
+/** A live key and no base URL: `what` says what to set. */
+export function baseUrlRequired(what: string): UsageError {
+  return new UsageError(
+    `a live API key has no default base URL: ${what}`,
+    'the default, the local sandbox over plain http, takes svc_test_ keys only: a svc_live_ key goes only to the https:// URL you name',
+    'base_url_required',
+  );
 }
 
 /** Joins a base URL and an API path, keeping any path prefix of the base. */

@@ -23,5 +23,4 @@ export interface AccountCache {
   handle: string;
 }
 
-export { DEFAULT_SANDBOX_URL as DEFAULT_BASE_URL } from '../domain/sandbox-address.js';
 export { PROFILE_NAME_RE } from './profile-name.js';

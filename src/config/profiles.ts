@@ -18,7 +18,7 @@ import type { Profile } from './profile-types.js';
 export type { Profile } from './profile-types.js';
 export type { ProfileConfig } from './profile-file.js';
 
-export { DEFAULT_BASE_URL, PROFILE_NAME_RE } from './profile-types.js';
+export { PROFILE_NAME_RE } from './profile-types.js';
 
 export function profileNotFound(name: string): CliError {
   return new CliError('not_found', 'profile_not_found', `profile "${name}" does not exist`, { hint: 'run `svc profile ls`' });

@@ -3,16 +3,24 @@
 //   2. a profile named by --profile or SVC_PROFILE: its own key, base URL and decryption key,
 //      whatever else the environment says (a key never goes to a URL from another source), else
 //   3. the environment (SVC_API_KEY, SVC_BASE_URL, SVC_DECRYPTION_KEY), over
-//   4. the current profile, then the defaults.
+//   4. the current profile, then the defaults: the local sandbox for a test key, none for a live
+//      key (src/domain/key-transport.ts). The base URL is checked for the key by the factory
+//      (src/runtime/factory.ts) before any use; `svc doctor` reads these settings to explain a refusal.
 import { CliError } from '../errors.js';
 import { cachedAccount } from './account-cache.js';
 import { checkApiKey, environmentOfKey, type Environment } from '../domain/api-key.js';
+import { defaultBaseUrl } from '../domain/key-transport.js';
 import type { ProfileLookup } from './profile-file.js';
-import { DEFAULT_BASE_URL } from './profile-types.js';
 
-export interface ResolvedAuth {
+/** Where the base URL came from: the words messages use for it (`default`: the local sandbox, for a test key). */
+export type BaseUrlSource = '--base-url' | 'SVC_BASE_URL' | `profile "${string}"` | 'default';
+
+/** What the flags, profiles and environment say for this run, before the base URL is checked. */
+export interface AuthSettings {
   apiKey: string;
-  baseUrl: string;
+  /** undefined: a live key and no base URL anywhere (a live key has no default). */
+  baseUrl: string | undefined;
+  baseUrlSource: BaseUrlSource;
   environment: Environment;
   profileName: string | null;
   decryptionKey?: string;
@@ -23,12 +31,17 @@ export interface ResolvedAuth {
   account?: { account_id: string; handle: string };
 }
 
+/** Settings whose base URL passed the key's transport rule (src/api/url.ts checkKeyBaseUrl). */
+export interface ResolvedAuth extends AuthSettings {
+  baseUrl: string;
+}
+
 export interface ResolveFlags {
   profile?: string;
   baseUrl?: string;
 }
 
-export function resolveAuth(store: ProfileLookup, flags: ResolveFlags, env: NodeJS.ProcessEnv): ResolvedAuth {
+export function resolveSettings(store: ProfileLookup, flags: ResolveFlags, env: NodeJS.ProcessEnv): AuthSettings {
   const named = flags.profile ?? env.SVC_PROFILE;
   const profileName = named ?? store.current;
   const profile = profileName ? store.get(profileName) : undefined;
@@ -48,17 +61,29 @@ export function resolveAuth(store: ProfileLookup, flags: ResolveFlags, env: Node
     const source = fromEnv('SVC_API_KEY') ? 'SVC_API_KEY' : `the API key of profile "${profileName}"`;
     throw new CliError('auth', 'invalid_api_key', `${source} ${rule}`, { hint: 'keys look like svc_test_… or svc_live_…; add a working one with `svc profile add <name>`' });
   }
-  const baseUrl = flags.baseUrl ?? fromEnv('SVC_BASE_URL') ?? profile?.baseUrl ?? DEFAULT_BASE_URL;
+  const environment = environmentOfKey(apiKey)!;
+  const [baseUrl, baseUrlSource] = firstBaseUrl([
+    [flags.baseUrl, '--base-url'],
+    [fromEnv('SVC_BASE_URL'), 'SVC_BASE_URL'],
+    [profile?.baseUrl, `profile "${profileName}"`],
+  ]) ?? [defaultBaseUrl(environment), 'default'];
   const decryptionKey = fromEnv('SVC_DECRYPTION_KEY') ?? profile?.decryptionKey;
-  const account = cachedAccount(profile?.account, baseUrl, apiKey);
+  const account = baseUrl === undefined ? undefined : cachedAccount(profile?.account, baseUrl, apiKey);
   return {
     apiKey,
     baseUrl,
-    environment: environmentOfKey(apiKey)!,
+    baseUrlSource,
+    environment,
     profileName: profile ? profileName : null,
     ...(decryptionKey ? { decryptionKey } : {}),
     ...(profile?.sandboxAdminToken ? { sandboxAdminToken: profile.sandboxAdminToken } : {}),
     ...(account ? { account } : {}),
     decryptionKeySource: fromEnv('SVC_DECRYPTION_KEY') ? 'SVC_DECRYPTION_KEY' : "the profile's decryption key",
   };
+}
+
+/** The first base URL that is set, with where it came from. */
+function firstBaseUrl(candidates: Array<[string | undefined, BaseUrlSource]>): [string, BaseUrlSource] | undefined {
+  const found = candidates.find(([url]) => url !== undefined);
+  return found && [found[0]!, found[1]];
 }

@@ -25,6 +25,8 @@ export interface ClientRun {
   /** The budget in force when each request starts (a command that runs for long renews it). */
   budget: () => NetworkBudget;
   verbose: boolean;
+  /** Certificate authorities to trust instead of Node's (MainContext.trustedCa: tests only). */
+  trustedCa?: string | undefined;
 }
 
 export async function makeClient(target: ClientTarget, run: ClientRun): Promise<ApiClient> {
@@ -36,6 +38,7 @@ export async function makeClient(target: ClientTarget, run: ClientRun): Promise<
     budget: run.budget,
     userAgent: `svc-cli/${VERSION}`,
     env: run.env,
+    ...(run.trustedCa ? { ca: run.trustedCa } : {}),
     sleep: (ms) => run.clock.sleep(ms),
     now: () => run.clock.now(),
     onServerTime: (t) => run.serviceClock.learn(t),

@@ -1,11 +1,11 @@
 // The decryption key a command reads amounts with (SVC_DECRYPTION_KEY or the profile's), checked
 // against the API key's environment. It never leaves this process (docs/confidentiality.md).
-import type { ResolvedAuth } from '../config/resolve.js';
+import type { AuthSettings } from '../config/resolve.js';
 import type { DecryptionKey } from '../crypto/viewing-key.js';
 import { UsageError } from '../errors.js';
 
 /** The decryption key of this run, parsed and checked, or undefined when none is set. */
-export async function decryptionKeyOf(auth: ResolvedAuth): Promise<DecryptionKey | undefined> {
+export async function decryptionKeyOf(auth: AuthSettings): Promise<DecryptionKey | undefined> {
   if (!auth.decryptionKey) return undefined;
   const { parseDecryptionKey } = await import('../crypto/viewing-key.js');
   const parsed = parseDecryptionKey(auth.decryptionKey);

@@ -4,11 +4,12 @@
 // can hand it fakes; main() builds the real ones once per run.
 import type { ApiClient } from '../api/client.js';
 import { ServiceClock } from '../api/service-clock.js';
+import { checkKeyBaseUrl } from '../api/url.js';
 import type { Clock } from '../clock.js';
 import { configDir } from '../config/paths.js';
 import { readProfiles } from '../config/profile-file.js';
 import type { ProfileStore } from '../config/profiles.js';
-import { resolveAuth, type ResolvedAuth } from '../config/resolve.js';
+import { resolveSettings, type AuthSettings, type ResolvedAuth } from '../config/resolve.js';
 import type { LocalReader } from '../crypto/reader.js';
 import type { DecryptionKey } from '../crypto/viewing-key.js';
 import type { Prompter } from '../io/prompter.js';
@@ -50,8 +51,15 @@ export interface Factory {
   readonly network: NetworkTime;
   /** The profiles, writable (loads conf: only commands that write ask for it). */
   profiles(): Promise<ProfileStore>;
-  /** The key, base URL and decryption key in use (flags > named profile > env > current profile). */
+  /** What flags, profiles and environment say (flags > named profile > env > current profile), the base URL unchecked. */
+  settings(): Promise<AuthSettings>;
+  /**
+   * The key, base URL and decryption key in use: the settings, once the base URL passed the key's
+   * rule (a live key: https only, no default). Asked before any question or request.
+   */
   auth(): Promise<ResolvedAuth>;
+  /** Certificate authorities to trust instead of Node's: set only by main()'s caller (tests), never by flag or env. */
+  readonly trustedCa: string | undefined;
   /** A client for the resolved key and base URL. */
   client(): Promise<ApiClient>;
   /** A client for another key or URL, with this run's budget, clocks and trace. */
@@ -74,6 +82,7 @@ export interface FactoryOptions {
   clock: Clock;
   prompter: Prompter;
   interrupt?: Interrupt | undefined;
+  trustedCa?: string | undefined;
 }
 
 const once = <T>(make: () => T): (() => T) => {
@@ -90,14 +99,21 @@ export function createFactory(opts: FactoryOptions): Factory {
     return new ProfileStore(configDir(env), { clock });
   });
   // Read-only: resolving a key must not load conf (the slowest module to import).
-  const auth = once(async () => resolveAuth(readProfiles(configDir(env)), globals, env));
-  const clientFor = (target: ClientTarget) => makeClient(target, { io, env, clock, serviceClock, budget: () => network.budget(), verbose: Boolean(globals.verbose) });
+  const settings = once(async () => resolveSettings(readProfiles(configDir(env)), globals, env));
+  const auth = once(async (): Promise<ResolvedAuth> => {
+    const s = await settings();
+    checkKeyBaseUrl(s.baseUrl, s.environment, s.baseUrlSource);
+    return { ...s, baseUrl: s.baseUrl! };
+  });
+  const { trustedCa } = opts;
+  const clientFor = (target: ClientTarget) => makeClient(target, { io, env, clock, serviceClock, budget: () => network.budget(), verbose: Boolean(globals.verbose), trustedCa });
   const client = once(async () => {
     const a = await auth();
     return clientFor({ baseUrl: a.baseUrl, apiKey: a.apiKey });
   });
   const account = once(async () => lookupAccount(await auth(), client, profiles));
-  const decryptionKey = once(async () => decryptionKeyOf(await auth()));
+  // The decryption key does not depend on the base URL (the doctor checks it even when that is refused).
+  const decryptionKey = once(async () => decryptionKeyOf(await settings()));
   const reader = once(async (): Promise<LocalReader | undefined> => {
     if (!(await auth()).decryptionKey) return undefined;
     // The modules load side by side (they are most of the cost on a short command).
@@ -118,7 +134,9 @@ export function createFactory(opts: FactoryOptions): Factory {
     confirm: confirmer({ io, yes: Boolean(globals.yes), prompter, environment: async () => (await auth()).environment }),
     network,
     profiles,
+    settings,
     auth,
+    trustedCa,
     client,
     clientFor,
     account,

@@ -58,8 +58,9 @@ function svcAt(server: { url: string }, args: string[], env: Record<string, stri
   return runCli(args, { env: { SVC_CONFIG_DIR: emptyConfig, NO_COLOR: '1', SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url, ...env }, clock: lastClock });
 }
 
-async function withServer(handler: Handler, body: (s: ScriptedServer) => Promise<void>): Promise<void> {
-  const s = await startScriptedServer(handler);
+/** `tls`: serve https (what a live key needs), with a certificate runCli trusts. */
+async function withServer(handler: Handler, body: (s: ScriptedServer) => Promise<void>, opts: { tls?: boolean } = {}): Promise<void> {
+  const s = await startScriptedServer(handler, opts);
   try {
     await body(s);
   } finally {
@@ -158,14 +159,14 @@ describe('service errors of POST /v1/transfers and their exit codes', () => {
     expect(s.code).toBe(3);
   });
 
-  it('401 for a svc_live_ key against the sandbox → exit 3 (after --yes)', async () => {
+  it('a svc_live_ key with the sandbox\'s plain-http URL → exit 2 (insecure_base_url), never sent, even with --yes', async () => {
     const before = await transferIds();
     const r = await t.svc(['--yes', 'transfer', 'send', '@acme', '1'], { env: { SVC_API_KEY: FAKE_LIVE_KEY } });
-    expect(r.code).toBe(3);
-    expectErrorReport(r, /\(unauthorized, request req_\w+\)$/);
+    expect(r.code).toBe(2);
+    expectErrorReport(r, /^error: refusing to send a live API key over plain HTTP to 127\.0\.0\.1:\d+ \(from profile "sandbox"\): .* \(insecure_base_url\)$/, /https:\/\//);
     expect(r.stderr).not.toContain(FAKE_LIVE_KEY);
     const ls = await t.svc(['transfer', 'ls'], { env: { SVC_API_KEY: FAKE_LIVE_KEY } });
-    expect(ls.code).toBe(3);
+    expect(ls.code).toBe(2);
     expect(await transferIds()).toEqual(before);
   });
 
@@ -381,7 +382,7 @@ describe('live keys', () => {
       expect(ok.code, ok.stderr).toBe(0);
       expect(s.requests.map((q) => `${q.method} ${q.url}`)).toEqual(['POST /v1/transfers']);
       expect(s.requests[0]!.headers.authorization).toBe(`Bearer ${FAKE_LIVE_KEY}`);
-    });
+    }, { tls: true });
   });
 
   it('svc api with a live key asks before any method but GET', async () => {
@@ -394,6 +395,6 @@ describe('live keys', () => {
       const get = await svcAt(s, ['api', 'GET', '/v1/accounts/me'], { SVC_API_KEY: FAKE_LIVE_KEY });
       expect(get.code).toBe(0);
       expect(s.requests).toHaveLength(1);
-    });
+    }, { tls: true });
   });
 });

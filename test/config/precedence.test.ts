@@ -2,33 +2,41 @@
 // --profile or SVC_PROFILE (whole: the environment cannot send its key elsewhere), then the
 // environment, then the current profile (docs/configuration.md). One test per row of that table,
 // and the attack that made the rule: SVC_BASE_URL pointing a named profile's live key at a
-// server of someone else's.
+// server of someone else's. Then the live key's own rule (issue 21): no default base URL, and
+// never plain http, loopback included, whichever way the URL comes in; each way is tried against
+// a real listener on loopback that records every connection (there must be none).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProfileStore } from '../../src/config/profiles.js';
+import { DEFAULT_SANDBOX_PORT, DEFAULT_SANDBOX_URL } from '../../src/domain/sandbox-address.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/e2e.js';
-import { FAKE_LIVE_KEY, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+import { FAKE_LIVE_KEY, startConnectionRecorder, startScriptedServer, type ConnectionRecorder, type ScriptedServer } from '../helpers/scripted-server.js';
 
 let t: TestSandbox;
 let elsewhere: ScriptedServer; // records every request: a key reaching it is a leak
+let liveService: ScriptedServer; // the live profile's own service: https (a live key never goes over plain http)
 let dir: string;
+
+const REFUSED = { status: 401, body: { error: { code: 'unauthorized', message: 'no' } } };
 
 beforeAll(async () => {
   t = await startTestSandbox();
-  elsewhere = await startScriptedServer(() => ({ status: 401, body: { error: { code: 'unauthorized', message: 'no' } } }));
+  elsewhere = await startScriptedServer(() => REFUSED);
+  liveService = await startScriptedServer(() => REFUSED, { tls: true });
   dir = mkdtempSync(join(tmpdir(), 'svc-precedence-'));
   const store = new ProfileStore(dir);
   const dk = (h: string) => t.sandbox.seeded.find((a) => a.handle === h)!.decryptionKey!;
-  store.set('current', { apiKey: t.keyOf('@alice'), baseUrl: t.url, decryptionKey: dk('@alice') }, { makeCurrent: true });
-  store.set('acme', { apiKey: t.keyOf('@acme'), baseUrl: t.url, decryptionKey: dk('@acme') });
-  store.set('work', { apiKey: FAKE_LIVE_KEY, baseUrl: t.url }); // a live key, as in the report
+  await store.set('current', { apiKey: t.keyOf('@alice'), baseUrl: t.url, decryptionKey: dk('@alice') }, { makeCurrent: true });
+  await store.set('acme', { apiKey: t.keyOf('@acme'), baseUrl: t.url, decryptionKey: dk('@acme') });
+  await store.set('work', { apiKey: FAKE_LIVE_KEY, baseUrl: liveService.url }); // a live key, as in the report
 });
 afterAll(async () => {
   await t?.close();
   await elsewhere?.close();
+  await liveService?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -66,8 +74,10 @@ describe('precedence: flag > named profile > environment > current profile', () 
 
   it('the attack: SVC_BASE_URL left in the environment never receives a named profile\'s live key', async () => {
     elsewhere.requests.length = 0;
+    liveService.requests.length = 0;
     const r = await runCli(['--yes', '--profile', 'work', 'account'], { env: { SVC_CONFIG_DIR: dir, SVC_BASE_URL: elsewhere.url } });
-    expect(r.code).toBe(3); // the sandbox (the profile's own URL) refuses live keys
+    expect(r.code).toBe(3); // the profile's own service (which does not know this key) answered
+    expect(liveService.requests.map((q) => q.headers.authorization)).toEqual([`Bearer ${FAKE_LIVE_KEY}`]);
     expect(elsewhere.requests).toEqual([]);
   });
 
@@ -79,7 +89,7 @@ describe('precedence: flag > named profile > environment > current profile', () 
     expect(await who(['--base-url', t.url], { SVC_BASE_URL: elsewhere.url })).toBe('@alice');
   });
 
-  it('nothing at all: no key (exit 3), and the default base URL is the local sandbox', async () => {
+  it('nothing at all: no key (exit 3), and for a test key the default base URL is the local sandbox', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'svc-precedence-empty-'));
     try {
       const r = await runCli(['account'], { env: { SVC_CONFIG_DIR: empty } });
@@ -90,5 +100,118 @@ describe('precedence: flag > named profile > environment > current profile', () 
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
+  });
+});
+
+describe('a live key: no default base URL, and never plain http, not even to this machine (issue 21)', () => {
+  let listener: ConnectionRecorder; // someone listening on a loopback port
+  let atDefault: ConnectionRecorder | undefined; // ... and where the sandbox would be, when no sandbox holds the port
+  let liveDir: string; // a current live profile with its own https URL
+  const TEST_KEY = 'svc_test_0123456789abcdef0123';
+
+  beforeAll(async () => {
+    listener = await startConnectionRecorder();
+    // A sandbox of someone's may hold the default port: then --verbose's trace (no request line) is the witness.
+    atDefault = await startConnectionRecorder(DEFAULT_SANDBOX_PORT).catch(() => undefined);
+    liveDir = mkdtempSync(join(tmpdir(), 'svc-precedence-live-'));
+    new ProfileStore(liveDir).set('prod', { apiKey: FAKE_LIVE_KEY, baseUrl: liveService.url }, { makeCurrent: true });
+  });
+  afterAll(async () => {
+    await listener?.close();
+    await atDefault?.close();
+    if (liveDir) rmSync(liveDir, { recursive: true, force: true });
+  });
+
+  const connections = () => [...listener.connections, ...(atDefault?.connections ?? [])];
+
+  /**
+   * `argv` run as a script would (no terminal), plain with --verbose and with --json: exit 2 with
+   * `code`, nothing on stdout, no request traced, one error object with --json, the key never
+   * shown. Returns the plain run's error line.
+   */
+  async function expectRefused(code: string, argv: string[], env: Record<string, string>, input?: string): Promise<string> {
+    const opts = { env: { NO_COLOR: '1', ...env }, ...(input === undefined ? {} : { input }) };
+    const plain = await runCli(['--verbose', ...argv], opts);
+    const json = await runCli(['--json', ...argv], opts);
+    for (const r of [plain, json]) {
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).not.toContain(FAKE_LIVE_KEY);
+    }
+    expect(plain.stderr).not.toMatch(/^> /m); // no request was even begun
+    const [line, hint, ...rest] = plain.stderr.trimEnd().split('\n');
+    expect(line).toMatch(new RegExp(`^error: .* \\(${code}\\)$`));
+    expect(hint).toMatch(/^hint: /);
+    expect(rest).toEqual([]);
+    const lines = json.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toEqual({ error: { code, message: expect.any(String), hint: expect.any(String) } });
+    return line!;
+  }
+
+  it('SVC_API_KEY alone (no profile, no URL): exit 2, base_url_required naming what to set; nothing connects to the sandbox\'s port', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'svc-precedence-empty-'));
+    try {
+      for (const argv of [['account'], ['--yes', 'transfer', 'send', '@acme', '1'], ['balance']]) {
+        const line = await expectRefused('base_url_required', argv, { SVC_CONFIG_DIR: empty, SVC_API_KEY: FAKE_LIVE_KEY });
+        expect(line).toBe("error: a live API key has no default base URL: set --base-url, SVC_BASE_URL or the profile's base URL (base_url_required)");
+      }
+      expect(connections()).toEqual([]);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  it('profile add without --base-url refuses a live key, checked or not, and saves nothing; the command after it has no key', async () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'svc-precedence-add-'));
+    try {
+      for (const flags of [[], ['--no-verify']]) {
+        const line = await expectRefused('base_url_required', ['profile', 'add', 'prod', '--key-stdin', ...flags], { SVC_CONFIG_DIR: fresh }, `${FAKE_LIVE_KEY}\n`);
+        expect(line).toBe("error: a live API key has no default base URL: give the service's https:// URL with --base-url; nothing was saved (base_url_required)");
+      }
+      expect(JSON.parse((await runCli(['--json', 'profile', 'ls'], { env: { SVC_CONFIG_DIR: fresh } })).stdout)).toEqual([]);
+      const after = await runCli(['account'], { env: { SVC_CONFIG_DIR: fresh } });
+      expect(after.code).toBe(3);
+      expect(after.stderr).toMatch(/\(no_api_key\)/);
+      // A profile an older svc saved that way (the sandbox's URL) is refused when used.
+      new ProfileStore(fresh).set('old', { apiKey: FAKE_LIVE_KEY, baseUrl: DEFAULT_SANDBOX_URL }, { makeCurrent: true });
+      const line = await expectRefused('insecure_base_url', ['account'], { SVC_CONFIG_DIR: fresh });
+      expect(line).toBe(`error: refusing to send a live API key over plain HTTP to 127.0.0.1:${DEFAULT_SANDBOX_PORT} (from profile "old"): a svc_live_ key goes over https:// only, even to this machine (insecure_base_url)`);
+      expect(connections()).toEqual([]);
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+
+  it('a current live profile with a plain-http SVC_BASE_URL left over: exit 2, insecure_base_url naming SVC_BASE_URL; nothing connects anywhere', async () => {
+    liveService.requests.length = 0;
+    for (const argv of [['account'], ['--yes', 'transfer', 'send', '@acme', '1']]) {
+      const line = await expectRefused('insecure_base_url', argv, { SVC_CONFIG_DIR: liveDir, SVC_BASE_URL: listener.url });
+      expect(line).toBe(`error: refusing to send a live API key over plain HTTP to ${new URL(listener.url).host} (from SVC_BASE_URL): a svc_live_ key goes over https:// only, even to this machine (insecure_base_url)`);
+    }
+    expect(connections()).toEqual([]);
+    expect(liveService.requests).toEqual([]); // not sent to the profile's own URL instead either
+  });
+
+  it('--base-url http://127.0.0.1:<port> with a live key: refused for a command and at profile add (nothing saved); no connection', async () => {
+    const flag = ['--base-url', listener.url];
+    const line = await expectRefused('insecure_base_url', [...flag, 'account'], { SVC_CONFIG_DIR: liveDir });
+    expect(line).toMatch(/ \(from --base-url\): a svc_live_ key goes over https:\/\/ only, even to this machine \(insecure_base_url\)$/);
+    await expectRefused('insecure_base_url', [...flag, 'account'], { SVC_CONFIG_DIR: liveDir, SVC_API_KEY: FAKE_LIVE_KEY });
+    const fresh = mkdtempSync(join(tmpdir(), 'svc-precedence-add-'));
+    try {
+      for (const flags of [[], ['--no-verify']]) {
+        const add = await expectRefused('insecure_base_url', [...flag, 'profile', 'add', 'prod', '--key-stdin', ...flags], { SVC_CONFIG_DIR: fresh }, `${FAKE_LIVE_KEY}\n`);
+        expect(add).toMatch(/; nothing was saved \(insecure_base_url\)$/);
+      }
+      expect(JSON.parse((await runCli(['--json', 'profile', 'ls'], { env: { SVC_CONFIG_DIR: fresh } })).stdout)).toEqual([]);
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
+    expect(connections()).toEqual([]);
+    // The control: the listener does record, and a test key keeps plain http to loopback.
+    const test = await runCli([...flag, 'account'], { env: { SVC_CONFIG_DIR: liveDir, SVC_API_KEY: TEST_KEY } });
+    expect(test.code).toBe(3); // the listener answers 401 to anything
+    expect(listener.connections.map((c) => c.received.toString())).toEqual([expect.stringContaining(`authorization: Bearer ${TEST_KEY}`)]);
   });
 });

@@ -62,10 +62,11 @@ async function expectApiFailure(code: string, status: number, exit: number, argv
   expect(err.request_id).toMatch(/^req_\w+$/);
 }
 
-async function withServer(handler: Handler, body: (s: ScriptedServer, env: Record<string, string>) => Promise<void>): Promise<void> {
-  const s = await startScriptedServer(handler);
+async function withServer(handler: Handler, body: (s: ScriptedServer, env: Record<string, string>) => Promise<void>, key = UNKNOWN_TEST_KEY): Promise<void> {
+  // A live key goes over https only: its service serves https (a certificate runCli trusts).
+  const s = await startScriptedServer(handler, { tls: key === FAKE_LIVE_KEY });
   try {
-    await body(s, { SVC_CONFIG_DIR: tmp(), SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: s.url, NO_COLOR: '1' });
+    await body(s, { SVC_CONFIG_DIR: tmp(), SVC_API_KEY: key, SVC_BASE_URL: s.url, NO_COLOR: '1' });
   } finally {
     await s.close();
   }
@@ -240,11 +241,20 @@ describe('every local code', () => {
     await expectFailure('invalid_base_url', 2, ['--base-url', 'not a url', 'account']);
     await expectFailure('insecure_base_url', 2, ['--base-url', 'http://example.com', 'account']);
   });
+  it('base_url_required → 2 (a live key has no default base URL); insecure_base_url → 2 for a live key over plain http to loopback', async () => {
+    await expectFailure('base_url_required', 2, ['account'], { env: { SVC_CONFIG_DIR: tmp(), SVC_API_KEY: FAKE_LIVE_KEY } });
+    await expectFailure('base_url_required', 2, ['profile', 'add', 'prod', '--key-stdin', '--no-verify'], { env: { SVC_CONFIG_DIR: tmp() }, input: `${FAKE_LIVE_KEY}\n` });
+    await withServer(() => ({ status: 200, body: ACCOUNT }), async (s, env) => {
+      await expectFailure('insecure_base_url', 2, ['account'], { env: { ...env, SVC_API_KEY: FAKE_LIVE_KEY } });
+      await expectFailure('insecure_base_url', 2, ['--base-url', s.url, 'profile', 'add', 'prod', '--key-stdin'], { env, input: `${FAKE_LIVE_KEY}\n` });
+      expect(s.requests).toEqual([]);
+    });
+  });
   it('confirmation_required → 2, nothing sent (live key, no terminal)', async () => {
     await withServer(() => ({ status: 201, body: {} }), async (s, env) => {
-      await expectFailure('confirmation_required', 2, ['transfer', 'send', '@acme', '1'], { env: { ...env, SVC_API_KEY: FAKE_LIVE_KEY } });
+      await expectFailure('confirmation_required', 2, ['transfer', 'send', '@acme', '1'], { env });
       expect(s.requests).toHaveLength(0);
-    });
+    }, FAKE_LIVE_KEY);
   });
   it('invalid_option → 2 (sandbox start)', async () => {
     await expectFailure('invalid_option', 2, ['sandbox', 'start', '--port', '0', '--ephemeral', '--host', '10.1.2.3']);
@@ -380,17 +390,16 @@ describe('confirmation: asked only with a live key, and never after sending', ()
   ];
   it.each(commands)('%s with a live key: refused without a terminal (exit 2, nothing written), sent with --yes', async (_name, argv) => {
     await withServer(live, async (s, env) => {
-      const liveEnv = { ...env, SVC_API_KEY: FAKE_LIVE_KEY };
       for (const flags of [[], ['--no-input']]) {
-        const r = await run([...flags, ...argv], { env: liveEnv });
+        const r = await run([...flags, ...argv], { env });
         expect(r.code, r.stderr).toBe(2);
         expect(r.stderr).toMatch(/\(confirmation_required\)\nhint: .*--yes/);
       }
       expect(writes(s)).toEqual([]);
-      const yes = await run(['--yes', ...argv], { env: liveEnv });
+      const yes = await run(['--yes', ...argv], { env });
       expect(yes.code, yes.stderr).toBe(0);
       expect(writes(s)).toHaveLength(1);
-    });
+    }, FAKE_LIVE_KEY);
   });
   it('with a test key nothing asks: a scripted policy change against the sandbox needs no --yes', async () => {
     const r = await run(['agent', 'policy', 'set', 'bot', '--daily-limit', '75']);

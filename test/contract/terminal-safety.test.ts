@@ -17,6 +17,7 @@ import { ProfileStore } from '../../src/config/profiles.js';
 import { runCli, type CliOptions, type CliResult } from '../helpers/cli.js';
 import { BIN, startTestSandbox, type TestSandbox } from '../helpers/e2e.js';
 import { FAKE_LIVE_KEY, startScriptedServer, UNKNOWN_TEST_KEY, type ScriptedServer, type RecordedRequest, type Reply } from '../helpers/scripted-server.js';
+import { loopbackCaFile } from '../helpers/tls.js';
 import { hasTmux, killAllTmux, startTmux, type TmuxSession } from '../helpers/tmux.js';
 
 const ESC = '\u001b';
@@ -659,14 +660,14 @@ describe.skipIf(!hasTmux())('svc pending review on a terminal: hostile text is s
         return { status: 200, body: { pending: [{ transaction_id: `txn_${H}`, agent: `@alice/bot${ATTACK}`, to: `@acme${H}`, requested_at: TS, expires_at: LATER }] } };
       }
       return { status: 402, body: { error: { code: 'insufficient_balance', message: `no funds ${ESC}]0;pwned${BEL}${ESC}[2J`, request_id: 'req_1' } } };
-    });
+    }, { tls: true }); // a live key goes over https only
     const configDir = mkdtempSync(join(tmpdir(), 'svc-safety-'));
     try {
       const term = await startTmux([process.execPath, BIN, 'pending', 'review'], {
         env: {
           PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', SVC_CONFIG_DIR: configDir, NO_COLOR: '1',
           // A live key: only then does review ask "are you sure" (restating what is approved).
-          SVC_API_KEY: FAKE_LIVE_KEY, SVC_BASE_URL: server.url,
+          SVC_API_KEY: FAKE_LIVE_KEY, SVC_BASE_URL: server.url, NODE_EXTRA_CA_CERTS: loopbackCaFile(),
         },
         width: 320, // the confirmation quotes long hostile fields: keep it on one line
       });

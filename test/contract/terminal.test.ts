@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ProfileStore } from '../../src/config/profiles.js';
 import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+import { loopbackCaFile } from '../helpers/tls.js';
 import { hasTmux, killAllTmux, startTmux, type TmuxSession } from '../helpers/tmux.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -36,10 +37,13 @@ afterAll(() => {
   for (const d of configDirs) rmSync(d, { recursive: true, force: true });
 });
 
-/** Runs svc in a new terminal. Colour stays on (no NO_COLOR); CI is not set, so prompts are allowed. */
+/**
+ * Runs svc in a new terminal. Colour stays on (no NO_COLOR); CI is not set, so prompts are allowed.
+ * It trusts the certificate of https scripted servers (a live key's fake service serves https).
+ */
 function svcInTerminal(args: string[], configDir: string): Promise<TmuxSession> {
   return startTmux([process.execPath, BIN, ...args], {
-    env: { PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8', SVC_CONFIG_DIR: configDir, TERM: 'xterm-256color' },
+    env: { PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8', SVC_CONFIG_DIR: configDir, TERM: 'xterm-256color', NODE_EXTRA_CA_CERTS: loopbackCaFile() },
     cwd: home,
   });
 }
@@ -168,7 +172,7 @@ function startRecorder(): Promise<ScriptedServer> {
       };
     }
     return { status: 404, body: { error: { code: 'not_found', message: 'not here', request_id: 'req_fake' } } };
-  });
+  }, { tls: true }); // a live key goes over https only
 }
 
 describe.skipIf(!hasTmux())('transfer send with a live key, on a terminal', () => {

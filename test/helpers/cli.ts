@@ -6,6 +6,7 @@ import type { Clock } from '../../src/clock.js';
 import type { Prompter } from '../../src/io/prompter.js';
 import type { Interrupt } from '../../src/runtime/interrupt.js';
 import { main } from '../../src/main.js';
+import { loopbackCertificate } from './tls.js';
 
 export interface CliResult {
   code: number;
@@ -31,6 +32,11 @@ export interface CliOptions {
   onStdout?: (text: string) => void;
   /** Who answers questions (with tty stdin and stdout); default: the terminal prompter on the buffers. */
   prompter?: Prompter;
+  /**
+   * The certificate authorities main() trusts instead of Node's (MainContext.trustedCa). Default:
+   * the test certificate of https scripted servers (tls.ts); null: Node's own, as in production.
+   */
+  trustedCa?: string | null;
 }
 
 class Collector extends Writable {
@@ -58,6 +64,7 @@ export async function runCli(argv: readonly string[], opts: CliOptions = {}): Pr
   const stderr = new Collector(opts.onStderr);
   const stdin = opts.input === undefined ? Readable.from([]) : Readable.from([Buffer.from(opts.input)]);
   const interrupt: Interrupt | undefined = opts.interrupt ? { signal: opts.interrupt, handle: () => {} } : undefined;
+  const trustedCa = opts.trustedCa === undefined ? loopbackCertificate().cert : opts.trustedCa;
   const code = await main(argv, {
     stdin,
     stdout,
@@ -68,6 +75,7 @@ export async function runCli(argv: readonly string[], opts: CliOptions = {}): Pr
     clock: opts.clock ?? virtualClock(),
     ...(interrupt ? { interrupt } : {}),
     ...(opts.prompter ? { prompter: opts.prompter } : {}),
+    ...(trustedCa ? { trustedCa } : {}),
   });
   return { code, stdout: stdout.text, stderr: stderr.text };
 }

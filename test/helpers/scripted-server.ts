@@ -1,8 +1,12 @@
 // Small local HTTP servers for tests that need behaviour no faithful service shows on demand:
 // scripted statuses (503, 429 + Retry-After), a server that never answers, a refused port,
-// and a record of every request received (to prove what was, or was not, sent).
+// and a record of every request received (to prove what was, or was not, sent). With `tls`
+// they serve https on loopback with the process's test certificate (tls.ts), which runCli's
+// main() trusts: what a live key needs, since it never goes over plain http.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
+import { loopbackCertificate } from './tls.js';
 
 export interface RecordedRequest {
   method: string;
@@ -30,9 +34,14 @@ export interface ScriptedServer {
   close(): Promise<void>;
 }
 
-export async function startScriptedServer(handler: Handler): Promise<ScriptedServer> {
+export interface ScriptedServerOptions {
+  /** Serve https with loopbackCertificate() (runCli trusts it; a spawned svc needs NODE_EXTRA_CA_CERTS=loopbackCaFile()). */
+  tls?: boolean;
+}
+
+export async function startScriptedServer(handler: Handler, opts: ScriptedServerOptions = {}): Promise<ScriptedServer> {
   const requests: RecordedRequest[] = [];
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
@@ -59,17 +68,59 @@ export async function startScriptedServer(handler: Handler): Promise<ScriptedSer
       });
       res.end(payload);
     });
-  });
+  };
+  const server: Server = opts.tls ? createHttpsServer(loopbackCertificate(), listener) : createServer(listener);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${opts.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     requests,
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();
         server.close(() => r());
       }),
+  };
+}
+
+export interface ConnectionRecorder {
+  url: string;
+  /** Every TCP connection accepted, with the bytes it sent (a request line, a key, a TLS hello...). */
+  connections: Array<{ received: Buffer }>;
+  close(): Promise<void>;
+}
+
+/**
+ * Someone listening on a loopback port: records every connection, not just every request (even
+ * one that sends nothing proves a key was on its way), and answers any bytes with a bare 401 so
+ * that a client that did connect ends at once. `port` 0: any free port.
+ */
+export async function startConnectionRecorder(port = 0): Promise<ConnectionRecorder> {
+  const connections: Array<{ received: Buffer }> = [];
+  const sockets = new Set<Socket>();
+  const server = createTcpServer((socket) => {
+    const record = { received: Buffer.alloc(0) };
+    connections.push(record);
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => {});
+    socket.on('data', (chunk: Buffer) => {
+      record.received = Buffer.concat([record.received, chunk]);
+      if (record.received.includes('\r\n\r\n')) socket.end('HTTP/1.1 401 Unauthorized\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  const { port: bound } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${bound}`,
+    connections,
+    close: () => new Promise<void>((r) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => r());
+    }),
   };
 }
 

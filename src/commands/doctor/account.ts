@@ -4,7 +4,7 @@
 // account's viewing public key when it gives one (the sandbox does), else whether the key opens
 // one of the account's balance ciphertexts; with neither, the key can only be checked for form.
 import type { Needs } from '../../runtime/factory.js';
-import type { ResolvedAuth } from '../../config/resolve.js';
+import type { AuthSettings } from '../../config/resolve.js';
 import { AccountSchema, BalancesSchema, type Account } from '../../api/schemas.js';
 import { unauthorizedHint } from '../../api/hints.js';
 import { maskSecret } from '../../config/mask.js';
@@ -17,7 +17,7 @@ function clip(text: string, max = 200): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
-export async function checkApiKey(ctx: Needs<'client'>, auth: ResolvedAuth, base: URL): Promise<{ result: CheckResult; account?: Account }> {
+export async function checkApiKey(ctx: Needs<'client'>, auth: AuthSettings, base: URL): Promise<{ result: CheckResult; account?: Account }> {
   const loopback = isLoopbackHost(base.hostname);
   try {
     const client = await ctx.client();
@@ -42,7 +42,7 @@ export async function checkApiKey(ctx: Needs<'client'>, auth: ResolvedAuth, base
 
 const ADD_KEY = 'add it with `svc profile add <name> --decryption-key-stdin`, or set SVC_DECRYPTION_KEY';
 
-export async function checkDecryptionKey(ctx: Needs<'client' | 'decryptionKey'>, auth: ResolvedAuth | undefined, account: Account | undefined): Promise<CheckResult> {
+export async function checkDecryptionKey(ctx: Needs<'client' | 'decryptionKey'>, auth: AuthSettings | undefined, account: Account | undefined): Promise<CheckResult> {
   if (!auth) return skip('decryption_key', 'no API key (see profile)');
   if (!auth.decryptionKey) {
     return warn('decryption_key', 'none set: balances, amounts and memos show as `encrypted`', { fix: ADD_KEY, data: { present: false } });

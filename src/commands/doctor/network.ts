@@ -20,7 +20,7 @@ export type Probe =
   | { answered: false; failure: NetFailure; timedOut: boolean; totalMs: number };
 
 /** One keyless GET; never throws for a network failure. */
-export async function probe(ctx: Needs<'clock' | 'env' | 'globals' | 'io' | 'network'>, base: URL): Promise<Probe> {
+export async function probe(ctx: Needs<'clock' | 'env' | 'globals' | 'io' | 'network' | 'trustedCa'>, base: URL): Promise<Probe> {
   const budget = ctx.network.budget();
   const left = Math.ceil(budget.remainingMs);
   if (left <= 0) return { answered: false, failure: { words: 'timed out', refused: false, timedOut: true }, timedOut: true, totalMs: budget.totalMs };
@@ -32,7 +32,7 @@ export async function probe(ctx: Needs<'clock' | 'env' | 'globals' | 'io' | 'net
   const started = performance.now();
   try {
     const res = await budget.measure(() => unlessAborted(deadline, (async () => {
-      const r = await httpRequest(dispatcherFor(base, ctx.env), url, { method: 'GET', headers: { accept: 'application/json', 'user-agent': 'svc-cli/0.1 (doctor)' }, signal: deadline });
+      const r = await httpRequest(dispatcherFor(base, ctx.env, ctx.trustedCa), url, { method: 'GET', headers: { accept: 'application/json', 'user-agent': 'svc-cli/0.1 (doctor)' }, signal: deadline });
       await r.body.dump({ limit: 64 * 1024 });
       return r;
     })()));

@@ -1,14 +1,13 @@
 // Which profile, key and base URL a command would use (the one resolution every command makes,
-// the factory's auth() over src/config/resolve.ts), and which connection it would take (the dispatcher's
-// own decision, src/api/dispatcher.ts): the doctor explains them, it does not decide them again.
+// the factory's settings() over src/config/resolve.ts, and the check its auth() makes of the base
+// URL, src/api/url.ts), and which connection it would take (the dispatcher's own decision,
+// src/api/dispatcher.ts): the doctor explains them, it does not decide them again.
 import type { Needs } from '../../runtime/factory.js';
-import type { ResolvedAuth } from '../../config/resolve.js';
+import type { AuthSettings, BaseUrlSource } from '../../config/resolve.js';
 import { exemptFromProxy, proxyFor } from '../../api/dispatcher.js';
-import { checkBaseUrl } from '../../api/url.js';
+import { checkKeyBaseUrl } from '../../api/url.js';
 import { isLoopbackHost } from '../../domain/loopback.js';
 import { maskSecret } from '../../config/mask.js';
-import { configDir } from '../../config/paths.js';
-import { readProfiles } from '../../config/profile-file.js';
 import { CliError } from '../../errors.js';
 import { fail, ok, skip, warn, type CheckResult } from './check.js';
 
@@ -18,10 +17,10 @@ function namedBy(ctx: Needs<'env' | 'globals'>): '--profile' | 'SVC_PROFILE' | n
   return ctx.env.SVC_PROFILE ? 'SVC_PROFILE' : null;
 }
 
-export async function checkProfile(ctx: Needs<'auth' | 'env' | 'globals'>): Promise<{ result: CheckResult; auth?: ResolvedAuth }> {
-  let auth: ResolvedAuth;
+export async function checkProfile(ctx: Needs<'settings' | 'env' | 'globals'>): Promise<{ result: CheckResult; auth?: AuthSettings }> {
+  let auth: AuthSettings;
   try {
-    auth = await ctx.auth();
+    auth = await ctx.settings();
   } catch (err) {
     if (err instanceof CliError && err.code === 'unsafe_config') return { result: skip('profile', 'the config cannot be read safely (see config dir / config file)') };
     if (err instanceof CliError) {
@@ -55,28 +54,22 @@ export async function checkProfile(ctx: Needs<'auth' | 'env' | 'globals'>): Prom
 }
 
 /** Where the base URL came from, by the precedence of docs/configuration.md. */
-function baseUrlSource(ctx: Needs<'env' | 'globals'>, auth: ResolvedAuth): string {
-  if (ctx.globals.baseUrl !== undefined) return '--base-url';
-  if (!namedBy(ctx) && ctx.env.SVC_BASE_URL) return 'SVC_BASE_URL';
-  if (auth.profileName) {
-    try {
-      if (readProfiles(configDir(ctx.env)).get(auth.profileName)?.baseUrl) return `profile "${auth.profileName}"`;
-    } catch {
-      /* read a moment ago by auth(): not expected to fail now */
-    }
-  }
-  return 'the default: the local sandbox';
+function sourceWords(source: BaseUrlSource): string {
+  return source === 'default' ? 'the default: the local sandbox' : source;
 }
 
-export function checkBase(ctx: Needs<'env' | 'globals'>, auth: ResolvedAuth): { result: CheckResult; url?: URL } {
-  const source = baseUrlSource(ctx, auth);
-  const data = { url: auth.baseUrl, source };
+/** The base URL as the factory's auth() checks it for the key (src/api/url.ts): the same rule, explained. */
+export function checkBase(auth: AuthSettings): { result: CheckResult; url?: URL } {
+  const source = auth.baseUrl === undefined ? 'none' : sourceWords(auth.baseUrlSource);
+  const data = { ...(auth.baseUrl === undefined ? {} : { url: auth.baseUrl }), source };
   let url: URL;
   try {
-    url = checkBaseUrl(auth.baseUrl);
+    url = checkKeyBaseUrl(auth.baseUrl, auth.environment);
   } catch (err) {
-    if (err instanceof CliError) return { result: fail('base_url', `${err.message} (from ${source})`, { ...(err.hint ? { fix: err.hint } : {}), data }) };
-    throw err;
+    if (!(err instanceof CliError)) throw err;
+    // No URL at all (a live key has no default): there is no source to name.
+    const detail = auth.baseUrl === undefined ? `none: ${err.message}` : `${err.message} (from ${source})`;
+    return { result: fail('base_url', detail, { ...(err.hint ? { fix: err.hint } : {}), data: { ...data, error: err.code } }) };
   }
   const where = isLoopbackHost(url.hostname) ? ', this machine' : '';
   return { url, result: ok('base_url', `${auth.baseUrl} (${source}${where})`, { data }) };

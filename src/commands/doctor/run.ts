@@ -23,7 +23,7 @@ export interface DoctorDeps {
 
 const LABEL_WIDTH = Math.max(...Object.values(LABELS).map((l) => l.length));
 
-export async function runDoctor(ctx: Needs<'auth' | 'client' | 'clock' | 'decryptionKey' | 'env' | 'globals' | 'io' | 'json' | 'network'>, deps: DoctorDeps = {}): Promise<void> {
+export async function runDoctor(ctx: Needs<'settings' | 'client' | 'clock' | 'decryptionKey' | 'env' | 'globals' | 'io' | 'json' | 'network' | 'trustedCa'>, deps: DoctorDeps = {}): Promise<void> {
   ctx.network.timeoutMs(); // a bad --timeout is a usage error before any check runs
   const results: CheckResult[] = [];
   const secrets: (string | undefined)[] = [];
@@ -56,7 +56,7 @@ export async function runDoctor(ctx: Needs<'auth' | 'client' | 'clock' | 'decryp
   const auth = profile.auth;
   if (auth) secrets.push(auth.apiKey, auth.decryptionKey, auth.sandboxAdminToken);
 
-  const base = auth ? checkBase(ctx, auth) : undefined;
+  const base = auth ? checkBase(auth) : undefined;
   add(base?.result ?? skip('base_url', 'no API key to use it with (see profile)'));
   const url = base?.url;
 

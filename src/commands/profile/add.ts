@@ -5,11 +5,12 @@ import type { Account } from '../../api/schemas.js';
 import type { DecryptionKey } from '../../crypto/viewing-key.js';
 import { ApiError, CliError, UsageError } from '../../errors.js';
 import { sanitize } from '../../io/sanitize.js';
-import { checkApiKey, environmentOfKey } from '../../domain/api-key.js';
+import { checkApiKey, environmentOfKey, type Environment } from '../../domain/api-key.js';
 import { maskSecret } from '../../config/mask.js';
-import { DEFAULT_BASE_URL, type Profile } from '../../config/profiles.js';
+import { type Profile } from '../../config/profiles.js';
 import { checkProfileName } from '../../config/profile-name.js';
-import { checkBaseUrl } from '../../api/url.js';
+import { baseUrlRequired, checkBaseUrl } from '../../api/url.js';
+import { defaultBaseUrl } from '../../domain/key-transport.js';
 import { printJson } from '../../io/render.js';
 import { palette } from '../../io/colors.js';
 import { promptSecret, readStdin } from '../../io/secret-input.js';
@@ -37,8 +38,7 @@ async function secretsFromStdin(ctx: Needs<'io'>, opts: AddOptions): Promise<{ a
 
 export async function addProfile(ctx: Needs<'clientFor' | 'env' | 'globals' | 'io' | 'json' | 'profiles' | 'prompter'>, name: string, opts: AddOptions): Promise<void> {
   checkProfileName(name);
-  const baseUrl = ctx.globals.baseUrl ?? DEFAULT_BASE_URL;
-  checkBaseUrl(baseUrl);
+  if (ctx.globals.baseUrl !== undefined) checkBaseUrl(ctx.globals.baseUrl); // the rule of every key, before a key is asked for
   const fromStdin = await secretsFromStdin(ctx, opts);
   const apiKey = fromStdin.apiKey
     ?? (ctx.env.SVC_API_KEY && !ctx.io.canPrompt ? ctx.env.SVC_API_KEY : await promptSecret(ctx.io, ctx.prompter, 'API key:', '--key-stdin or SVC_API_KEY'));
@@ -49,6 +49,7 @@ export async function addProfile(ctx: Needs<'clientFor' | 'env' | 'globals' | 'i
     });
   }
   const env = environmentOfKey(apiKey)!;
+  const baseUrl = baseUrlFor(ctx.globals.baseUrl, env);
 
   let decryptionKey = fromStdin.decryptionKey ?? (ctx.env.SVC_DECRYPTION_KEY || undefined);
   if (decryptionKey === undefined && !opts.keyStdin && ctx.io.canPrompt) {
@@ -88,6 +89,19 @@ export async function addProfile(ctx: Needs<'clientFor' | 'env' | 'globals' | 'i
   const p = await palette(ctx.io);
   const who = account ? ` for ${sanitize(account.handle)}` : ' (key not checked: --no-verify)';
   ctx.io.err(`${p.badge(env)} profile "${name}" saved${who} (${maskSecret(apiKey)}, ${sanitize(baseUrl)})${profile.decryptionKey ? ' with a decryption key' : ''}${current ? ', now current' : ''}\n`);
+}
+
+/** The profile's base URL, checked for its key now that the key is known: a live key has no default and goes over https only. */
+function baseUrlFor(flag: string | undefined, env: Environment): string {
+  const baseUrl = flag ?? defaultBaseUrl(env);
+  if (baseUrl === undefined) throw baseUrlRequired('give the service\'s https:// URL with --base-url; nothing was saved');
+  try {
+    checkBaseUrl(baseUrl, env, '--base-url');
+  } catch (err) {
+    if (err instanceof UsageError) throw new UsageError(`${err.message}; nothing was saved`, err.hint, err.code);
+    throw err;
+  }
+  return baseUrl;
 }
 
 /** GET /v1/accounts/me with the new key: a refused key is exit 3, an unreachable service exit 7; nothing is saved either way. */

@@ -183,6 +183,7 @@ async function profileKey(handle: SandboxHandle, existing: Profile | undefined, 
   const alice = handle.seeded.find((a) => a.handle === '@alice')?.apiKey;
   if (alice) return { apiKey: alice };
   const own = existing?.apiKey;
+  // A live key is never sent over plain http (src/domain/key-transport.ts); such a profile is not the sandbox's anyway.
   if (own && environmentOfKey(own) === 'test') {
     const res = await fetch(`${handle.url}/v1/accounts/me`, { headers: { authorization: `Bearer ${own}` } });
     await res.arrayBuffer();

@@ -225,7 +225,7 @@ describe('svc agent create / ls / policy get / set / check', () => {
         return { status: 200, body: req.method === 'PATCH' ? { ...policy, ...JSON.parse(req.body) } : policy };
       }
       return { status: 404, body: { error: { code: 'not_found', message: 'no' } } };
-    });
+    }, { tls: true }); // a live key goes over https only
     const liveEnv = (url: string) => ({ SVC_CONFIG_DIR: dir, SVC_API_KEY: FAKE_LIVE_KEY, SVC_BASE_URL: url });
 
     it('agent policy set without a terminal: the diff, then exit 2 (confirmation_required), nothing sent; --yes sends it', async () => {

@@ -15,7 +15,8 @@ import { createStreams } from '../../../src/io/streams.js';
 import { generateViewingKey } from '../../../src/crypto/viewing-key.js';
 import { runCli, virtualClock } from '../../helpers/cli.js';
 import { startTestSandbox, type TestSandbox } from '../../helpers/e2e.js';
-import { ERROR, refusedPort, startScriptedServer, UNKNOWN_TEST_KEY } from '../../helpers/scripted-server.js';
+import { DEFAULT_SANDBOX_PORT } from '../../../src/domain/sandbox-address.js';
+import { ERROR, FAKE_LIVE_KEY, refusedPort, startConnectionRecorder, startScriptedServer, UNKNOWN_TEST_KEY } from '../../helpers/scripted-server.js';
 
 interface Check {
   name: string;
@@ -236,6 +237,54 @@ describe('each check failing', () => {
     expect(code).toBe(1);
     expect(by('base_url')).toMatchObject({ status: 'fail', detail: 'refusing to send an API key over plain HTTP to api.example.com (from --base-url)' });
     expect(by('reachable')).toMatchObject({ status: 'skip', detail: 'skipped: the base URL is not usable (see base URL)' });
+  });
+
+  it('a live key and no base URL: profile ✓, base URL ✗ (no default for a live key, what to set), network skipped; nothing connects', async () => {
+    const listener = await startConnectionRecorder(DEFAULT_SANDBOX_PORT).catch(() => undefined); // where the default would point
+    try {
+      const { code, by, report } = await doctorJson({ SVC_CONFIG_DIR: freshDir(), SVC_API_KEY: FAKE_LIVE_KEY });
+      expect(code).toBe(1);
+      expect(by('profile')).toMatchObject({ status: 'ok', detail: 'SVC_API_KEY (no profile) · LIVE key svc_live_****0000' });
+      expect(by('base_url')).toEqual({
+        name: 'base_url', status: 'fail', ok: false,
+        detail: "none: a live API key has no default base URL: set --base-url, SVC_BASE_URL or the profile's base URL",
+        fix: expect.stringContaining('svc_test_ keys only'),
+        data: { source: 'none', error: 'base_url_required' },
+      });
+      for (const name of ['reachable', 'tls', 'clock', 'api_key']) expect(by(name)).toMatchObject({ status: 'skip', detail: 'skipped: the base URL is not usable (see base URL)' });
+      expect(report.summary.fail).toBe(1);
+      expect(listener?.connections ?? []).toEqual([]);
+      const plain = await doctor({ SVC_CONFIG_DIR: freshDir(), SVC_API_KEY: FAKE_LIVE_KEY }, [], { tty: true });
+      expect(plain.stdout).toMatch(/^✗ base URL +none: a live API key has no default base URL: set --base-url, SVC_BASE_URL or the profile's base URL\n +fix: /m);
+    } finally {
+      await listener?.close();
+    }
+  });
+
+  it('a live key with a plain-http loopback base URL (a current profile\'s, with SVC_BASE_URL left over): base URL ✗ naming where it came from; no connection', async () => {
+    const listener = await startConnectionRecorder();
+    const own = await startScriptedServer(() => ({ status: 200, body: {} }), { tls: true });
+    try {
+      const dir = configWith({ apiKey: FAKE_LIVE_KEY, baseUrl: own.url }, 'prod');
+      const { code, by } = await doctorJson({ SVC_CONFIG_DIR: dir, SVC_BASE_URL: listener.url });
+      expect(code).toBe(1);
+      expect(by('base_url')).toMatchObject({
+        status: 'fail',
+        detail: `refusing to send a live API key over plain HTTP to ${new URL(listener.url).host}: a svc_live_ key goes over https:// only, even to this machine (from SVC_BASE_URL)`,
+        fix: expect.stringMatching(/^set the service's https:\/\/ URL in --base-url, SVC_BASE_URL or the profile's base URL/),
+        data: { url: listener.url, source: 'SVC_BASE_URL', error: 'insecure_base_url' },
+      });
+      expect(by('reachable').status).toBe('skip');
+      expect(listener.connections).toEqual([]);
+      expect(own.requests).toEqual([]);
+      // Without the variable, the profile's own https URL: every network check passes (the doctor trusts the test certificate in process).
+      const fine = await doctorJson({ SVC_CONFIG_DIR: dir });
+      expect(fine.by('base_url')).toMatchObject({ status: 'ok', detail: `${own.url} (profile "prod", this machine)` });
+      expect(fine.by('tls')).toMatchObject({ status: 'ok' });
+    } finally {
+      await listener.close();
+      await own.close();
+    }
   });
 
   it('--timeout bounds the whole run: a server that never answers fails reachable within it', async () => {

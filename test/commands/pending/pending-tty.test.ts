@@ -12,6 +12,7 @@ import { contexts, encryptTo } from '../../../src/crypto/ciphertext.js';
 import { generateViewingKey } from '../../../src/crypto/viewing-key.js';
 import { BIN } from '../../helpers/e2e.js';
 import { FAKE_LIVE_KEY, startScriptedServer, type ScriptedServer } from '../../helpers/scripted-server.js';
+import { loopbackCaFile } from '../../helpers/tls.js';
 import { hasTmux, killAllTmux, startTmux, type TmuxSession } from '../../helpers/tmux.js';
 
 const WIDTH = 80;
@@ -43,7 +44,7 @@ describe.skipIf(!hasTmux())('a live key on a terminal: the approval prompt resta
         return { status: 200, body: { transaction_id: 'txn_live1', status: 'approved', transfer_id: 'tr_live1' } };
       }
       return { status: 404, body: { error: { code: 'not_found', message: 'not here' } } };
-    });
+    }, { tls: true }); // a live key goes over https only: the spawned svc trusts the certificate through NODE_EXTRA_CA_CERTS
     configDir = mkdtempSync(join(tmpdir(), 'svc-pending-tty-'));
     home = mkdtempSync(join(tmpdir(), 'svc-pending-home-'));
     new ProfileStore(configDir).set('prod', { apiKey: FAKE_LIVE_KEY, baseUrl: server.url, decryptionKey: viewing.decryptionKey }, { makeCurrent: true });
@@ -56,7 +57,7 @@ describe.skipIf(!hasTmux())('a live key on a terminal: the approval prompt resta
   const posts = () => server.requests.filter((r) => r.method !== 'GET');
   function svc(...args: string[]): Promise<TmuxSession> {
     return startTmux([process.execPath, BIN, ...args], {
-      env: { PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8', SVC_CONFIG_DIR: configDir, NO_COLOR: '1' },
+      env: { PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8', SVC_CONFIG_DIR: configDir, NO_COLOR: '1', NODE_EXTRA_CA_CERTS: loopbackCaFile() },
       cwd: home,
       width: WIDTH,
     });

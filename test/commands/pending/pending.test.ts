@@ -136,7 +136,8 @@ function liveService(publicKey: Buffer): Handler {
 }
 
 async function withServer(handler: Handler, body: (s: ScriptedServer, env: Record<string, string>) => Promise<void>, apiKey = UNKNOWN_TEST_KEY, decryptionKey?: string): Promise<void> {
-  const s = await startScriptedServer(handler);
+  // A live key goes over https only: its service serves https (a certificate runCli trusts).
+  const s = await startScriptedServer(handler, { tls: apiKey === FAKE_LIVE_KEY });
   const dir = mkdtempSync(join(tmpdir(), 'svc-pending-'));
   try {
     await body(s, { SVC_CONFIG_DIR: dir, SVC_API_KEY: apiKey, SVC_BASE_URL: s.url, NO_COLOR: '1', ...(decryptionKey ? { SVC_DECRYPTION_KEY: decryptionKey } : {}) });

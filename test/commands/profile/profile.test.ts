@@ -39,22 +39,23 @@ describe('profile add / ls / use / rm / show', () => {
     expect(add.stdout).toBe('');
     expect(add.stderr).toBe(`[TEST] profile "work" saved (key not checked: --no-verify) (${masked(TEST_KEY)}, https://api.example.com), now current\n`);
 
-    const live = await svc(['profile', 'add', 'prod', '--key-stdin', '--no-verify'], { input: `${LIVE_KEY}\r\nignored second line\n` });
+    // A live key has no default base URL: it names its service's https:// URL.
+    const live = await svc(['profile', 'add', 'prod', '--key-stdin', '--no-verify', '--base-url', 'https://live.example.com'], { input: `${LIVE_KEY}\r\nignored second line\n` });
     expect(live.code, live.stderr).toBe(0);
-    expect(live.stderr).toBe(`[LIVE] profile "prod" saved (key not checked: --no-verify) (${masked(LIVE_KEY)}, http://127.0.0.1:46630)\n`);
+    expect(live.stderr).toBe(`[LIVE] profile "prod" saved (key not checked: --no-verify) (${masked(LIVE_KEY)}, https://live.example.com)\n`);
 
     const ls = await svc(['profile', 'ls']);
     expect(ls.code).toBe(0);
     expect(ls.stdout).toBe([
       'current\tname\tenvironment\tapi_key\tbase_url',
-      `false\tprod\tlive\t${masked(LIVE_KEY)}\thttp://127.0.0.1:46630`,
+      `false\tprod\tlive\t${masked(LIVE_KEY)}\thttps://live.example.com`,
       `true\twork\ttest\t${masked(TEST_KEY)}\thttps://api.example.com`,
       '',
     ].join('\n'));
     const json = await svc(['--json', 'profile', 'ls']);
     // No decryption key: the field is absent (never null).
     expect(JSON.parse(json.stdout)).toStrictEqual([
-      { name: 'prod', current: false, environment: 'live', api_key: masked(LIVE_KEY), base_url: 'http://127.0.0.1:46630' },
+      { name: 'prod', current: false, environment: 'live', api_key: masked(LIVE_KEY), base_url: 'https://live.example.com' },
       { name: 'work', current: true, environment: 'test', api_key: masked(TEST_KEY), base_url: 'https://api.example.com' },
     ]);
     noSecrets(add.stdout, add.stderr, live.stdout, live.stderr, ls.stdout, ls.stderr, json.stdout, json.stderr);
@@ -78,7 +79,7 @@ describe('profile add / ls / use / rm / show', () => {
 
   it('use switches the current profile; show prints it masked', async () => {
     expect((await svc(['profile', 'add', 'one', '--key-stdin', '--no-verify'], { input: TEST_KEY })).code).toBe(0);
-    expect((await svc(['profile', 'add', 'two', '--key-stdin', '--no-verify'], { input: LIVE_KEY })).code).toBe(0);
+    expect((await svc(['profile', 'add', 'two', '--key-stdin', '--no-verify', '--base-url', 'https://live.example.com'], { input: LIVE_KEY })).code).toBe(0);
     const use = await svc(['profile', 'use', 'two']);
     expect(use.code).toBe(0);
     expect(use.stderr).toBe('now using profile "two"\n');
@@ -86,7 +87,7 @@ describe('profile add / ls / use / rm / show', () => {
     expect(show.code).toBe(0);
     expect(show.stdout).toBe([
       'name\ttwo', 'current\ttrue', 'environment\tlive', `api_key\t${masked(LIVE_KEY)}`,
-      'base_url\thttp://127.0.0.1:46630', 'decryption_key\tnot set', '',
+      'base_url\thttps://live.example.com', 'decryption_key\tnot set', '',
     ].join('\n'));
     const showOne = await svc(['--json', 'profile', 'show', 'one']);
     expect(JSON.parse(showOne.stdout)).toMatchObject({ name: 'one', current: false, environment: 'test' });
@@ -182,6 +183,35 @@ describe('profile add / ls / use / rm / show', () => {
     expect(http.code).toBe(2);
     expect(http.stderr).toMatch(/^error: refusing to send an API key over plain HTTP to api\.example\.com \(insecure_base_url\)\nhint: /);
     expect(JSON.parse((await svc(['--json', 'profile', 'ls'])).stdout)).toEqual([]);
+  });
+
+  it('a live key without --base-url, or with a plain-http one (loopback too), is refused at add time and changes nothing', async () => {
+    expect((await svc(['profile', 'add', 'prod', '--key-stdin', '--no-verify', '--base-url', 'https://live.example.com'], { input: LIVE_KEY })).code).toBe(0);
+    const before = readFileSync(join(dir, 'config.json'), 'utf8');
+    const server = await startScriptedServer(() => ({ status: 200, body: {} }));
+    try {
+      const cases: Array<[string[], RegExp]> = [
+        [[], /^error: a live API key has no default base URL: give the service's https:\/\/ URL with --base-url; nothing was saved \(base_url_required\)\nhint: /],
+        [['--base-url', server.url], /^error: refusing to send a live API key over plain HTTP to 127\.0\.0\.1:\d+ \(from --base-url\): .*; nothing was saved \(insecure_base_url\)\nhint: /],
+        [['--base-url', 'http://localhost:46630'], /\(insecure_base_url\)\n/],
+      ];
+      for (const [flags, message] of cases) {
+        for (const verify of [[], ['--no-verify']]) {
+          const r = await svc(['profile', 'add', 'prod', '--key-stdin', ...verify, ...flags], { input: LIVE_KEY });
+          expect(r.code).toBe(2);
+          expect(r.stdout).toBe('');
+          expect(r.stderr).toMatch(message);
+          noSecrets(r.stderr);
+        }
+      }
+      expect(server.requests).toEqual([]);
+    } finally {
+      await server.close();
+    }
+    expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe(before);
+    // A test key keeps the sandbox's default.
+    const test = await svc(['profile', 'add', 'dev', '--key-stdin', '--no-verify'], { input: TEST_KEY });
+    expect(test.stderr).toContain(', http://127.0.0.1:46630)');
   });
 
   it('creates the config directory 0700 and config.json 0600', async () => {

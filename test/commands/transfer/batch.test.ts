@@ -9,6 +9,7 @@ import { startTestSandbox, type TestSandbox } from '../../helpers/e2e.js';
 import { BIN, spawnSvc } from '../../helpers/run.js';
 import { hasTmux, killAllTmux, startTmux } from '../../helpers/tmux.js';
 import { startScriptedServer } from '../../helpers/scripted-server.js';
+import { loopbackCaFile } from '../../helpers/tls.js';
 import { runCli } from '../../helpers/cli.js';
 
 let t: TestSandbox;
@@ -211,7 +212,7 @@ describe('failures, reruns and exit codes', () => {
   it('with a live key and no terminal: --yes is required, the error carries no amount, nothing is sent', async () => {
     const live = await startScriptedServer((req) => (req.url === '/v1/accounts/me'
       ? { status: 200, body: { account_id: 'acct_live', handle: '@livecorp', type: 'business', kyc_status: 'verified', public_key: `0x${'1'.repeat(40)}`, created_at: '2026-01-01T00:00:00Z' } }
-      : { status: 500, body: { error: { code: 'unexpected', message: 'no other request belongs here' } } }));
+      : { status: 500, body: { error: { code: 'unexpected', message: 'no other request belongs here' } } }), { tls: true }); // a live key goes over https only
     try {
       const r = await t.svc(['transfer', 'batch', file('live.csv', 'to,amount,asset\n@acme,1.5,USDG\n@bob,2,USDC\n@bob,1,USDG\n')], {
         env: { SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-batch-live-')), SVC_API_KEY: `svc_live_${'a'.repeat(32)}`, SVC_BASE_URL: live.url },
@@ -232,11 +233,11 @@ describe.skipIf(!hasTmux())('with a live key on a terminal', () => {
   it('the question states the count and totals per asset; No sends nothing (exit 1)', async () => {
     const live = await startScriptedServer((req) => (req.url === '/v1/accounts/me'
       ? { status: 200, body: { account_id: 'acct_live', handle: '@livecorp', type: 'business', kyc_status: 'verified', public_key: `0x${'1'.repeat(40)}`, created_at: '2026-01-01T00:00:00Z' } }
-      : { status: 500, body: { error: { code: 'unexpected', message: 'no other request belongs here' } } }));
+      : { status: 500, body: { error: { code: 'unexpected', message: 'no other request belongs here' } } }), { tls: true }); // a live key goes over https only
     try {
       const path = file('live-tty.csv', 'to,amount,asset\n@acme,1.5,USDG\n@bob,2,USDC\n@bob,1,USDG\n');
       const term = await startTmux([process.execPath, BIN, 'transfer', 'batch', path], {
-        env: { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', NO_COLOR: '1', SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-batch-live-')), SVC_API_KEY: `svc_live_${'c'.repeat(32)}`, SVC_BASE_URL: live.url },
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', NO_COLOR: '1', SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-batch-live-')), SVC_API_KEY: `svc_live_${'c'.repeat(32)}`, SVC_BASE_URL: live.url, NODE_EXTRA_CA_CERTS: loopbackCaFile() },
         width: 100,
       });
       await term.waitFor('Send 3 transfers (2.50 USDG and 2.00 USDC) from a LIVE account? (y/N)');

@@ -224,7 +224,7 @@ describe('transfer send --dry-run against a service that does not let an agent r
       if (req.url === '/v1/accounts/me') return { status: 200, body: { account_id: 'acct_1', handle: '@alice', type: 'personal', public_key: `0x${'1'.repeat(40)}`, kyc_status: 'verified', created_at: '2024-01-01T00:00:00Z' } };
       if (req.url === '/v1/accounts/me/balances') return { status: 200, body: { balances: [{ asset: 'USDG', nonzero: true }] } };
       return { status: 500, body: ERROR('unexpected', 'unexpected') };
-    });
+    }, { tls: true }); // a live key goes over https only
     try {
       const env = { SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-dry-')), SVC_API_KEY: FAKE_LIVE_KEY, SVC_BASE_URL: s.url, NO_COLOR: '1' };
       const r = await runCli(['--json', 'transfer', 'send', '@acme', '5', '--dry-run'], { env });
