@@ -77,11 +77,11 @@ export class CliError extends Error {
     return exitCodeOfKind(this.kind);
   }
 
-  /** The same error (same class and fields) with a hint and/or more details. */
-  with(extra: ErrorOptions): this {
+  /** The same error (same class and fields) with a hint, more details and/or a longer message. */
+  with(extra: ErrorOptions & { message?: string }): this {
     const copy = Object.create(Object.getPrototypeOf(this) as object) as this;
     Object.assign(copy, this, { hint: extra.hint ?? this.hint, details: { ...this.details, ...extra.details } });
-    Object.defineProperty(copy, 'message', { value: this.message, writable: true, configurable: true });
+    Object.defineProperty(copy, 'message', { value: extra.message ?? this.message, writable: true, configurable: true });
     Object.defineProperty(copy, 'stack', { value: this.stack, writable: true, configurable: true });
     return copy;
   }

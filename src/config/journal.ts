@@ -4,14 +4,20 @@
 // to the file the moment it is known (it survives a kill of the process); a line cut short by a
 // kill mid-write is the one entry that did not make it, and is skipped when read. Entries hold
 // ids and keys, never an amount or a memo.
-import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeSync, constants } from 'node:fs';
+//
+// Pruning rewrites the file (a new one renamed over it) while other runs may be appending to it.
+// No entry of theirs is lost: one pruner at a time (a lock file; a run that finds it taken leaves
+// the pruning to the next), the pruner copies over what was appended to the old file until its
+// rename, and an appender that finds the file replaced after its write writes the entry again
+// to the new one (a duplicate line is harmless: the latest entry of a key wins).
+import { closeSync, existsSync, fstatSync, lstatSync, openSync, readFileSync, readSync, renameSync, rmSync, writeSync, constants } from 'node:fs';
 import { join } from 'node:path';
 import { configDir, ensurePrivateDir } from './paths.js';
 import { checkPrivatePath } from './safe-path.js';
 
 export interface JournalFile<T> {
   readonly path: string;
-  /** The entries on file when it was opened, oldest first (unreadable lines skipped). */
+  /** The entries on file when it was opened, oldest first (unreadable lines skipped, `keep` applied). */
   readonly entries: readonly T[];
   /** Appends one entry, written through at once. */
   append(entry: T): void;
@@ -25,6 +31,8 @@ export interface JournalOptions<T> {
   keep?: (entry: T) => boolean;
 }
 
+const WRITE_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
+
 /** Opens (without creating) `<config dir>/<folder>/<name>.jsonl`; the file is created at the first append. */
 export function openJournalFile<T>(env: NodeJS.ProcessEnv, folder: string, name: string, opts: JournalOptions<T>): JournalFile<T> {
   const dir = join(configDir(env), folder);
@@ -32,15 +40,16 @@ export function openJournalFile<T>(env: NodeJS.ProcessEnv, folder: string, name:
   ensurePrivateDir(dir);
   const path = join(dir, `${name}.jsonl`);
   checkPrivatePath(path, 'config file');
-  const read = existsSync(path) ? readLines(path, opts.parse) : { entries: [], torn: false };
-  let entries = read.entries;
-  let torn = read.torn;
+  const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  let entries = parseLines(text, opts.parse);
+  let torn = text.length > 0 && !text.endsWith('\n');
   if (opts.keep) {
     const kept = entries.filter(opts.keep);
     if (kept.length < entries.length) {
-      rewrite(path, kept);
-      entries = kept;
-      torn = false;
+      const pruned = prune(path, opts.parse, opts.keep);
+      // Not pruned (another run is at it): the dropped entries are still ignored here.
+      entries = pruned ?? kept;
+      if (pruned) torn = false;
     }
   }
   // Opened at the first entry: a run that records nothing leaves no file behind.
@@ -49,11 +58,19 @@ export function openJournalFile<T>(env: NodeJS.ProcessEnv, folder: string, name:
     path,
     entries,
     append(entry) {
-      if (fd === undefined) {
-        fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
-        if (torn) writeSync(fd, '\n'); // so the next entry starts a line of its own
+      const line = `${JSON.stringify(entry)}\n`;
+      for (let tries = 0; ; tries++) {
+        if (fd === undefined) {
+          fd = openSync(path, WRITE_FLAGS, 0o600);
+          if (torn) writeSync(fd, '\n'); // so the next entry starts a line of its own
+          torn = false;
+        }
+        writeSync(fd, line);
+        if (!replaced(fd, path) || tries === 3) return;
+        // Another run pruned the file (or it was removed) since it was opened: write to the new one.
+        closeSync(fd);
+        fd = undefined;
       }
-      writeSync(fd, `${JSON.stringify(entry)}\n`);
     },
     close() {
       if (fd !== undefined) closeSync(fd);
@@ -62,8 +79,7 @@ export function openJournalFile<T>(env: NodeJS.ProcessEnv, folder: string, name:
   };
 }
 
-function readLines<T>(path: string, parse: (value: unknown) => T | undefined): { entries: T[]; torn: boolean } {
-  const text = readFileSync(path, 'utf8');
+function parseLines<T>(text: string, parse: (value: unknown) => T | undefined): T[] {
   const entries: T[] = [];
   for (const line of text.split('\n')) {
     if (!line) continue;
@@ -76,18 +92,106 @@ function readLines<T>(path: string, parse: (value: unknown) => T | undefined): {
     const entry = parse(value);
     if (entry !== undefined) entries.push(entry);
   }
-  return { entries, torn: text.length > 0 && !text.endsWith('\n') };
+  return entries;
 }
 
-/** Replaces the file with `entries`: written to a new file beside it (exclusively, 0600), then renamed over it. */
-function rewrite<T>(path: string, entries: readonly T[]): void {
-  const temp = `${path}.${process.pid}.tmp`;
-  rmSync(temp, { force: true });
-  const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+/** Whether `path` is no longer the file `fd` writes to. */
+function replaced(fd: number, path: string): boolean {
   try {
-    writeSync(fd, entries.map((e) => `${JSON.stringify(e)}\n`).join(''));
-  } finally {
-    closeSync(fd);
+    return lstatSync(path).ino !== fstatSync(fd).ino;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return true;
+    throw err;
   }
-  renameSync(temp, path);
+}
+
+/**
+ * Rewrites the file with the entries `keep` accepts: a new file beside it (exclusively, 0600)
+ * renamed over it, under a lock; returns what it kept, or undefined when another run holds the lock.
+ */
+function prune<T>(path: string, parse: (value: unknown) => T | undefined, keep: (entry: T) => boolean): T[] | undefined {
+  const lock = takeLock(`${path}.lock`);
+  if (lock === undefined) return undefined;
+  try {
+    const old = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      const { text, end } = readFrom(old, 0);
+      const kept = parseLines(text, parse).filter(keep);
+      const temp = `${path}.${process.pid}.tmp`;
+      rmSync(temp, { force: true });
+      const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+      try {
+        writeSync(fd, kept.map((e) => `${JSON.stringify(e)}\n`).join(''));
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(temp, path);
+      // What other runs appended to the old file between our read and the rename, copied over.
+      const late = parseLines(readFrom(old, end).text, parse);
+      if (late.length) {
+        const fd2 = openSync(path, WRITE_FLAGS, 0o600);
+        try {
+          writeSync(fd2, late.map((e) => `${JSON.stringify(e)}\n`).join(''));
+        } finally {
+          closeSync(fd2);
+        }
+      }
+      return [...kept, ...late];
+    } finally {
+      closeSync(old);
+    }
+  } finally {
+    closeSync(lock);
+    rmSync(`${path}.lock`, { force: true });
+  }
+}
+
+/** The text of `fd` from byte `start` to its end (complete lines only), and where they end. */
+function readFrom(fd: number, start: number): { text: string; end: number } {
+  const size = fstatSync(fd).size;
+  if (size <= start) return { text: '', end: start };
+  const buf = Buffer.alloc(size - start);
+  let got = 0;
+  while (got < buf.length) {
+    const n = readSync(fd, buf, got, buf.length - got, start + got);
+    if (n === 0) break;
+    got += n;
+  }
+  const last = buf.lastIndexOf(0x0a, got - 1);
+  // A line still being written (or torn by a kill) is left where it is.
+  const whole = last < 0 ? 0 : last + 1;
+  return { text: buf.subarray(0, whole).toString('utf8'), end: start + whole };
+}
+
+/** The prune lock, or undefined when a live run holds it (a lock left by a dead run is taken over). */
+function takeLock(lockPath: string): number | undefined {
+  for (let tries = 0; tries < 2; tries++) {
+    try {
+      const fd = openSync(lockPath, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+      writeSync(fd, String(process.pid));
+      return fd;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      if (holderAlive(lockPath)) return undefined;
+      rmSync(lockPath, { force: true });
+    }
+  }
+  return undefined;
+}
+
+function holderAlive(lockPath: string): boolean {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(lockPath, 'utf8'));
+  } catch {
+    return false;
+  }
+  // Being written this instant (no pid yet) counts as alive.
+  if (!Number.isInteger(pid) || pid <= 0) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

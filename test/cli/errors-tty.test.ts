@@ -54,12 +54,13 @@ describe.skipIf(!hasTmux())('an error on a terminal', () => {
       height: 24,
     });
     // The test sandbox settles nothing until its clock is advanced: the wait goes on until Ctrl-C.
-    const id = /submitted transfer (tr_\w+) \(pending\)/.exec(await term.waitFor(/waiting for transfer tr_\w+/))![1]!;
+    const [, id, key] = /submitted transfer (tr_\w+) \(pending\) under idempotency key (\S+)/.exec(await term.waitFor(/waiting for transfer tr_\w+/))!;
     await term.sendKeys('C-c');
     expect(await term.waitForExit()).toBe(130);
     const screen = await term.capture();
+    // What was accepted is named: the transfer and the key it was sent under.
     expect(screen.split('\n').slice(-2)).toEqual([
-      `error: stopped waiting: transfer ${id} was submitted and keeps settling (interrupted)`,
+      `error: stopped waiting: transfer ${id} was submitted and keeps settling; idempotency key ${key} (interrupted)`,
       `hint: follow it with \`svc transfer get ${id} --wait\``,
     ]);
     expect((await t.svcJson<{ status: string }>(['transfer', 'get', id])).status).toBe('pending');

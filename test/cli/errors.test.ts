@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type RunResult, type TestSandbox } from '../helpers/e2e.js';
 import { runCli, virtualClock } from '../helpers/cli.js';
 import {
-  ERROR, FAKE_LIVE_KEY, refusedPort, startScriptedServer, UNKNOWN_TEST_KEY, type ScriptedServer, type Handler,
+  answeringAccount, ERROR, FAKE_LIVE_KEY, refusedPort, startScriptedServer, UNKNOWN_TEST_KEY, type ScriptedServer, type Handler,
 } from '../helpers/scripted-server.js';
 
 let t: TestSandbox;
@@ -302,7 +302,9 @@ describe('transport rules', () => {
   });
 
   it('retries a POST only with its idempotency key, the same key on every try', async () => {
-    await withServer(() => ({ status: 502, body: ERROR('bad_gateway', 'upstream failed') }), async (s) => {
+    // (transfer send first asks the service which account the key is, to find its journal of keys.)
+    const posts = (s: ScriptedServer) => s.requests.filter((q) => q.method === 'POST');
+    await withServer(answeringAccount(() => ({ status: 502, body: ERROR('bad_gateway', 'upstream failed') })), async (s) => {
       const r = await svcAt(s, ['transfer', 'send', '@acme', '1.25']);
       expect(r.code).toBe(1);
       expect(r.stdout).toBe('');
@@ -311,9 +313,9 @@ describe('transport rules', () => {
       const printed = /--idempotency-key ([0-9a-f-]{36})`$/m.exec(r.stderr)?.[1];
       expect(printed).toBeDefined();
       expect(r.stderr).not.toContain('1.25');
-      expect(s.requests).toHaveLength(3);
-      expect(s.requests.map((q) => q.headers['idempotency-key'])).toEqual([printed, printed, printed]);
-      expect(new Set(s.requests.map((q) => q.body)).size).toBe(1);
+      expect(posts(s)).toHaveLength(3);
+      expect(posts(s).map((q) => q.headers['idempotency-key'])).toEqual([printed, printed, printed]);
+      expect(new Set(posts(s).map((q) => q.body)).size).toBe(1);
       // With --json: nothing on stdout, the error object on stderr carries the key.
       const j = await svcAt(s, ['--json', 'transfer', 'send', '@acme', '1.25']);
       expect(j.code).toBe(1);
@@ -323,12 +325,12 @@ describe('transport rules', () => {
       expect(err.idempotency_key).toMatch(/^[0-9a-f-]{36}$/);
       expect(err.hint).toContain(`--idempotency-key ${err.idempotency_key as string}`);
       expect(j.stderr).not.toContain('1.25');
-      expect(s.requests.slice(3).map((q) => q.headers['idempotency-key'])).toEqual(Array(3).fill(err.idempotency_key));
+      expect(posts(s).slice(3).map((q) => q.headers['idempotency-key'])).toEqual(Array(3).fill(err.idempotency_key));
     });
-    await withServer((_q, n) => (n < 3 ? { status: 503 } : { status: 201, body: TRANSFER }), async (s) => {
+    await withServer(answeringAccount((_q, n) => (n < 3 ? { status: 503 } : { status: 201, body: TRANSFER })), async (s) => {
       const r = await svcAt(s, ['transfer', 'send', '@acme', '1', '--idempotency-key', 'order-42']);
       expect(r.code, r.stderr).toBe(0);
-      expect(s.requests.map((q) => q.headers['idempotency-key'])).toEqual(['order-42', 'order-42', 'order-42']);
+      expect(posts(s).map((q) => q.headers['idempotency-key'])).toEqual(['order-42', 'order-42', 'order-42']);
       expect(r.stderr).not.toMatch(/idempotency key/);
     });
   });
@@ -370,7 +372,7 @@ describe('transport rules', () => {
 
 describe('live keys', () => {
   it('transfer send with a svc_live_ key, no terminal and no --yes → exit 2, nothing sent', async () => {
-    await withServer(() => ({ status: 201, body: TRANSFER }), async (s) => {
+    await withServer(answeringAccount(() => ({ status: 201, body: TRANSFER })), async (s) => {
       const r = await svcAt(s, ['transfer', 'send', '@acme', '1'], { SVC_API_KEY: FAKE_LIVE_KEY });
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
@@ -380,8 +382,9 @@ describe('live keys', () => {
       // The same with --yes is sent: the refusal above came from the confirmation alone.
       const ok = await svcAt(s, ['--yes', '--json', 'transfer', 'send', '@acme', '1'], { SVC_API_KEY: FAKE_LIVE_KEY });
       expect(ok.code, ok.stderr).toBe(0);
-      expect(s.requests.map((q) => `${q.method} ${q.url}`)).toEqual(['POST /v1/transfers']);
-      expect(s.requests[0]!.headers.authorization).toBe(`Bearer ${FAKE_LIVE_KEY}`);
+      // After the yes, the account (for the journal of keys), then the one POST.
+      expect(s.requests.map((q) => `${q.method} ${q.url}`)).toEqual(['GET /v1/accounts/me', 'POST /v1/transfers']);
+      expect(s.requests[1]!.headers.authorization).toBe(`Bearer ${FAKE_LIVE_KEY}`);
     }, { tls: true });
   });
 

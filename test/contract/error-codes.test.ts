@@ -10,7 +10,7 @@ import type { Clock } from '../../src/clock.js';
 import { generateViewingKey } from '../../src/crypto/viewing-key.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/e2e.js';
-import { ERROR, FAKE_LIVE_KEY, refusedPort, startScriptedServer, UNKNOWN_TEST_KEY, type ScriptedServer, type Handler } from '../helpers/scripted-server.js';
+import { answeringAccount, ERROR, FAKE_LIVE_KEY, refusedPort, startScriptedServer, UNKNOWN_TEST_KEY, type ScriptedServer, type Handler } from '../helpers/scripted-server.js';
 
 let t: TestSandbox;
 let agentKey: string;
@@ -162,8 +162,16 @@ describe('the error codes DESIGN.md adds', () => {
     await expectApiFailure('agent_name_taken', 409, 5, ['agent', 'create', 'bot']);
   });
   it('409 idempotency_key_reused → 5', async () => {
-    expect((await run(['transfer', 'send', '@acme', '1', '--idempotency-key', 'contract-reuse-1'])).code).toBe(0);
+    // Made outside `transfer send` (whose journal would refuse the reuse itself, below): the service's answer.
+    const body = JSON.stringify({ to: '@acme', amount: '1', asset: 'USDG', confidential: true });
+    expect((await run(['api', 'POST', '/v1/transfers', '--idempotency-key', 'contract-reuse-1', '--data', body])).code).toBe(0);
     await expectApiFailure('idempotency_key_reused', 409, 5, ['transfer', 'send', '@acme', '2', '--idempotency-key', 'contract-reuse-1']);
+  });
+  it('idempotency_key_reused → 5, refused by svc itself for a key its journal knows (no request)', async () => {
+    expect((await run(['transfer', 'send', '@acme', '1', '--idempotency-key', 'contract-reuse-2'])).code).toBe(0);
+    const [plain, json] = await expectFailure('idempotency_key_reused', 5, ['transfer', 'send', '@acme', '2', '--idempotency-key', 'contract-reuse-2']);
+    expect(plain.stderr).not.toMatch(/request req_/);
+    expect(JSON.parse(json.stderr).error).toMatchObject({ idempotency_key: 'contract-reuse-2', transfer_id: expect.stringMatching(/^tr_/) });
   });
   it('403 agent_suspended → 3 (and resuming lets the agent pay again)', async () => {
     expect((await run(['agent', 'suspend', 'bot'])).code).toBe(0);
@@ -255,6 +263,19 @@ describe('every local code', () => {
       await expectFailure('confirmation_required', 2, ['transfer', 'send', '@acme', '1'], { env });
       expect(s.requests).toHaveLength(0);
     }, FAKE_LIVE_KEY);
+  });
+  it('idempotency_outcome_unknown → 5: a try whose answer was lost, run again after the service forgot its key', async () => {
+    await withServer(answeringAccount((req) => (req.method === 'POST' ? { status: 503, body: ERROR('unavailable', 'down') } : { status: 404 })), async (s, env) => {
+      let now = Date.parse('2026-03-01T00:00:00Z');
+      const clock: Clock = { now: () => now, sleep: async (ms) => void (now += ms) };
+      const first = await run(['transfer', 'send', '@acme', '1', '--idempotency-key', 'lost-1'], { env, clock });
+      expect(first.code).toBe(1); // 503 after the retries: the outcome is unknown
+      now += 25 * 3_600_000;
+      const posts = s.requests.filter((q) => q.method === 'POST').length;
+      const [, json] = await expectFailure('idempotency_outcome_unknown', 5, ['transfer', 'send', '@acme', '1', '--idempotency-key', 'lost-1'], { env, clock });
+      expect(JSON.parse(json.stderr).error).toMatchObject({ idempotency_key: 'lost-1', hint: expect.stringContaining('svc transfer ls --since 2026-03-01T00:00:00') });
+      expect(s.requests.filter((q) => q.method === 'POST')).toHaveLength(posts); // not sent again
+    });
   });
   it('invalid_option → 2 (sandbox start)', async () => {
     await expectFailure('invalid_option', 2, ['sandbox', 'start', '--port', '0', '--ephemeral', '--host', '10.1.2.3']);

@@ -192,9 +192,9 @@ describe('Ctrl-C while waiting: the transfer keeps settling (exit 130)', () => {
     const r = await interruptWhen(['transfer', 'send', '@acme', '1', '--wait', '--timeout-wait', '24h'], /submitted transfer tr_\w+/);
     expect(r.code).toBe(130);
     expect(r.stdout).toBe('');
-    const id = /submitted transfer (tr_\w+) \(pending\)/.exec(r.stderr)![1]!;
+    const [, id, key] = /submitted transfer (tr_\w+) \(pending\) under idempotency key (\S+)/.exec(r.stderr)!;
     expect(lines(r.stderr).slice(-2)).toEqual([
-      `error: stopped waiting: transfer ${id} was submitted and keeps settling (interrupted)`,
+      `error: stopped waiting: transfer ${id} was submitted and keeps settling; idempotency key ${key} (interrupted)`,
       `hint: follow it with \`svc transfer get ${id} --wait\``,
     ]);
     // It really keeps settling: still pending, then confirmed when a block passes.

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/e2e.js';
-import { startScriptedServer, UNKNOWN_TEST_KEY } from '../helpers/scripted-server.js';
+import { answeringAccount, startScriptedServer, UNKNOWN_TEST_KEY } from '../helpers/scripted-server.js';
 
 let t: TestSandbox;
 const noSleep = { now: Date.now, sleep: async () => {} };
@@ -63,12 +63,12 @@ describe('transfer send and its idempotency key', () => {
   });
 
   it('an unknown outcome (5xx after retries, no answer) prints the key and the exact retry command, without the amount', async () => {
-    const s = await startScriptedServer(() => ({ status: 503, body: { error: { code: 'unavailable', message: 'try later' } } }));
+    const s = await startScriptedServer(answeringAccount(() => ({ status: 503, body: { error: { code: 'unavailable', message: 'try later' } } })));
     try {
       const env = { SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-uncertain-')), SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: s.url };
       const r = await runCli(['transfer', 'send', '@acme', '731.25', '--asset', 'USDC', '--memo', 'rent'], { env, clock: noSleep });
       expect(r.code).toBe(1);
-      const keys = new Set(s.requests.map((q) => q.headers['idempotency-key']));
+      const keys = new Set(s.requests.filter((q) => q.method === 'POST').map((q) => q.headers['idempotency-key']));
       expect(keys.size).toBe(1); // the same key on every try
       const [key] = [...keys] as string[];
       expect(r.stderr).toMatch(/^hint: the transfer may or may not have been made; retry safely/m);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ProfileStore } from '../../src/config/profiles.js';
-import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+import { answeringAccount, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 import { loopbackCaFile } from '../helpers/tls.js';
 import { hasTmux, killAllTmux, startTmux, type TmuxSession } from '../helpers/tmux.js';
 
@@ -163,7 +163,7 @@ describe.skipIf(!hasTmux())('transfer send on a terminal, against the sandbox', 
 
 /** A pretend live service (test/helpers/scripted-server.ts): accepts a transfer, records every request. */
 function startRecorder(): Promise<ScriptedServer> {
-  return startScriptedServer((req) => {
+  return startScriptedServer(answeringAccount((req) => {
     if (req.method === 'POST' && req.url === '/v1/transfers') {
       const sent = JSON.parse(req.body) as { to: string; confidential?: boolean };
       return {
@@ -172,7 +172,7 @@ function startRecorder(): Promise<ScriptedServer> {
       };
     }
     return { status: 404, body: { error: { code: 'not_found', message: 'not here', request_id: 'req_fake' } } };
-  }, { tls: true }); // a live key goes over https only
+  }), { tls: true }); // a live key goes over https only
 }
 
 describe.skipIf(!hasTmux())('transfer send with a live key, on a terminal', () => {

@@ -1,8 +1,8 @@
 // Small local HTTP servers for tests that need behaviour no faithful service shows on demand:
-// scripted statuses (503, 429 + Retry-After), a server that never answers, a refused port,
-// and a record of every request received (to prove what was, or was not, sent). With `tls`
-// they serve https on loopback with the process's test certificate (tls.ts), which runCli's
-// main() trusts: what a live key needs, since it never goes over plain http.
+// scripted statuses (503, 429 + Retry-After), a server that never answers, a connection dropped
+// unanswered, a refused port, and a record of every request received (to prove what was, or was
+// not, sent). With `tls` they serve https on loopback with the process's test certificate
+// (tls.ts), which runCli's main() trusts: what a live key needs, since it never goes over plain http.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
@@ -25,8 +25,8 @@ export interface Reply {
   body?: unknown;
 }
 
-/** Returns a reply, or 'hang' to never answer (the socket stays open until close()). */
-export type Handler = (req: RecordedRequest, n: number) => Reply | 'hang' | Promise<Reply | 'hang'>;
+/** Returns a reply, 'hang' to never answer (the socket stays open until close()), or 'reset' to drop the connection unanswered. */
+export type Handler = (req: RecordedRequest, n: number) => Reply | 'hang' | 'reset' | Promise<Reply | 'hang' | 'reset'>;
 
 export interface ScriptedServer {
   url: string;
@@ -53,13 +53,17 @@ export async function startScriptedServer(handler: Handler, opts: ScriptedServer
         at: performance.now(),
       };
       requests.push(rec);
-      let reply: Reply | 'hang';
+      let reply: Reply | 'hang' | 'reset';
       try {
         reply = await handler(rec, requests.length);
       } catch (err) {
         reply = { status: 500, body: { error: { code: 'test_handler_failed', message: String(err) } } };
       }
       if (reply === 'hang') return;
+      if (reply === 'reset') {
+        req.socket.destroy();
+        return;
+      }
       const isText = typeof reply.body === 'string';
       const payload = reply.body === undefined ? '' : isText ? (reply.body as string) : JSON.stringify(reply.body);
       res.writeHead(reply.status, {
@@ -138,3 +142,12 @@ export const UNKNOWN_TEST_KEY = 'svc_test_UnknownKey000000000000000000';
 export const FAKE_LIVE_KEY = 'svc_live_FakeLiveKey0000000000000000000';
 
 export const ERROR = (code: string, message: string) => ({ error: { code, message, request_id: 'req_fake123' } });
+
+/** The account a fake service gives for GET /v1/accounts/me (`transfer send` asks, to find its journal of keys). */
+export const FAKE_ACCOUNT = { account_id: 'acct_fake', handle: '@fake', type: 'personal', kyc_status: 'verified', public_key: `0x${'2'.repeat(40)}`, created_at: '2026-01-01T00:00:00Z' };
+
+/** The handler, with GET /v1/accounts/me answered by FAKE_ACCOUNT (still recorded); `n` counts the other requests. */
+export function answeringAccount(handler: Handler): Handler {
+  let n = 0;
+  return (req) => (req.method === 'GET' && req.url === '/v1/accounts/me' ? { status: 200, body: FAKE_ACCOUNT } : handler(req, ++n));
+}

@@ -10,6 +10,7 @@ export const TEST_TOOLS = {
   fish: { for: 'fish completion tests', debian: 'fish' },
   tmux: { for: 'real-terminal tests (prompts, review screen, tables at 80 columns)', debian: 'tmux' },
   script: { for: 'pseudo-terminal tests (spinners, badges, pretty JSON)', debian: 'bsdutils' },
+  jq: { for: 'README cron-example tests (the script run as written)', debian: 'jq' },
 } as const;
 export type TestTool = keyof typeof TEST_TOOLS;
 

@@ -77,10 +77,16 @@ export async function waitForTransfer(ctx: Needs<'io' | 'json' | 'env' | 'clock'
   }
 }
 
-/** The error for a transfer that ended `failed` (exit 1). */
-export function failedTransferError(t: Transfer): CliError {
+/**
+ * The error for a transfer that ended `failed` (exit 1). For `send` the hint says how to pay it
+ * after all: its key is spent (the same command shows this failed transfer again).
+ */
+export function failedTransferError(t: Transfer, opts: { send?: boolean } = {}): CliError {
+  const tx = t.tx_hash ? `transaction ${t.tx_hash}` : undefined;
+  const again = 'to pay it after all, send it under a new --idempotency-key';
+  const hint = opts.send ? (tx ? `${tx}; ${again}` : again) : tx;
   return new CliError('failure', 'transfer_failed', `transfer ${t.transfer_id} failed: it did not settle on chain and no funds moved`, {
-    ...(t.tx_hash ? { hint: `transaction ${t.tx_hash}` } : {}),
+    ...(hint ? { hint } : {}),
     details: { transfer_id: t.transfer_id },
   });
 }

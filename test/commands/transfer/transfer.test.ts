@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSvc, startTestSandbox, type TestSandbox } from '../../helpers/e2e.js';
 import { runCli, svcIn } from '../../helpers/cli.js';
-import { startScriptedServer, UNKNOWN_TEST_KEY, type RecordedRequest } from '../../helpers/scripted-server.js';
+import { answeringAccount, startScriptedServer, UNKNOWN_TEST_KEY, type RecordedRequest } from '../../helpers/scripted-server.js';
 import { HAS_SCRIPT, spawnInTty, spawnSvc, stripAnsi } from '../../helpers/run.js';
 import { scriptedPrompter } from '../../helpers/prompter.js';
 
@@ -329,9 +329,10 @@ describe('--wait (the test moves the sandbox clock while the CLI waits)', () => 
     const r = await run.exited;
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    const id = /submitted transfer (\S+) \(pending\)/.exec(r.stderr)?.[1];
+    const [, id, key] = /submitted transfer (\S+) \(pending\) under idempotency key (\S+)/.exec(r.stderr) ?? [];
     expect(id).toBeDefined();
-    expect(r.stderr).toMatch(new RegExp(`^error: transfer ${id} failed: it did not settle on chain and no funds moved \\(transfer_failed\\)\nhint: transaction 0x[0-9a-f]+\n$`, 'mi'));
+    // What was accepted is named: the transfer and its key; a new key is what pays it after all.
+    expect(r.stderr).toMatch(new RegExp(`^error: transfer ${id} failed: it did not settle on chain and no funds moved; idempotency key ${key} \\(transfer_failed\\)\nhint: transaction 0x[0-9a-f]+; to pay it after all, send it under a new --idempotency-key\n$`, 'mi'));
     expect((await t.svcJson<Transfer>(['transfer', 'get', id!])).status).toBe('failed');
   });
 
@@ -351,7 +352,8 @@ describe('--wait (the test moves the sandbox clock while the CLI waits)', () => 
     expect(r.stdout).toBe('');
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     const err = (JSON.parse(r.stderr) as { error: Record<string, unknown> }).error;
-    expect(err).toMatchObject({ code: 'transfer_failed', transfer_id: id, message: `transfer ${id} failed: it did not settle on chain and no funds moved` });
+    expect(err).toMatchObject({ code: 'transfer_failed', transfer_id: id, message: `transfer ${id} failed: it did not settle on chain and no funds moved; idempotency key ${err.idempotency_key as string}` });
+    expect(err.idempotency_key).toMatch(new RegExp(`^${UUID_RE.source}$`));
   });
 
   it.skipIf(!HAS_SCRIPT)('a failed transfer under --wait on a terminal: the record is shown, then the error', async () => {
@@ -364,7 +366,7 @@ describe('--wait (the test moves the sandbox clock while the CLI waits)', () => 
     const id = /\[TEST\] transfer (\S+)\n/.exec(out)?.[1];
     expect(id).toBeDefined();
     expect(out).toMatch(/^Status\s+failed$/m);
-    expect(out).toMatch(new RegExp(`^error: transfer ${id} failed: it did not settle on chain and no funds moved \\(transfer_failed\\)$`, 'm'));
+    expect(out).toMatch(new RegExp(`^error: transfer ${id} failed: it did not settle on chain and no funds moved; idempotency key ${UUID_RE.source} \\(transfer_failed\\)$`, 'm'));
     expect(out.indexOf('Status')).toBeLessThan(out.indexOf('error: '));
   });
 
@@ -455,12 +457,14 @@ describe('idempotency', () => {
     expect(third.code).toBe(6);
   });
 
-  it('the same key with another body is refused → exit 5', async () => {
-    await t.svcJson<Transfer>(['transfer', 'send', '@acme', '1', '--idempotency-key', 'order-0002']);
+  it('the same key with another body is refused → exit 5 (by svc itself: its journal knows the key)', async () => {
+    const first = await t.svcJson<Transfer>(['transfer', 'send', '@acme', '1', '--idempotency-key', 'order-0002']);
+    const before = (await t.svcJson<Transfer[]>(['transfer', 'ls', '--limit', '100'])).length;
     const r = await t.svc(['transfer', 'send', '@acme', '2', '--idempotency-key', 'order-0002']);
     expect(r.code).toBe(5);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^error: .+ \(idempotency_key_reused, request req_\w+\)\n/);
+    expect(r.stderr).toMatch(new RegExp(`^error: idempotency key order-0002 was used on \\S+ for another payment \\(transfer ${first.transfer_id}\\); nothing was sent \\(idempotency_key_reused\\)\n`));
+    expect(await t.svcJson<Transfer[]>(['transfer', 'ls', '--limit', '100'])).toHaveLength(before);
   });
 
   it('amounts are sent as canonical decimal strings, so 1.50 and 001.5 replay the same transfer', async () => {
@@ -472,12 +476,13 @@ describe('idempotency', () => {
 
 describe('request body and special answers (fake service)', () => {
   it('POSTs the amount as a decimal string, never a number, with the defaults spelled out', async () => {
-    const server = await startScriptedServer(() => ({ status: 201, body: { transfer_id: 'tr_1', status: 'pending', to: '@acme', confidential: true, tx_hash: '0x1', created_at: '2024-01-01T00:00:00Z' } }));
+    const server = await startScriptedServer(answeringAccount(() => ({ status: 201, body: { transfer_id: 'tr_1', status: 'pending', to: '@acme', confidential: true, tx_hash: '0x1', created_at: '2024-01-01T00:00:00Z' } })));
+    const posts = () => server.requests.filter((q) => q.method === 'POST');
     try {
       const env = { SVC_CONFIG_DIR: EMPTY_CONFIG, SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url };
       const r = await svcIn(['transfer', 'send', '@ACME', '0.10', '--memo', 'hi'], env);
       expect(r.code, r.stderr).toBe(0);
-      const req = server.requests[0]!;
+      const req = posts()[0]!;
       expect(req.method).toBe('POST');
       expect(req.url).toBe('/v1/transfers');
       expect(req.headers['content-type']).toBe('application/json');
@@ -485,7 +490,7 @@ describe('request body and special answers (fake service)', () => {
       expect(req.body).toBe('{"to":"@acme","amount":"0.1","asset":"USDG","confidential":true,"memo":"hi"}');
       const r2 = await svcIn(['transfer', 'send', '0x1111111111111111111111111111111111111111', '12', '--asset', 'USDC', '--no-confidential'], env);
       expect(r2.code, r2.stderr).toBe(0);
-      expect(JSON.parse(server.requests[1]!.body)).toEqual({
+      expect(JSON.parse(posts()[1]!.body)).toEqual({
         to: '0x1111111111111111111111111111111111111111', amount: '12', asset: 'USDC', confidential: false,
       });
     } finally {
@@ -495,7 +500,7 @@ describe('request body and special answers (fake service)', () => {
 
   it('202 pending_approval (an agent transfer held for a human) prints the transaction and exits 8', async () => {
     const held = { transaction_id: 'txn_42', status: 'pending_approval', expires_at: '2030-01-01T00:15:00Z' };
-    const server = await startScriptedServer(() => ({ status: 202, body: held }));
+    const server = await startScriptedServer(answeringAccount(() => ({ status: 202, body: held })));
     try {
       const env = { SVC_CONFIG_DIR: EMPTY_CONFIG, SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url };
       const r = await svcIn(['transfer', 'send', '@acme', '900', '--wait'], env);
@@ -506,9 +511,9 @@ describe('request body and special answers (fake service)', () => {
       expect(j.code).toBe(8);
       expect(j.stderr).toBe('');
       // The held transaction as answered, plus the idempotency key it was sent with.
-      expect(JSON.parse(j.stdout)).toEqual({ ...held, idempotency_key: server.requests[1]!.headers['idempotency-key'] });
-      // --wait never polls a held transaction: there is no transfer yet.
-      expect(server.requests.map((q) => q.method)).toEqual(['POST', 'POST']);
+      expect(JSON.parse(j.stdout)).toEqual({ ...held, idempotency_key: server.requests[3]!.headers['idempotency-key'] });
+      // --wait never polls a held transaction: there is no transfer yet (each run asks its account first).
+      expect(server.requests.map((q) => `${q.method} ${q.url}`)).toEqual(['GET /v1/accounts/me', 'POST /v1/transfers', 'GET /v1/accounts/me', 'POST /v1/transfers']);
     } finally {
       await server.close();
     }

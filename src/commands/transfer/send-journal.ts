@@ -1,0 +1,131 @@
+// What `transfer send` has sent, on disk: per service and account, one JSON line per event of a
+// key (tried, refused for good, accepted), appended the moment it is known, kept 90 days. The
+// service remembers an Idempotency-Key for 24 hours only; with this a rerun under a key svc has
+// seen accepted is answered from the earlier transfer and never sent again, however late it
+// comes. A line holds ids, keys, a status, a time and the request's fingerprint (an HMAC under
+// a random local key: it tells the same request from another, and reveals neither amount nor
+// memo); never an amount or a memo. docs/idempotency.md.
+import { createHash, createHmac } from 'node:crypto';
+import { openJournalFile } from '../../config/journal.js';
+import { localSecret } from '../../config/local-secret.js';
+import { CliError } from '../../errors.js';
+import type { TransferRequest } from './request.js';
+
+const HOUR_MS = 3_600_000;
+/** How long a key is remembered here. */
+export const KEEP_MS = 90 * 24 * HOUR_MS;
+/**
+ * How long after a try its key is surely still remembered by the service: its 24 hours, less an
+ * hour for clocks that disagree. Past it, a try whose outcome is unknown is not tried again.
+ */
+export const SERVICE_MEMORY_MS = 23 * HOUR_MS;
+
+export const SENDS_FOLDER = 'sends';
+
+export interface SendEntry {
+  /** The command's idempotency key (given or generated). */
+  key: string;
+  /** When this was recorded (ISO 8601, the tool's clock). */
+  at: string;
+  /**
+   * `tried`: about to be sent, outcome not known yet (it stays so when the answer is lost);
+   * `not_sent`: refused for good, or never left this machine: nothing was made;
+   * `sent`: a transfer was made; `held`: a transaction held for approval was made.
+   */
+  status: 'tried' | 'not_sent' | 'sent' | 'held';
+  /** HMAC-SHA256 of the request under the local key. */
+  request: string;
+  /** The key the request went under when it is not `key` (a standard transfer offered after a 422). */
+  sent_key?: string;
+  transfer_id?: string;
+  transaction_id?: string;
+  /** A held transaction's approval deadline, as the service answered it. */
+  expires_at?: string;
+  /** For `tried` again after a try whose outcome is unknown: when that first try was made. */
+  first_tried_at?: string;
+}
+
+export interface SendJournal {
+  readonly path: string;
+  /** The latest entry of a key, if it is remembered. */
+  find(key: string): SendEntry | undefined;
+  /** The request's fingerprint: equal for the same request, and nothing else learnt from it. */
+  fingerprint(req: TransferRequest): string;
+  /** Appends an entry, timed by the tool's clock. */
+  record(entry: Omit<SendEntry, 'at'>): void;
+}
+
+/** The journal of one service (base URL) and account; entries older than 90 days are dropped. */
+export function openSendJournal(env: NodeJS.ProcessEnv, scope: { baseUrl: string; accountId: string }, now: () => number): SendJournal {
+  const name = createHash('sha256').update(`${scope.baseUrl}\u0000${scope.accountId}`).digest('hex').slice(0, 32);
+  const file = openJournalFile<SendEntry>(env, SENDS_FOLDER, name, {
+    parse: parseEntry,
+    keep: (e) => now() - Date.parse(e.at) < KEEP_MS,
+  });
+  const secret = localSecret(env, SENDS_FOLDER, 'fingerprint.key');
+  // By the command's key, and by the key a standard transfer offered after a 422 went under.
+  const last = new Map<string, SendEntry>();
+  const remember = (e: SendEntry) => {
+    last.set(e.key, e);
+    if (e.sent_key !== undefined) last.set(e.sent_key, e);
+  };
+  file.entries.forEach(remember);
+  return {
+    path: file.path,
+    find: (key) => last.get(key),
+    fingerprint(req) {
+      // Field by field, in a fixed order: the same request always gives the same text.
+      const text = JSON.stringify([req.to, req.amount, req.asset, req.confidential, req.memo ?? null]);
+      return createHmac('sha256', secret).update(text).digest('hex');
+    },
+    record(entry) {
+      const full: SendEntry = { ...entry, at: new Date(now()).toISOString() };
+      file.append(full);
+      remember(full);
+    },
+  };
+}
+
+const STATUSES: ReadonlySet<string> = new Set(['tried', 'not_sent', 'sent', 'held']);
+
+const OPTIONAL_TEXT = ['sent_key', 'transfer_id', 'transaction_id', 'expires_at', 'first_tried_at'] as const;
+
+/** A line as written by record(), or undefined (a line cut short by a kill, or not ours). */
+function parseEntry(v: unknown): SendEntry | undefined {
+  const e = v as Partial<SendEntry> | null;
+  if (!e || typeof e.key !== 'string' || typeof e.at !== 'string' || Number.isNaN(Date.parse(e.at))) return undefined;
+  if (typeof e.status !== 'string' || !STATUSES.has(e.status) || typeof e.request !== 'string') return undefined;
+  if (OPTIONAL_TEXT.some((k) => e[k] !== undefined && typeof e[k] !== 'string')) return undefined;
+  if ((e.status === 'sent' && !e.transfer_id) || (e.status === 'held' && !e.transaction_id)) return undefined;
+  return e as SendEntry;
+}
+
+/** An earlier send under this key that the service accepted: shown instead of sending again. */
+export type Earlier = SendEntry & { status: 'sent' | 'held' };
+
+/**
+ * What to do with a key the journal may know: undefined to send (unknown key, refused before,
+ * or tried within the service's memory); the earlier send to show; or an error, sending nothing,
+ * when the key was used for another request, or tried too long ago to learn how it ended.
+ */
+export function priorUse(entry: SendEntry | undefined, fingerprint: string, now: number): Earlier | undefined {
+  if (!entry || entry.status === 'not_sent') return undefined;
+  const what = entry.transfer_id ? `transfer ${entry.transfer_id}` : entry.transaction_id ? `held transaction ${entry.transaction_id}` : 'a transfer';
+  const ids = { idempotency_key: entry.key, ...(entry.transfer_id ? { transfer_id: entry.transfer_id } : {}), ...(entry.transaction_id ? { transaction_id: entry.transaction_id } : {}) };
+  if (entry.request !== fingerprint) {
+    throw new CliError('conflict', 'idempotency_key_reused', `idempotency key ${entry.key} was used on ${entry.at} for another payment (${what}); nothing was sent`, {
+      hint: entry.transfer_id
+        ? `a new payment needs a new --idempotency-key; the earlier one: \`svc transfer get ${entry.transfer_id}\``
+        : 'a new payment needs a new --idempotency-key',
+      details: ids,
+    });
+  }
+  if (entry.status === 'sent' || entry.status === 'held') return entry as Earlier;
+  // Tried, and how it ended is not known: the service still answers for it within its memory.
+  const tried = entry.first_tried_at ?? entry.at;
+  if (now - Date.parse(tried) < SERVICE_MEMORY_MS) return undefined;
+  throw new CliError('conflict', 'idempotency_outcome_unknown', `this transfer was tried under idempotency key ${entry.key} on ${tried}, how it ended is not known, and the service forgets keys after 24 hours: not sent again, as it may have been made`, {
+    hint: `look for it with \`svc transfer ls --since ${tried}\`; if it is not there, send it under a new --idempotency-key`,
+    details: ids,
+  });
+}
