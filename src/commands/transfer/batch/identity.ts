@@ -25,6 +25,11 @@ export class RowIdentities {
     return { ...row, rowId: `row-${content}-${n}`, content };
   }
 
+  /** How many rows without a ref of this content the read has seen (all of the file's, once it is read). */
+  plainCount(content: string): number {
+    return this.seen.get(content) ?? 0;
+  }
+
   /** What the row pays, keyed: the same payout written differently (`@ACME`, `7.50`) hashes the same. */
   private contentOf(row: CheckedRow): string {
     const to = row.req.to.toLowerCase(); // handles are sent lower-case; an address's case is only its checksum

@@ -16,6 +16,7 @@ import { checkTotals } from './balance.js';
 import { keyIdOf, RowIdentities } from './identity.js';
 import { openBatchFile, readRows, type BatchColumn, type BatchFile, type BatchFormat, type InputRow } from './input.js';
 import { isAccepted, openJournal, type Journal } from './journal.js';
+import { RefChanges, type Earlier } from './ref-changes.js';
 import { fileSink, outFormatOk, stdoutSink, summaryLine, Tally, type ResultLine, type ResultSink } from './results.js';
 import { addToTotals, batchNameFor, checkRow, isRowError, type PlannedRow, type RowError } from './plan.js';
 import { earlierResult, rowSender, runRows } from './send-rows.js';
@@ -62,9 +63,8 @@ function invalidRowsError(ctx: Needs<'io' | 'json'>, bad: readonly RowError[]): 
 const totalsText = (totals: ReadonlyMap<string, bigint>) => [...totals].map(([asset, units]) => `${formatUnits(units, asset)} ${asset}`).join(' and ');
 
 /** Checked rows of one read of the file, each with its identity (both reads give the same answers). */
-async function* checkedRows(rows: AsyncIterable<InputRow>, confidential: boolean, key: Buffer): AsyncGenerator<PlannedRow | RowError> {
+async function* checkedRows(rows: AsyncIterable<InputRow>, confidential: boolean, identities: RowIdentities): AsyncGenerator<PlannedRow | RowError> {
   const refs = new Map<string, number>();
-  const identities = new RowIdentities(key);
   for await (const row of rows) {
     const checked = checkRow(row, confidential, refs);
     yield isRowError(checked) ? checked : identities.of(checked);
@@ -81,6 +81,16 @@ interface BatchRun {
   /** The local key of the rows' keyed hashes. */
   key: Buffer;
   journal: Journal;
+  /** Rows whose ref was added or taken away since an earlier run (ref-changes.ts). */
+  refChanges: RefChanges;
+}
+
+/** The accepted row that answers for this one: its own, or (its ref added or removed) another's. */
+function earlierOf(run: BatchRun): (row: PlannedRow) => Earlier | undefined {
+  return (row) => {
+    const own = run.journal.last.get(row.rowId);
+    return isAccepted(own) ? { entry: own } : run.refChanges.of(row);
+  };
 }
 
 interface FirstRead {
@@ -99,18 +109,26 @@ async function firstRead(ctx: Needs<'io' | 'json'>, run: BatchRun): Promise<Firs
   const totals = new Map<string, bigint>();
   let valid = 0;
   let toSend = 0;
-  for await (const r of checkedRows(reader.rows, run.opts.confidential !== false, run.key)) {
+  const identities = new RowIdentities(run.key);
+  for await (const r of checkedRows(reader.rows, run.opts.confidential !== false, identities)) {
     if (isRowError(r)) {
       invalid.push(r);
       continue;
     }
     valid++;
-    if (isAccepted(run.journal.last.get(r.rowId))) continue;
+    const own = run.journal.last.get(r.rowId);
+    run.refChanges.note(r, isAccepted(own) ? own : undefined);
+    if (isAccepted(own)) continue;
     toSend++;
     addToTotals(totals, r.req.asset, r.units);
   }
   if (invalid.length && !run.opts.skipInvalid) throw invalidRowsError(ctx, invalid);
   if (valid === 0) throw new UsageError(invalid.length ? 'no row of the file can be sent' : 'the file has no rows', undefined, 'invalid_batch');
+  for (const m of run.refChanges.resolve((content) => identities.plainCount(content))) {
+    toSend--;
+    addToTotals(totals, m.asset, -m.units);
+    if (totals.get(m.asset) === 0n) totals.delete(m.asset);
+  }
   return { columns: reader.columns(), invalid, valid, totals, toSend };
 }
 
@@ -131,7 +149,7 @@ export async function runBatch(ctx: Needs<'account' | 'client' | 'clock' | 'conf
       ...(opts.newBatch ? { newInstance: randomBytes(8).toString('hex') } : {}),
     });
     try {
-      const run: BatchRun = { batch, accountId: account.account_id, file, format, opts, key, journal };
+      const run: BatchRun = { batch, accountId: account.account_id, file, format, opts, key, journal, refChanges: new RefChanges(journal.last) };
       await second(ctx, client, run, concurrency, await firstRead(ctx, run));
     } finally {
       journal.close();
@@ -148,11 +166,11 @@ async function checkBalance(ctx: Needs<'io' | 'json' | 'reader'>, client: ApiCli
 }
 
 /** The agent's policy over the rows in order: earlier rows count toward the daily limit. */
-function previewer(preview: PolicyPreview | undefined, journal: Journal): (row: PlannedRow) => Promise<ResultLine> {
+function previewer(preview: PolicyPreview | undefined, earlier: (row: PlannedRow) => Earlier | undefined): (row: PlannedRow) => Promise<ResultLine> {
   let spent = 0n; // what earlier rows of this run add (evaluate() adds what the service already counts)
   return async (row) => {
-    const prior = journal.last.get(row.rowId);
-    if (isAccepted(prior)) return earlierResult(row, prior); // a real run would not send it
+    const found = earlier(row);
+    if (found) return earlierResult(row, found); // a real run would not send it
     const b = { line: row.line, fields: row.fields, asset: row.req.asset, units: row.units };
     if (!preview) return { ...b, status: 'would_send' };
     const e = preview.evaluate({ to: row.req.to, amountUnits: row.units, asset: row.req.asset }, spent);
@@ -183,14 +201,14 @@ async function second(ctx: Needs<'account' | 'client' | 'clock' | 'confirm' | 'i
     if (preview?.spentTodaySource === 'unknown' && ctx.io.stderrIsTTY && !ctx.json) {
       ctx.io.err("note: today's spend could not be read (no decryption key for the agent): counted as 0\n");
     }
-    handle = previewer(preview, journal);
+    handle = previewer(preview, earlierOf(run));
   } else {
     if (first.toSend) {
       const what = `${first.toSend} transfer${first.toSend === 1 ? '' : 's'}`;
       const again = opts.newBatch ? ', rows an earlier run accepted included (--new-batch)' : '';
       await ctx.confirm.live(`Send ${what} (${totalsText(first.totals)}) from a LIVE account${again}?`, `Sending ${what} from a LIVE account${again}`);
     }
-    handle = rowSender(ctx, client, { accountId: run.accountId, batch: run.batch }, journal);
+    handle = rowSender(ctx, client, { accountId: run.accountId, batch: run.batch }, journal, earlierOf(run));
   }
 
   let interrupted = false;
@@ -202,7 +220,7 @@ async function second(ctx: Needs<'account' | 'client' | 'clock' | 'confirm' | 'i
   const progress = ctx.json || dryRun ? { update: () => {}, stop: () => {} } : startProgress(ctx.io, first.valid + (opts.skipInvalid ? first.invalid.length : 0), () => ctx.clock.now());
   const reader = await readRows(run.file, run.format);
   try {
-    await runRows(checkedRows(reader.rows, opts.confidential !== false, run.key), handle, {
+    await runRows(checkedRows(reader.rows, opts.confidential !== false, new RowIdentities(run.key)), handle, {
       concurrency: dryRun ? 1 : concurrency, // a dry run evaluates in file order: the daily limit accumulates
       stopped: () => interrupted,
       emit: (r) => {

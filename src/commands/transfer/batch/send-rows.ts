@@ -9,7 +9,8 @@ import { HeldTransactionSchema, TransferSchema } from '../../../api/schemas.js';
 import { ApiError, CliError } from '../../../errors.js';
 import * as z from 'zod/mini';
 import { idempotencyKeyOf, isContentRowId, type KeyScope } from './identity.js';
-import { isAccepted, type Journal, type JournalEntry } from './journal.js';
+import { isAccepted, type Journal } from './journal.js';
+import type { Earlier } from './ref-changes.js';
 import type { ResultLine } from './results.js';
 import { isRowError, type PlannedRow, type RowError } from './plan.js';
 
@@ -29,32 +30,37 @@ function refusedForGood(err: unknown): boolean {
   return err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 429 && err.code !== 'idempotency_key_reused';
 }
 
-/** Why a row is not sent again: the journal shows it accepted in this instance of the batch. */
-function earlierMessage(row: PlannedRow, prior: JournalEntry): string {
-  const accepted = prior.status === 'held' ? 'held for approval' : 'accepted';
+/** Why a row is not sent again: an accepted row of this instance of the batch answers for it. */
+function earlierMessage(row: PlannedRow, { entry, via }: Earlier): string {
+  const accepted = entry.status === 'held' ? 'held for approval' : 'accepted';
+  const same = '(same recipient, amount, asset and memo)';
+  if (via === 'ref_added') return `${accepted} by an earlier run of this batch before the row had a ref ${same}: not sent again`;
+  if (via === 'ref_removed') return `${accepted} by an earlier run of this batch under a ref the file no longer has ${same}: not sent again`;
   if (!isContentRowId(row.rowId)) {
     // The same ref is the same payout, even edited: a second one needs a ref of its own.
-    return prior.content !== undefined && prior.content !== row.content
+    return entry.content !== undefined && entry.content !== row.content
       ? `${accepted} by an earlier run of this batch under the same ref; the row has changed since, and is not sent again (a new ref makes a new payout)`
       : `${accepted} by an earlier run of this batch (same ref): not sent again`;
   }
-  return `${accepted} by an earlier run of this batch (same recipient, amount, asset and memo): not sent again; --new-batch sends every row again`;
+  return `${accepted} by an earlier run of this batch ${same}: not sent again; --new-batch sends every row again`;
 }
 
-/** A row the journal shows accepted: its earlier result, and why it is not sent. */
-export function earlierResult(row: PlannedRow, prior: JournalEntry): ResultLine {
+/** A row an accepted earlier row answers for: that row's result, and why it is not sent. */
+export function earlierResult(row: PlannedRow, earlier: Earlier): ResultLine {
+  const prior = earlier.entry;
   return {
-    ...base(row), status: prior.status === 'held' ? 'held' : 'sent', idempotency_key: prior.key, earlier: true, message: earlierMessage(row, prior),
+    ...base(row), status: prior.status === 'held' ? 'held' : 'sent', idempotency_key: prior.key, earlier: true, message: earlierMessage(row, earlier),
     ...(prior.transfer_id ? { transfer_id: prior.transfer_id } : {}), ...(prior.transaction_id ? { transaction_id: prior.transaction_id } : {}),
   };
 }
 
 /** Sends one row (or answers from the journal); never throws for an API or network failure. */
-export function rowSender(ctx: Needs<'network'>, client: ApiClient, scope: Omit<KeyScope, 'instance'>, journal: Journal): (row: PlannedRow) => Promise<ResultLine> {
+export function rowSender(ctx: Needs<'network'>, client: ApiClient, scope: Omit<KeyScope, 'instance'>, journal: Journal, earlierOf: (row: PlannedRow) => Earlier | undefined): (row: PlannedRow) => Promise<ResultLine> {
   const keyScope: KeyScope = { ...scope, instance: journal.instance };
   return async (row) => {
+    const earlier = earlierOf(row);
+    if (earlier) return earlierResult(row, earlier);
     const prior = journal.last.get(row.rowId);
-    if (isAccepted(prior)) return earlierResult(row, prior);
     const generation = prior ? prior.generation + (prior.final ? 1 : 0) : 0;
     const key = idempotencyKeyOf(keyScope, row.rowId, generation);
     const entry = { row: row.rowId, line: row.line, key, generation, content: row.content };

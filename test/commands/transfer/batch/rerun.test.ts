@@ -135,6 +135,36 @@ describe('one row fails; the user corrects it and runs the same command again', 
   }, 30_000);
 });
 
+describe('a ref added to the rows after a run, or taken away', () => {
+  it('does not make them new: each is matched, once, by what it pays', async () => {
+    const path = csv('refs-later.csv', ['to,amount,memo', '@acme,1,later-1', '@bob,1,later-2', '@bob,1,later-2', '@nosuchpayee,1,later-3']);
+    const first = await batch([path]);
+    expect(first.code).toBe(4);
+    expect(await paid('later-')).toEqual({ 'later-1': 1, 'later-2': 2 });
+
+    // The user gives every row a ref (and corrects the one that failed).
+    writeFileSync(path, ['to,amount,memo,ref', '@acme,1,later-1,L-1', '@bob,1,later-2,L-2', '@bob,1,later-2,L-3', '@acme,1,later-3,L-4', ''].join('\n'));
+    const withRefs = await batch([path]);
+    expect(withRefs.code, withRefs.stderr).toBe(0);
+    expect(withRefs.doc.rows.map((r) => Boolean(r.earlier))).toEqual([true, true, true, false]);
+    expect(withRefs.doc.rows[0]!.message).toBe('accepted by an earlier run of this batch before the row had a ref (same recipient, amount, asset and memo): not sent again');
+    expect(withRefs.doc.rows.slice(0, 3).map((r) => r.transfer_id)).toEqual(first.doc.rows.slice(0, 3).map((r) => r.transfer_id));
+    expect(await paid('later-')).toEqual({ 'later-1': 1, 'later-2': 2, 'later-3': 1 });
+
+    // And takes the refs away again.
+    writeFileSync(path, ['to,amount,memo', '@acme,1,later-1', '@bob,1,later-2', '@bob,1,later-2', '@acme,1,later-3', ''].join('\n'));
+    const without = await batch([path]);
+    expect(without.code, without.stderr).toBe(0);
+    expect(without.doc.summary).toMatchObject({ sent: 4, earlier: 4 });
+    expect(without.doc.rows[3]).toMatchObject({ transfer_id: withRefs.doc.rows[3]!.transfer_id, message: 'accepted by an earlier run of this batch under a ref the file no longer has (same recipient, amount, asset and memo): not sent again' });
+    // A third identical row is still one more payout.
+    writeFileSync(path, ['to,amount,memo,ref', '@acme,1,later-1,L-1', '@bob,1,later-2,L-2', '@bob,1,later-2,L-3', '@acme,1,later-3,L-4', '@bob,1,later-2,L-5', ''].join('\n'));
+    const more = await batch([path]);
+    expect(more.doc.summary).toMatchObject({ sent: 5, earlier: 4 });
+    expect(await paid('later-')).toEqual({ 'later-1': 1, 'later-2': 3, 'later-3': 1 });
+  }, 30_000);
+});
+
 describe('--new-batch', () => {
   it('pays every row again, on purpose, and says so; a run it leaves unfinished is finished without it', async () => {
     const path = csv('bonus.csv', ['to,amount,memo,ref', '@acme,1,again-1,B-1', '@bob,1,again-2,']);
