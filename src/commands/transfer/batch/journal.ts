@@ -43,6 +43,11 @@ export interface Journal {
   readonly last: ReadonlyMap<string, JournalEntry>;
   /** With --new-batch: the latest entries of the instance it replaces (the rows it sends again). */
   readonly previous: ReadonlyMap<string, JournalEntry>;
+  /**
+   * Sending begins: a new instance is recorded now, even if no row's outcome is (a run stopped at
+   * its first row), so that the command run again without --new-batch finishes this instance.
+   */
+  begin(): void;
   record(entry: Omit<JournalEntry, 'instance' | 'key_id'>): void;
   close(): void;
 }
@@ -90,16 +95,19 @@ export function openJournal(env: NodeJS.ProcessEnv, scope: JournalScope, opts: J
   const instance = opts.newInstance ?? current;
   const last = opts.newInstance === undefined ? latest : new Map<string, JournalEntry>();
   let marked = opts.newInstance === undefined;
+  const begin = () => {
+    if (marked) return;
+    file.append({ new_instance: instance });
+    marked = true;
+  };
   return {
     path: file.path,
     instance,
     last,
     previous: opts.newInstance === undefined ? new Map() : latest,
+    begin,
     record(entry) {
-      if (!marked) {
-        file.append({ new_instance: instance }); // the new instance begins with its first row
-        marked = true;
-      }
+      begin();
       const full: JournalEntry = { ...entry, ...(instance ? { instance } : {}), key_id: opts.keyId };
       last.set(full.row, full);
       file.append(full);

@@ -209,6 +209,7 @@ async function second(ctx: Needs<'account' | 'client' | 'clock' | 'confirm' | 'i
       await ctx.confirm.live(`Send ${what} (${totalsText(first.totals)}) from a LIVE account${again}?`, `Sending ${what} from a LIVE account${again}`);
     }
     handle = rowSender(ctx, client, { accountId: run.accountId, batch: run.batch }, journal, earlierOf(run));
+    journal.begin(); // confirmed: a --new-batch instance exists from here on, sent rows or not
   }
 
   let interrupted = false;

@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../../helpers/cli.js';
 import { startTestSandbox, type TestSandbox } from '../../../helpers/e2e.js';
 
 let t: TestSandbox;
@@ -195,6 +196,24 @@ describe('--new-batch', () => {
     expect(fixed.code, fixed.stderr).toBe(0);
     expect(fixed.doc.summary).toMatchObject({ sent: 3, earlier: 2 });
     expect(await paid('again-')).toEqual({ 'again-1': 3, 'again-2': 3, 'again-3': 1 });
+  }, 30_000);
+});
+
+describe('--new-batch stopped before its first row', () => {
+  it('the command run again without the flag still pays the rows again, as asked', async () => {
+    const path = csv('stopped.csv', ['to,amount,memo,ref', '@acme,1,stopped-1,S-1', '@bob,1,stopped-2,S-2']);
+    expect((await batch([path])).code).toBe(0);
+    const ctrlC = new AbortController();
+    ctrlC.abort('SIGINT'); // pressed before the first row starts
+    const stopped = await runCli(['--json', 'transfer', 'batch', path, '--new-batch'], { env: t.env, interrupt: ctrlC.signal });
+    expect(stopped.code).toBe(130);
+    expect(JSON.parse(stopped.stdout).rows.map((r: Row) => r.status)).toEqual(['not_sent', 'not_sent']);
+    expect(JSON.parse(stopped.stderr).error.message).toMatch(/2 rows not sent; run the command again without --new-batch to send them/);
+    expect(await paid('stopped-')).toEqual({ 'stopped-1': 1, 'stopped-2': 1 });
+    const again = await batch([path]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.doc.summary).toMatchObject({ sent: 2, earlier: 0 });
+    expect(await paid('stopped-')).toEqual({ 'stopped-1': 2, 'stopped-2': 2 });
   }, 30_000);
 });
 
