@@ -26,26 +26,20 @@ interface Candidate {
 }
 
 export class RefChanges {
-  /** Accepted entries by content: those of rows without a ref, and those of rows with one. */
-  private readonly pools = new Map<string, { plain: JournalEntry[]; withRef: JournalEntry[] }>();
+  /** Accepted entries by content: those of rows without a ref, and those of rows with one (built when first needed). */
+  private pools: Map<string, { plain: JournalEntry[]; withRef: JournalEntry[] }> | undefined;
   private readonly candidates: Candidate[] = [];
   private readonly refIds = new Set<string>();
-  private matched = new Map<number, Earlier>();
+  private readonly matched = new Map<number, Earlier>();
 
-  constructor(last: ReadonlyMap<string, JournalEntry>) {
-    for (const e of last.values()) {
-      if (!isAccepted(e) || e.content === undefined) continue;
-      let pool = this.pools.get(e.content);
-      if (!pool) this.pools.set(e.content, (pool = { plain: [], withRef: [] }));
-      (isContentRowId(e.row) ? pool.plain : pool.withRef).push(e);
-    }
-  }
+  constructor(private readonly last: ReadonlyMap<string, JournalEntry>) {}
 
   /** First read, each valid row: `own` is its accepted entry, if any. Returns whether it may yet match another's. */
   note(row: PlannedRow, own: JournalEntry | undefined): boolean {
     const withRef = !isContentRowId(row.rowId);
     if (withRef) this.refIds.add(row.rowId);
-    if (own || !this.pools.has(row.content)) return false;
+    // A rerun where every row has its own entry (the common case) never builds the pools.
+    if (own || !this.poolsOf().has(row.content)) return false;
     this.candidates.push({ line: row.line, content: row.content, withRef, asset: row.req.asset, units: row.units });
     return true;
   }
@@ -59,7 +53,7 @@ export class RefChanges {
     const taken = new Set<JournalEntry>();
     const matched: Array<{ asset: string; units: bigint }> = [];
     for (const c of this.candidates) {
-      const pool = this.pools.get(c.content)!;
+      const pool = this.poolsOf().get(c.content)!;
       const free = c.withRef
         ? pool.plain.find((e) => !taken.has(e) && slotOf(e.row) > plainCount(c.content))
         : pool.withRef.find((e) => !taken.has(e) && !this.refIds.has(e.row));
@@ -70,6 +64,18 @@ export class RefChanges {
     }
     this.candidates.length = 0;
     return matched;
+  }
+
+  private poolsOf(): Map<string, { plain: JournalEntry[]; withRef: JournalEntry[] }> {
+    if (this.pools) return this.pools;
+    this.pools = new Map();
+    for (const e of this.last.values()) {
+      if (!isAccepted(e) || e.content === undefined) continue;
+      let pool = this.pools.get(e.content);
+      if (!pool) this.pools.set(e.content, (pool = { plain: [], withRef: [] }));
+      (isContentRowId(e.row) ? pool.plain : pool.withRef).push(e);
+    }
+    return this.pools;
   }
 
   /** Second read: the earlier row that answers for this one, if another's. */
