@@ -4,7 +4,7 @@
 // row again, on purpose, and says so. End to end against the in-process sandbox, checking what
 // was really paid (every transfer of @alice, decrypted locally).
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -225,7 +225,35 @@ describe('the journal and its key', () => {
     const r = await t.svc(['transfer', 'batch', path]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^error: batch "keyed\.csv" holds rows without a ref recorded under another local key .*nothing was sent \(batch_key_changed\)$/m);
+    const j = await t.svc(['--json', 'transfer', 'batch', path]);
+    expect(j).toMatchObject({ code: 2, stdout: '' });
+    expect(JSON.parse(j.stderr).error.code).toBe('batch_key_changed');
     expect(await paid('keyed-')).toEqual({ 'keyed-1': 1 });
+  }, 30_000);
+
+  it('the local key is made 0600; a damaged key, or a symbolic link in its place, is refused and never replaced', async () => {
+    const keyFile = join(t.configDir, 'batches', '.key');
+    const path = csv('keyfile.csv', ['to,amount,memo', '@acme,1,keyfile-1']);
+    expect((await batch([path])).code).toBe(0);
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    expect(readFileSync(keyFile, 'utf8')).toMatch(/^[0-9a-f]{64}\n$/);
+    const good = readFileSync(keyFile);
+    writeFileSync(keyFile, 'not a key\n');
+    const damaged = await t.svc(['transfer', 'batch', path]);
+    expect(damaged.code).toBe(2);
+    expect(damaged.stderr).toMatch(/^error: the key file .*\.key is damaged .*\(unsafe_config\)$/m);
+    expect(readFileSync(keyFile, 'utf8')).toBe('not a key\n');
+    rmSync(keyFile);
+    const elsewhere = join(mkdtempSync(join(tmpdir(), 'svc-key-')), 'planted');
+    writeFileSync(elsewhere, good);
+    symlinkSync(elsewhere, keyFile);
+    const linked = await t.svc(['transfer', 'batch', path]);
+    expect(linked.code).toBe(2);
+    expect(linked.stderr).toMatch(/is a symbolic link; refusing .*\(unsafe_config\)$/m);
+    rmSync(keyFile);
+    writeFileSync(keyFile, good, { mode: 0o600 });
+    expect((await batch([path])).doc.summary).toMatchObject({ sent: 1, earlier: 1 });
+    expect(await paid('keyfile-')).toEqual({ 'keyfile-1': 1 });
   }, 30_000);
 
   it('a journal of the earlier format (a batch id from the file\'s bytes) is left alone and breaks nothing', async () => {
