@@ -215,8 +215,9 @@ async function second(ctx: Needs<'account' | 'client' | 'clock' | 'confirm' | 'i
   let interrupted = false;
   if (!dryRun) void ctx.interrupt.wait().then(() => (interrupted = true));
   const head = { batch_id: run.batch, ...(opts.newBatch ? { new_batch: true as const } : {}), ...(dryRun ? { dry_run: true as const } : {}) };
-  const sinks: ResultSink[] = [stdoutSink(ctx.io, ctx.json, first.columns, head)];
-  if (opts.out !== undefined) sinks.push(fileSink(opts.out, first.columns));
+  // The results file first: if it cannot be made, stdout has not begun its document.
+  const out = opts.out !== undefined ? fileSink(opts.out, first.columns) : undefined;
+  const sinks: ResultSink[] = [stdoutSink(ctx.io, ctx.json, first.columns, head), ...(out ? [out] : [])];
   const tally = new Tally();
   const progress = ctx.json || dryRun ? { update: () => {}, stop: () => {} } : startProgress(ctx.io, first.valid + (opts.skipInvalid ? first.invalid.length : 0), () => ctx.clock.now());
   const reader = await readRows(run.file, run.format);

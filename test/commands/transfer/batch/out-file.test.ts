@@ -51,6 +51,9 @@ describe('--out in a shared folder', () => {
     const r = await t.svc(['transfer', 'batch', input, '--out', join(tmpdir(), 'svc-no-such-folder', 'r.csv')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^error: --out "[^"]+r\.csv" cannot be written: its folder does not exist \(invalid_argument\)$/m);
+    const j = await t.svc(['--json', 'transfer', 'batch', input, '--out', join(tmpdir(), 'svc-no-such-folder', 'r.csv')]);
+    expect(j).toMatchObject({ code: 2, stdout: '' }); // one document: the error, on stderr
+    expect(JSON.parse(j.stderr).error.code).toBe('invalid_argument');
     expect((await t.svcJson<unknown[]>(['transfer', 'ls', '--all'])).length).toBe(before);
   });
 });
