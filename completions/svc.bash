@@ -219,7 +219,7 @@ _svc_options() {
     'balance') echo '--asset --verify --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'transfer') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'transfer send') echo '--asset --memo --no-confidential --idempotency-key --wait --timeout-wait --dry-run --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
-    'transfer batch') echo '--jsonl --batch-id --dry-run --skip-invalid --concurrency --out --no-confidential --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'transfer batch') echo '--jsonl --batch-id --new-batch --dry-run --skip-invalid --concurrency --out --no-confidential --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'transfer get') echo '--wait --timeout-wait --decrypt --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'transfer ls') echo '--status --since --until --limit --offset --all --jsonl --decrypt --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'agent') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;

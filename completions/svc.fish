@@ -271,7 +271,8 @@ complete -c svc -n '__svc_under "transfer send"' -l dry-run -d 'check everything
 # svc transfer batch
 complete -c svc -n '__svc_at "transfer batch" 0' -F -d 'file'
 complete -c svc -n '__svc_under "transfer batch"' -l jsonl -d 'the input is JSON Lines (default: by the file name, .jsonl or .ndjson; else CSV)'
-complete -c svc -n '__svc_under "transfer batch"' -l batch-id -x -d 'name the batch (default: from the file content, so a rerun of the same file resumes it)'
+complete -c svc -n '__svc_under "transfer batch"' -l batch-id -x -d 'name the batch (default: the file\'s name, "stdin" for -): a rerun under the same name never pays a row twice'
+complete -c svc -n '__svc_under "transfer batch"' -l new-batch -d 'start the named batch anew: every row is sent again, even those an earlier run had accepted'
 complete -c svc -n '__svc_under "transfer batch"' -l dry-run -d 'check every row (and, with an agent key, the spend policy) and send nothing'
 complete -c svc -n '__svc_under "transfer batch"' -l skip-invalid -d 'send the valid rows even when some are invalid (they are reported as skipped)'
 complete -c svc -n '__svc_under "transfer batch"' -l concurrency -x -d 'transfers in flight at once (1 to 32)'

@@ -59,8 +59,8 @@ export interface LiveRun {
   done(): boolean;
 }
 
-/** Spawns bin/svc.js and lets the test watch its output while it runs. */
-export function spawnSvc(args: string[], env: Record<string, string | undefined>): LiveRun {
+/** Spawns bin/svc.js and lets the test watch its output while it runs; stdin gets `opts.input`, then ends. */
+export function spawnSvc(args: string[], env: Record<string, string | undefined>, opts: { input?: string } = {}): LiveRun {
   const fullEnv: Record<string, string> = {};
   for (const [k, v] of Object.entries({ PATH: process.env.PATH, HOME: process.env.HOME, ...env })) if (v !== undefined) fullEnv[k] = v;
   const child = spawn(process.execPath, [BIN, ...args], { env: fullEnv, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -71,7 +71,7 @@ export function spawnSvc(args: string[], env: Record<string, string | undefined>
   const notify = () => listeners.forEach((l) => l());
   child.stdout.setEncoding('utf8').on('data', (d: string) => ((out += d), notify()));
   child.stderr.setEncoding('utf8').on('data', (d: string) => ((err += d), notify()));
-  child.stdin.end();
+  child.stdin.end(opts.input ?? '');
   const exited = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => {

@@ -53,7 +53,8 @@ export function registerTransfer(program: Command, deps: ProgramDeps): void {
     .command('batch <file>')
     .description('Send many transfers from a CSV or JSON Lines file ("-": stdin); a rerun never pays a row twice')
     .option('--jsonl', 'the input is JSON Lines (default: by the file name, .jsonl or .ndjson; else CSV)')
-    .option('--batch-id <id>', 'name the batch (default: from the file content, so a rerun of the same file resumes it)')
+    .option('--batch-id <name>', 'name the batch (default: the file\'s name, "stdin" for -): a rerun under the same name never pays a row twice')
+    .option('--new-batch', 'start the named batch anew: every row is sent again, even those an earlier run had accepted')
     .option('--dry-run', 'check every row (and, with an agent key, the spend policy) and send nothing')
     .option('--skip-invalid', 'send the valid rows even when some are invalid (they are reported as skipped)')
     .option('--concurrency <n>', 'transfers in flight at once (1 to 32)', '4')
@@ -63,9 +64,11 @@ export function registerTransfer(program: Command, deps: ProgramDeps): void {
       '',
       'The file has a header line: to,amount[,asset][,memo][,ref] (JSON Lines: the same fields, amounts',
       'as strings). Every row is checked before any is sent; nothing is sent if one is invalid.',
-      'Each row is sent under an idempotency key made from the batch id and its ref (or its line,',
-      'recipient and asset), and every outcome is recorded in the config directory: running the same',
-      'command again, after a failure, Ctrl-C or a crash, sends exactly the rows not yet accepted.',
+      'A batch is its name (the file\'s name, or --batch-id), not its content: every outcome is recorded',
+      'in the config directory under it, and running the same command again, after a failure, Ctrl-C,',
+      'a crash or an edit of the file (a failed row corrected), sends only the rows not yet accepted.',
+      'A row with a ref is its ref; a row without one is its recipient, amount, asset and memo (two',
+      'identical rows are two payouts). --new-batch pays every row again, on purpose.',
       '',
       'Examples:',
       '  $ svc transfer batch payouts.csv --dry-run',

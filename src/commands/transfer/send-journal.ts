@@ -7,7 +7,7 @@
 // memo); never an amount or a memo. docs/idempotency.md.
 import { createHash, createHmac } from 'node:crypto';
 import { openJournalFile } from '../../config/journal.js';
-import { localSecret } from '../../config/local-secret.js';
+import { localKey } from '../../config/local-key.js';
 import { CliError } from '../../errors.js';
 import type { TransferRequest } from './request.js';
 
@@ -62,7 +62,7 @@ export function openSendJournal(env: NodeJS.ProcessEnv, scope: { baseUrl: string
     parse: parseEntry,
     keep: (e) => now() - Date.parse(e.at) < KEEP_MS,
   });
-  const secret = localSecret(env, SENDS_FOLDER, 'fingerprint.key');
+  const secret = localKey(env, SENDS_FOLDER, 'fingerprint.key', { create: true })!;
   // By the command's key, and by the key a standard transfer offered after a 422 went under.
   const last = new Map<string, SendEntry>();
   const remember = (e: SendEntry) => {

@@ -60,8 +60,9 @@ describe('a 1,000-row payout file', () => {
     expect(tsv.slice(1).every((l) => l.split('\t')[4] === 'sent')).toBe(true);
 
     const results = readFileSync(out, 'utf8').trim().split('\n');
-    expect(results[0]).toBe('line,to,amount,asset,memo,ref,transfer_id,status,idempotency_key,error_code');
-    expect(results[1]).toMatch(/^2,@bob,1\.015,USDG,"pay-A 1, thanks",A-1,tr_\w+,sent,svc-batch-[0-9a-f]{16}-[0-9a-f]{24},$/);
+    expect(results[0]).toBe('line,to,amount,asset,memo,ref,transfer_id,status,idempotency_key,error_code,message');
+    // A cell that begins with @ is one a spreadsheet would run: it gets a leading ' (docs/payouts.md).
+    expect(results[1]).toMatch(/^2,"'@bob",1\.015,USDG,"pay-A 1, thanks",A-1,tr_\w+,sent,svc-batch-[0-9a-f]{32},,$/);
     expect(results).toHaveLength(1001);
 
     const after = await transfers();

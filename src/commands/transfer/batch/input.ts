@@ -1,9 +1,11 @@
 // Reading a payout file, one row at a time: CSV (csv-parse, streaming) or JSON Lines. A batch
 // reads its file twice (every row is checked before the first is sent, and rows are not kept in
-// memory), so stdin is first copied to a private temporary file. Every row keeps its line number
-// for messages, and the first read hashes the bytes: an unchanged file is the same batch.
-import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+// memory), so stdin is first copied to a temporary file that has no name: it is unlinked the
+// moment it is created and read through its descriptor, so no way out of the process (Ctrl-C,
+// SIGTERM, SIGKILL, a crash) leaves the payouts on disk. Every row keeps its line number for
+// messages.
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, createReadStream, createWriteStream, openSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -26,10 +28,12 @@ export interface InputRow {
 export type BatchFormat = 'csv' | 'jsonl';
 
 export interface BatchFile {
-  /** A readable path: the file itself, or stdin's copy. */
-  path: string;
-  /** Removes stdin's copy (nothing for a file). */
-  cleanup(): void;
+  /** How messages name it: the path given, or `-`. */
+  shown: string;
+  /** A new stream of its bytes from the start (each read of the batch takes one). */
+  open(): Readable;
+  /** Closes stdin's copy (nothing for a file). */
+  close(): void;
 }
 
 function readError(path: string, err: unknown): unknown {
@@ -40,57 +44,56 @@ function readError(path: string, err: unknown): unknown {
   return err;
 }
 
-/** `-` is stdin, copied to a 0600 file in a private directory (it holds amounts: removed after). */
-export async function openBatchFile(path: string, stdin: Readable): Promise<BatchFile> {
-  if (path !== '-') return { path, cleanup: () => {} };
-  const dir = mkdtempSync(join(tmpdir(), 'svc-batch-'));
-  const copy = join(dir, 'stdin');
-  const cleanup = () => rmSync(dir, { recursive: true, force: true });
+/**
+ * `-` is stdin, copied to a file in the temporary folder (`dir`, default $TMPDIR) that is created
+ * exclusively (O_EXCL|O_NOFOLLOW, 0600, an unguessable name: nothing planted there is written
+ * through) and unlinked before a byte is written: it holds amounts and memos, and only this
+ * process's descriptor reaches it, until close() or the process's end frees it.
+ */
+export async function openBatchFile(path: string, stdin: Readable, dir = tmpdir()): Promise<BatchFile> {
+  if (path !== '-') return { shown: path, open: () => createReadStream(path), close: () => {} };
+  const name = join(dir, `svc-batch-${randomBytes(16).toString('hex')}`);
+  const fd = openSync(name, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   try {
-    await pipeline(stdin, createWriteStream(copy, { mode: 0o600 }));
+    unlinkSync(name);
+    await pipeline(stdin, createWriteStream(name, { fd, autoClose: false }));
   } catch (err) {
-    cleanup();
+    closeSync(fd);
     throw err;
   }
-  return { path: copy, cleanup };
+  return {
+    shown: '-',
+    // Positional reads from the start (`start: 0`), leaving the descriptor open for the next read.
+    open: () => createReadStream(name, { fd, start: 0, autoClose: false }),
+    close: () => closeSync(fd),
+  };
 }
 
 export interface RowReader {
   rows: AsyncIterable<InputRow>;
   /** The columns present (the CSV header; for JSON Lines, those seen so far). */
   columns(): BatchColumn[];
-  /** sha256 of the bytes read, hex; complete once `rows` is. */
-  hash(): string;
 }
 
-/** Streams the rows of a file; `shownPath` is how messages name it. */
-export async function readRows(path: string, format: BatchFormat, shownPath = path): Promise<RowReader> {
-  // Loaded first: the parser and the hash must be attached to the stream in the same turn, or
-  // the first chunks would flow past one of them.
+/** Streams the rows of one read of the file. */
+export async function readRows(file: BatchFile, format: BatchFormat): Promise<RowReader> {
+  // Loaded first: the parser must be attached to the stream in the turn it is opened.
   const parse = format === 'csv' ? (await import('csv-parse')).parse : undefined;
-  const source = createReadStream(path);
-  const digest = createHash('sha256');
+  const source = file.open();
   let columns: BatchColumn[] = [];
   const seen = new Set<BatchColumn>();
   const inner = parse ? csvRows(source, parse, (c) => (columns = c)) : jsonLinesRows(source, seen);
-  source.on('data', (chunk: Buffer | string) => digest.update(chunk));
-  let hex: string | undefined;
   async function* rows(): AsyncGenerator<InputRow> {
     try {
       yield* inner;
     } catch (err) {
-      throw readError(shownPath, err);
+      throw readError(file.shown, err);
     }
     if (parse && columns.length === 0) throw new UsageError('the file is empty: a CSV header line (to,amount[,asset][,memo][,ref]) is required', undefined, 'invalid_batch');
-    hex = digest.digest('hex');
   }
   return {
     rows: rows(),
     columns: () => (parse ? columns : BATCH_COLUMNS.filter((c) => seen.has(c))),
-    hash: () => {
-      if (hex === undefined) throw new Error('the file was not read to its end');
-      return hex;
-    },
   };
 }
 

@@ -1,21 +1,27 @@
 // Checking a whole payout file before anything is sent: each row with the same rules as
 // `transfer send` (one function, buildTransferRequest), duplicate refs, and the totals per asset.
-// Each row gets its idempotency key here: derived from the batch id and the row, so running the
-// same file again can never pay a row twice.
-import { createHash } from 'node:crypto';
+// What a row is (its identity, hence its idempotency key) is identity.ts's job.
+import { basename } from 'node:path';
 import { parseAmount } from '../../../domain/amount.js';
 import { CliError, UsageError } from '../../../errors.js';
 import type { InputRow } from './input.js';
 import { buildTransferRequest, type TransferRequest } from '../request.js';
 
-export interface PlannedRow {
+/** A row that passed every check. */
+export interface CheckedRow {
   line: number;
   fields: InputRow['fields'];
   req: TransferRequest;
   /** The amount in its asset's smallest units. */
   units: bigint;
-  /** Identifies the row within its batch: from its ref, else from its line and content. */
+}
+
+/** A checked row and who it is (identity.ts). */
+export interface PlannedRow extends CheckedRow {
+  /** Identifies the row within its batch: from its ref, else from a keyed hash of its content. */
   rowId: string;
+  /** A keyed hash of recipient, amount, asset and memo: tells whether a ref's row has changed. */
+  content: string;
 }
 
 export interface RowError {
@@ -24,33 +30,20 @@ export interface RowError {
   message: string;
 }
 
-export const BATCH_ID_RE = /^[A-Za-z0-9_-]{1,64}$/;
-export const BATCH_ID_RULE = 'must be 1 to 64 characters of A-Z, a-z, 0-9, "_" or "-"';
-
-/** `--batch-id`, or the file's content hash: an unchanged file is the same batch. */
-export function batchIdFor(given: string | undefined, contentHash: string): string {
-  if (given === undefined) return contentHash.slice(0, 16);
-  if (!BATCH_ID_RE.test(given)) throw new UsageError(`--batch-id ${BATCH_ID_RULE}`, undefined, 'invalid_batch');
-  return given;
-}
-
-const sha = (text: string) => createHash('sha256').update(text).digest('hex');
-
-function rowIdOf(row: InputRow): string {
-  const f = row.fields;
-  // With a ref the row keeps its key when lines move; without one, its line, recipient and asset
-  // decide. Never the amount or the memo: the key travels in headers and --verbose traces, and an
-  // amount edited in place must meet the journal (or the service's 409), not be paid again.
-  return sha(f.ref !== undefined ? `ref\u0000${f.ref}` : `line\u0000${row.line}\u0000${f.to ?? ''}\u0000${f.asset ?? ''}`).slice(0, 24);
-}
+export const BATCH_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export const BATCH_NAME_RULE = 'must be 1 to 64 characters of A-Z, a-z, 0-9, ".", "_" or "-", beginning with a letter or a digit';
 
 /**
- * The key of a row's `generation`-th attempt. Generation 0 is the first; a row whose earlier
- * attempt was refused for good (a 4xx, so no transfer exists) is tried again under the next one,
- * because the service remembers a refused key's answer.
+ * The batch's name: `--batch-id`, else the file's own name (`payouts.csv`, wherever it lies), or
+ * `stdin` for `-`. The name, not the file's bytes, is the batch: a file edited between runs (a
+ * failed row corrected) is still the same batch, and its accepted rows are not paid again.
  */
-export function idempotencyKeyOf(batchId: string, rowId: string, generation: number): string {
-  return `svc-batch-${batchId}-${rowId}${generation > 0 ? `-r${generation}` : ''}`;
+export function batchNameFor(path: string, given: string | undefined): string {
+  if (given !== undefined) {
+    if (!BATCH_NAME_RE.test(given)) throw new UsageError(`--batch-id ${BATCH_NAME_RULE}`, undefined, 'invalid_batch');
+    return given;
+  }
+  return path === '-' ? 'stdin' : basename(path);
 }
 
 /** The flag-worded messages of buildTransferRequest, worded for a file's columns. */
@@ -62,7 +55,7 @@ function asColumn(message: string): string {
  * Checks one row. `refs` remembers the line of each ref seen so far (the caller keeps it for the
  * file), so a repeated ref is an error of its second row.
  */
-export function checkRow(row: InputRow, confidential: boolean, refs: Map<string, number>): PlannedRow | RowError {
+export function checkRow(row: InputRow, confidential: boolean, refs: Map<string, number>): CheckedRow | RowError {
   const f = row.fields;
   const fail = (message: string): RowError => ({ line: row.line, fields: f, message });
   if (row.problem) return fail(row.problem);
@@ -82,10 +75,10 @@ export function checkRow(row: InputRow, confidential: boolean, refs: Map<string,
   }
   const parsed = parseAmount(f.amount, req.asset);
   if (!parsed.ok) throw new Error('unreachable: buildTransferRequest checked the amount');
-  return { line: row.line, fields: f, req, units: parsed.units, rowId: rowIdOf(row) };
+  return { line: row.line, fields: f, req, units: parsed.units };
 }
 
-export function isRowError(r: PlannedRow | RowError): r is RowError {
+export function isRowError<T extends CheckedRow>(r: T | RowError): r is RowError {
   return 'message' in r;
 }
 

@@ -1,10 +1,12 @@
 // What a batch reports, written as the rows finish (nothing is kept per row): one result per
 // input row on stdout (table, TSV or one JSON document) and in the results file (CSV or JSON
-// Lines, written to a temporary name and renamed into place at the end), and the tally: counts,
-// totals per asset, and the exit code.
-import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+// Lines, written to a temporary file of its own beside it and renamed into place at the end),
+// and the tally: counts, totals per asset, and the exit code.
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { formatUnits } from '../../../domain/amount.js';
-import type { ErrorKind } from '../../../errors.js';
+import { UsageError, type ErrorKind } from '../../../errors.js';
 import { addressColumn, amountColumn, idColumn, textColumn } from '../../../io/columns.js';
 import { ListWriter, outputMode } from '../../../io/render.js';
 import { safeJson } from '../../../io/sanitize.js';
@@ -21,7 +23,7 @@ export interface ResultLine {
   transaction_id?: string;
   idempotency_key?: string;
   error_code?: string;
-  /** Why a row was skipped or would be denied (no amount in it). */
+  /** Why a row was skipped, not sent again, failed or would be denied (no amount in it). */
   message?: string;
   /** Already accepted by an earlier run of the same batch. */
   earlier?: boolean;
@@ -43,7 +45,7 @@ export interface Summary {
   totals: Record<string, string>;
 }
 
-export const RESULT_COLUMNS = ['transfer_id', 'status', 'idempotency_key', 'error_code'] as const;
+export const RESULT_COLUMNS = ['transfer_id', 'status', 'idempotency_key', 'error_code', 'message'] as const;
 
 /** The row as a flat record: its line, the input columns of the file, then the result columns. */
 export function resultRecord(r: ResultLine, columns: readonly BatchColumn[]): Record<string, string | number> {
@@ -53,6 +55,7 @@ export function resultRecord(r: ResultLine, columns: readonly BatchColumn[]): Re
   out.status = r.status;
   out.idempotency_key = r.idempotency_key ?? '';
   out.error_code = r.error_code ?? '';
+  out.message = r.message ?? '';
   return out;
 }
 
@@ -115,7 +118,7 @@ export function summaryLine(s: Summary, dryRun: boolean): string {
   const verbs = dryRun ? ['would send', 'would hold', 'would be denied'] : ['sent', 'held', 'failed'];
   const parts = [`${verbs[0]} ${s.sent}`, `${verbs[1]} ${s.held}`, `${verbs[2]} ${s.failed}`, `skipped ${s.skipped}`];
   if (s.not_sent) parts.push(`not sent ${s.not_sent}`);
-  const earlier = s.earlier ? ` (${s.earlier} accepted by an earlier run)` : '';
+  const earlier = s.earlier ? ` (${s.earlier} accepted by an earlier run: not sent again)` : '';
   return `${parts.join(', ')}${earlier}${totals ? `; total ${totals}` : ''}`;
 }
 
@@ -131,18 +134,39 @@ export interface ResultSink {
   abort(): void;
 }
 
-function csvField(v: string | number): string {
-  const s = String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+/**
+ * A spreadsheet runs a cell that begins with = + - @ (or a tab, CR or NUL before one) as a formula:
+ * `=HYPERLINK(...)` in a memo would be a live link in the payroll sheet. Such a cell gets a
+ * leading ' (OWASP's rule for CSV injection), which makes it text; then RFC 4180 quoting.
+ */
+export function csvField(v: string | number): string {
+  let s = String(v);
+  if (/^[=+\-@\t\r\0]/.test(s)) s = `'${s}`;
+  return /[",\r\n]/.test(s) || s.startsWith("'") ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/** The results file: written under a temporary name, renamed into place by end(). */
+/**
+ * A new file beside `path` for its results, created exclusively (O_EXCL|O_NOFOLLOW, 0600) under a
+ * name nobody can guess: a symlink planted in a shared folder is never written through.
+ */
+function createTemp(path: string): { temp: string; fd: number } {
+  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(12).toString('hex')}.tmp`);
+  try {
+    return { temp, fd: openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600) };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'its folder does not exist' : code === 'EACCES' || code === 'EPERM' ? 'its folder is not writable' : code === 'ENOTDIR' ? 'its folder is not a directory' : undefined;
+    if (why) throw new UsageError(`--out "${path}" cannot be written: ${why}`);
+    throw err;
+  }
+}
+
+/** The results file: written to a temporary file of its own, renamed into place by end(). */
 export function fileSink(path: string, columns: readonly BatchColumn[]): ResultSink {
   const jsonl = /\.jsonl$/i.test(path);
   const header = ['line', ...columns, ...RESULT_COLUMNS];
-  const tmp = `${path}.tmp-${process.pid}`;
-  const fd = openSync(tmp, 'w', 0o600);
-  let pending = jsonl ? '' : `${header.join(',')}\n`;
+  const { temp, fd } = createTemp(path);
+  let pending = jsonl ? '' : `${header.map(csvField).join(',')}\n`;
   const flush = (force: boolean) => {
     if (pending.length < 64 * 1024 && !force) return;
     writeSync(fd, pending);
@@ -151,17 +175,18 @@ export function fileSink(path: string, columns: readonly BatchColumn[]): ResultS
   return {
     write(r) {
       const rec = resultRecord(r, columns);
-      pending += jsonl ? `${JSON.stringify(rec)}\n` : `${header.map((h) => csvField(rec[h] ?? '')).join(',')}\n`;
+      pending += jsonl ? `${JSON.stringify({ ...rec, ...(r.earlier ? { earlier: true } : {}) })}\n` : `${header.map((h) => csvField(rec[h] ?? '')).join(',')}\n`;
       flush(false);
     },
     end() {
       flush(true);
       closeSync(fd);
-      renameSync(tmp, path);
+      // rename() replaces what is at `path` (a symlink there included) and never follows it.
+      renameSync(temp, path);
     },
     abort() {
       closeSync(fd);
-      rmSync(tmp, { force: true });
+      rmSync(temp, { force: true });
     },
   };
 }
@@ -169,13 +194,14 @@ export function fileSink(path: string, columns: readonly BatchColumn[]): ResultS
 const PAGE = 100;
 
 /** stdout: a table on a terminal, TSV when piped, or one JSON document `{batch_id, rows, summary}`. */
-export function stdoutSink(io: IOStreams, json: boolean, columns: readonly BatchColumn[], head: { batch_id: string; dry_run?: true }): ResultSink {
+export function stdoutSink(io: IOStreams, json: boolean, columns: readonly BatchColumn[], head: { batch_id: string; new_batch?: true; dry_run?: true }): ResultSink {
   if (json) {
     let n = 0;
     io.out(`${safeJson(head).slice(0, -1)},"rows":[`);
     return {
       write(r) {
-        io.out(`${n++ ? ',' : ''}\n${safeJson({ ...resultRecord(r, columns), ...(r.message ? { message: r.message } : {}), ...(r.earlier ? { earlier: true } : {}) })}`);
+        const { message, ...rec } = resultRecord(r, columns);
+        io.out(`${n++ ? ',' : ''}\n${safeJson({ ...rec, ...(message ? { message } : {}), ...(r.earlier ? { earlier: true } : {}) })}`);
       },
       end(s, extra) {
         io.out(`${n ? '\n' : ''}],${extra.interrupted ? '"interrupted":true,' : ''}"summary":${safeJson(s)}}\n`);
@@ -201,7 +227,7 @@ export function stdoutSink(io: IOStreams, json: boolean, columns: readonly Batch
   };
   return {
     write(r) {
-      page.push({ ...resultRecord(r, columns), message: r.message ?? '' });
+      page.push(resultRecord(r, columns));
       if (page.length >= PAGE) flush();
     },
     end() {

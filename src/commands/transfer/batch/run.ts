@@ -2,25 +2,30 @@
 // in memory. The first read checks every row (nothing is sent if one is bad, unless
 // --skip-invalid) and sums what is left to send; then the totals are checked against the
 // balance; the second read sends, with bounded concurrency, each row under a key derived from
-// the batch and the row, every outcome journaled: rerunning the same command sends exactly the
-// rows not yet accepted.
+// the batch's name and the row, every outcome journaled: rerunning the same command, the file
+// edited or not, sends exactly the rows not yet accepted.
+import { randomBytes } from 'node:crypto';
 import type { Needs } from '../../../runtime/factory.js';
 import type { ApiClient } from '../../../api/client.js';
+import { localKey } from '../../../config/local-key.js';
 import { formatUnits } from '../../../domain/amount.js';
 import { CliError, SilentExit, UsageError } from '../../../errors.js';
 import { startProgress } from '../../../io/progress.js';
 import { sanitize } from '../../../io/sanitize.js';
 import { checkTotals } from './balance.js';
-import { openBatchFile, readRows, type BatchColumn, type BatchFile, type BatchFormat } from './input.js';
-import { openJournal, type Journal } from './journal.js';
+import { keyIdOf, RowIdentities } from './identity.js';
+import { openBatchFile, readRows, type BatchColumn, type BatchFile, type BatchFormat, type InputRow } from './input.js';
+import { isAccepted, openJournal, type Journal } from './journal.js';
+import { RefChanges, type Earlier } from './ref-changes.js';
 import { fileSink, outFormatOk, stdoutSink, summaryLine, Tally, type ResultLine, type ResultSink } from './results.js';
-import { addToTotals, batchIdFor, checkRow, isRowError, type PlannedRow, type RowError } from './plan.js';
-import { rowSender, runRows } from './send-rows.js';
+import { addToTotals, batchNameFor, checkRow, isRowError, type PlannedRow, type RowError } from './plan.js';
+import { earlierResult, rowSender, runRows } from './send-rows.js';
 import { loadPolicyPreview, type PolicyPreview } from '../../agent/policy-preview.js';
 
 export interface BatchOptions {
   jsonl?: boolean;
   batchId?: string;
+  newBatch?: boolean;
   dryRun?: boolean;
   skipInvalid?: boolean;
   concurrency: string;
@@ -57,14 +62,38 @@ function invalidRowsError(ctx: Needs<'io' | 'json'>, bad: readonly RowError[]): 
 
 const totalsText = (totals: ReadonlyMap<string, bigint>) => [...totals].map(([asset, units]) => `${formatUnits(units, asset)} ${asset}`).join(' and ');
 
-/** Checked rows of a read of the file (the same checks give the same answers on both reads). */
-async function* checkedRows(rows: AsyncIterable<Parameters<typeof checkRow>[0]>, confidential: boolean): AsyncGenerator<PlannedRow | RowError> {
+/** Checked rows of one read of the file, each with its identity (both reads give the same answers). */
+async function* checkedRows(rows: AsyncIterable<InputRow>, confidential: boolean, identities: RowIdentities): AsyncGenerator<PlannedRow | RowError> {
   const refs = new Map<string, number>();
-  for await (const row of rows) yield checkRow(row, confidential, refs);
+  for await (const row of rows) {
+    const checked = checkRow(row, confidential, refs);
+    yield isRowError(checked) ? checked : identities.of(checked);
+  }
+}
+
+/** One run of a batch: its name, its file, and what it is matched against. */
+interface BatchRun {
+  batch: string;
+  accountId: string;
+  file: BatchFile;
+  format: BatchFormat;
+  opts: BatchOptions;
+  /** The local key of the rows' keyed hashes. */
+  key: Buffer;
+  journal: Journal;
+  /** Rows whose ref was added or taken away since an earlier run (ref-changes.ts). */
+  refChanges: RefChanges;
+}
+
+/** The accepted row that answers for this one: its own, or (its ref added or removed) another's. */
+function earlierOf(run: BatchRun): (row: PlannedRow) => Earlier | undefined {
+  return (row) => {
+    const own = run.journal.last.get(row.rowId);
+    return isAccepted(own) ? { entry: own } : run.refChanges.of(row);
+  };
 }
 
 interface FirstRead {
-  batchId: string;
   columns: BatchColumn[];
   invalid: RowError[];
   valid: number;
@@ -74,47 +103,59 @@ interface FirstRead {
 }
 
 /** Reads the file once: every row checked, the totals of what is left to send. */
-async function firstRead(ctx: Needs<'io' | 'json'>, file: BatchFile, shown: string, format: BatchFormat, opts: BatchOptions, journalFor: (batchId: string) => Journal | undefined): Promise<FirstRead & { journal: Journal | undefined }> {
-  const reader = await readRows(file.path, format, shown);
+async function firstRead(ctx: Needs<'io' | 'json'>, run: BatchRun): Promise<FirstRead> {
+  const reader = await readRows(run.file, run.format);
   const invalid: RowError[] = [];
-  const planned: Array<{ rowId: string; asset: string; units: bigint }> = [];
-  for await (const r of checkedRows(reader.rows, opts.confidential !== false)) {
-    if (isRowError(r)) invalid.push(r);
-    // Only what the totals need (the batch id, hence the journal, is known at the end of the read).
-    else planned.push({ rowId: r.rowId, asset: r.req.asset, units: r.units });
-  }
-  if (invalid.length && !opts.skipInvalid) throw invalidRowsError(ctx, invalid);
-  if (planned.length === 0) throw new UsageError(invalid.length ? 'no row of the file can be sent' : 'the file has no rows', undefined, 'invalid_batch');
-  const batchId = batchIdFor(opts.batchId, reader.hash());
-  const journal = journalFor(batchId);
   const totals = new Map<string, bigint>();
+  let valid = 0;
   let toSend = 0;
-  for (const p of planned) {
-    const prior = journal?.last.get(p.rowId);
-    if (prior?.status === 'sent' || prior?.status === 'held') continue;
+  const identities = new RowIdentities(run.key);
+  for await (const r of checkedRows(reader.rows, run.opts.confidential !== false, identities)) {
+    if (isRowError(r)) {
+      invalid.push(r);
+      continue;
+    }
+    valid++;
+    const own = run.journal.last.get(r.rowId);
+    run.refChanges.note(r, isAccepted(own) ? own : undefined);
+    if (isAccepted(own)) continue;
     toSend++;
-    addToTotals(totals, p.asset, p.units);
+    addToTotals(totals, r.req.asset, r.units);
   }
-  return { batchId, columns: reader.columns(), invalid, valid: planned.length, totals, toSend, journal };
+  if (invalid.length && !run.opts.skipInvalid) throw invalidRowsError(ctx, invalid);
+  if (valid === 0) throw new UsageError(invalid.length ? 'no row of the file can be sent' : 'the file has no rows', undefined, 'invalid_batch');
+  for (const m of run.refChanges.resolve((content) => identities.plainCount(content))) {
+    toSend--;
+    addToTotals(totals, m.asset, -m.units);
+    if (totals.get(m.asset) === 0n) totals.delete(m.asset);
+  }
+  return { columns: reader.columns(), invalid, valid, totals, toSend };
 }
 
 export async function runBatch(ctx: Needs<'account' | 'client' | 'clock' | 'confirm' | 'env' | 'interrupt' | 'io' | 'json' | 'network' | 'reader' | 'serviceClock'>, path: string, opts: BatchOptions): Promise<void> {
   const concurrency = concurrencyOf(opts.concurrency);
   if (opts.out !== undefined && !outFormatOk(opts.out)) throw new UsageError(`--out "${opts.out}" must end in .csv or .jsonl (the results file's format)`);
+  const batch = batchNameFor(path, opts.batchId);
   const format = formatOf(path, opts);
   const file = await openBatchFile(path, ctx.io.stdin);
   try {
     const client = await ctx.client();
-    // The journal needs the account, asked before the file is read when rows may be sent.
-    const account = opts.dryRun ? undefined : await ctx.account();
-    const first = await firstRead(ctx, file, path, format, opts, (batchId) => (account ? openJournal(ctx.env, { baseUrl: client.baseUrl, accountId: account.account_id, batchId }) : undefined));
+    // The journal is the account's: asked before the file is read.
+    const account = await ctx.account();
+    // A dry run records nothing and makes no key; without one, no journal can know a row without a ref.
+    const key = localKey(ctx.env, 'batches', '.key', { create: !opts.dryRun }) ?? randomBytes(32);
+    const journal = openJournal(ctx.env, { baseUrl: client.baseUrl, accountId: account.account_id, batch }, {
+      keyId: keyIdOf(key),
+      ...(opts.newBatch ? { newInstance: randomBytes(8).toString('hex') } : {}),
+    });
     try {
-      await second(ctx, client, file, format, opts, concurrency, first);
+      const run: BatchRun = { batch, accountId: account.account_id, file, format, opts, key, journal, refChanges: new RefChanges(journal.last) };
+      await second(ctx, client, run, concurrency, await firstRead(ctx, run));
     } finally {
-      first.journal?.close();
+      journal.close();
     }
   } finally {
-    file.cleanup();
+    file.close();
   }
 }
 
@@ -125,9 +166,11 @@ async function checkBalance(ctx: Needs<'io' | 'json' | 'reader'>, client: ApiCli
 }
 
 /** The agent's policy over the rows in order: earlier rows count toward the daily limit. */
-function previewer(preview: PolicyPreview | undefined): (row: PlannedRow) => Promise<ResultLine> {
+function previewer(preview: PolicyPreview | undefined, earlier: (row: PlannedRow) => Earlier | undefined): (row: PlannedRow) => Promise<ResultLine> {
   let spent = 0n; // what earlier rows of this run add (evaluate() adds what the service already counts)
   return async (row) => {
+    const found = earlier(row);
+    if (found) return earlierResult(row, found); // a real run would not send it
     const b = { line: row.line, fields: row.fields, asset: row.req.asset, units: row.units };
     if (!preview) return { ...b, status: 'would_send' };
     const e = preview.evaluate({ to: row.req.to, amountUnits: row.units, asset: row.req.asset }, spent);
@@ -138,34 +181,48 @@ function previewer(preview: PolicyPreview | undefined): (row: PlannedRow) => Pro
   };
 }
 
+/** What to tell someone whose run stopped short: the command that sends the rest, and only the rest. */
+function rerunAdvice(opts: BatchOptions): string {
+  // The same command with --new-batch would start yet another instance and pay every row again.
+  return opts.newBatch ? 'run the command again without --new-batch' : 'run the same command again';
+}
+
 /** Reads the file again and sends (or, with --dry-run, evaluates) each row, writing results as they come. */
-async function second(ctx: Needs<'account' | 'client' | 'clock' | 'confirm' | 'interrupt' | 'io' | 'json' | 'network' | 'reader' | 'serviceClock'>, client: ApiClient, file: BatchFile, format: BatchFormat, opts: BatchOptions, concurrency: number, first: FirstRead & { journal: Journal | undefined }): Promise<void> {
+async function second(ctx: Needs<'account' | 'client' | 'clock' | 'confirm' | 'interrupt' | 'io' | 'json' | 'network' | 'reader' | 'serviceClock'>, client: ApiClient, run: BatchRun, concurrency: number, first: FirstRead): Promise<void> {
+  const { opts, journal } = run;
   const dryRun = Boolean(opts.dryRun);
   if (first.toSend) await checkBalance(ctx, client, first.totals);
+  if (opts.newBatch && ctx.io.stderrIsTTY && !ctx.json) {
+    ctx.io.err(`note: --new-batch: a new instance of batch "${sanitize(run.batch)}"; every row is ${dryRun ? 'evaluated' : 'sent'}, even those an earlier run had accepted\n`);
+  }
   let handle: (row: PlannedRow) => Promise<ResultLine>;
   if (dryRun) {
     const preview = await loadPolicyPreview(ctx);
     if (preview?.spentTodaySource === 'unknown' && ctx.io.stderrIsTTY && !ctx.json) {
       ctx.io.err("note: today's spend could not be read (no decryption key for the agent): counted as 0\n");
     }
-    handle = previewer(preview);
+    handle = previewer(preview, earlierOf(run));
   } else {
     if (first.toSend) {
       const what = `${first.toSend} transfer${first.toSend === 1 ? '' : 's'}`;
-      await ctx.confirm.live(`Send ${what} (${totalsText(first.totals)}) from a LIVE account?`, `Sending ${what} from a LIVE account`);
+      const again = opts.newBatch ? ', rows an earlier run accepted included (--new-batch)' : '';
+      await ctx.confirm.live(`Send ${what} (${totalsText(first.totals)}) from a LIVE account${again}?`, `Sending ${what} from a LIVE account${again}`);
     }
-    handle = rowSender(ctx, client, first.batchId, first.journal!);
+    handle = rowSender(ctx, client, { accountId: run.accountId, batch: run.batch }, journal, earlierOf(run));
+    journal.begin(); // confirmed: a --new-batch instance exists from here on, sent rows or not
   }
 
   let interrupted = false;
   if (!dryRun) void ctx.interrupt.wait().then(() => (interrupted = true));
-  const sinks: ResultSink[] = [stdoutSink(ctx.io, ctx.json, first.columns, { batch_id: first.batchId, ...(dryRun ? { dry_run: true as const } : {}) })];
-  if (opts.out !== undefined) sinks.push(fileSink(opts.out, first.columns));
+  const head = { batch_id: run.batch, ...(opts.newBatch ? { new_batch: true as const } : {}), ...(dryRun ? { dry_run: true as const } : {}) };
+  // The results file first: if it cannot be made, stdout has not begun its document.
+  const out = opts.out !== undefined ? fileSink(opts.out, first.columns) : undefined;
+  const sinks: ResultSink[] = [stdoutSink(ctx.io, ctx.json, first.columns, head), ...(out ? [out] : [])];
   const tally = new Tally();
   const progress = ctx.json || dryRun ? { update: () => {}, stop: () => {} } : startProgress(ctx.io, first.valid + (opts.skipInvalid ? first.invalid.length : 0), () => ctx.clock.now());
-  const reader = await readRows(file.path, format);
+  const reader = await readRows(run.file, run.format);
   try {
-    await runRows(checkedRows(reader.rows, opts.confidential !== false), handle, {
+    await runRows(checkedRows(reader.rows, opts.confidential !== false, new RowIdentities(run.key)), handle, {
       concurrency: dryRun ? 1 : concurrency, // a dry run evaluates in file order: the daily limit accumulates
       stopped: () => interrupted,
       emit: (r) => {
@@ -186,12 +243,12 @@ async function second(ctx: Needs<'account' | 'client' | 'clock' | 'confirm' | 'i
   if (!ctx.json && ctx.io.stderrIsTTY) ctx.io.err(`${summaryLine(summary, dryRun)}\n`);
 
   if (interrupted) {
-    throw new CliError('interrupted', 'interrupted', `interrupted: ${summary.not_sent} row${summary.not_sent === 1 ? '' : 's'} not sent; run the same command again to send them (rows already accepted are not sent twice)`);
+    throw new CliError('interrupted', 'interrupted', `interrupted: ${summary.not_sent} row${summary.not_sent === 1 ? '' : 's'} not sent; ${rerunAdvice(opts)} to send them (rows already accepted are not sent twice)`);
   }
   const outcome = tally.outcome();
   if (!dryRun && summary.failed) {
-    throw new CliError(outcome ?? 'failure', 'batch_incomplete', `${summary.failed} of ${tally.rows} rows failed (${tally.failureNames.join(', ')}); run the same command again to retry them: accepted rows are not sent twice`, {
-      details: { batch_id: first.batchId, failed: summary.failed },
+    throw new CliError(outcome ?? 'failure', 'batch_incomplete', `${summary.failed} of ${tally.rows} rows failed (${tally.failureNames.join(', ')}); ${rerunAdvice(opts)} to retry them, after correcting any row the service refused (the file may be edited): rows already accepted are not sent twice`, {
+      details: { batch_id: run.batch, failed: summary.failed },
     });
   }
   // Rows held for an approver (8), or a dry run's denials (6): the results say it all.

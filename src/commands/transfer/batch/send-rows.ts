@@ -8,9 +8,11 @@ import type { ApiClient } from '../../../api/client.js';
 import { HeldTransactionSchema, TransferSchema } from '../../../api/schemas.js';
 import { ApiError, CliError } from '../../../errors.js';
 import * as z from 'zod/mini';
-import type { Journal } from './journal.js';
+import { idempotencyKeyOf, isContentRowId, type KeyScope } from './identity.js';
+import { isAccepted, type Journal } from './journal.js';
+import type { Earlier } from './ref-changes.js';
 import type { ResultLine } from './results.js';
-import { idempotencyKeyOf, isRowError, type PlannedRow, type RowError } from './plan.js';
+import { isRowError, type PlannedRow, type RowError } from './plan.js';
 
 const CreateAnswer = z.union([TransferSchema, HeldTransactionSchema]);
 
@@ -28,34 +30,58 @@ function refusedForGood(err: unknown): boolean {
   return err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 429 && err.code !== 'idempotency_key_reused';
 }
 
+/** Why a row is not sent again: an accepted row of this instance of the batch answers for it. */
+function earlierMessage(row: PlannedRow, { entry, via }: Earlier): string {
+  const accepted = entry.status === 'held' ? 'held for approval' : 'accepted';
+  const same = '(same recipient, amount, asset and memo)';
+  if (via === 'ref_added') return `${accepted} by an earlier run of this batch before the row had a ref ${same}: not sent again`;
+  if (via === 'ref_removed') return `${accepted} by an earlier run of this batch under a ref the file no longer has ${same}: not sent again`;
+  if (!isContentRowId(row.rowId)) {
+    // The same ref is the same payout, even edited: a second one needs a ref of its own.
+    return entry.content !== undefined && entry.content !== row.content
+      ? `${accepted} by an earlier run of this batch under the same ref; the row has changed since, and is not sent again (a new ref makes a new payout)`
+      : `${accepted} by an earlier run of this batch (same ref): not sent again`;
+  }
+  return `${accepted} by an earlier run of this batch ${same}: not sent again; --new-batch sends every row again`;
+}
+
+/** A row an accepted earlier row answers for: that row's result, and why it is not sent. */
+export function earlierResult(row: PlannedRow, earlier: Earlier): ResultLine {
+  const prior = earlier.entry;
+  return {
+    ...base(row), status: prior.status === 'held' ? 'held' : 'sent', idempotency_key: prior.key, earlier: true, message: earlierMessage(row, earlier),
+    ...(prior.transfer_id ? { transfer_id: prior.transfer_id } : {}), ...(prior.transaction_id ? { transaction_id: prior.transaction_id } : {}),
+  };
+}
+
 /** Sends one row (or answers from the journal); never throws for an API or network failure. */
-export function rowSender(ctx: Needs<'network'>, client: ApiClient, batchId: string, journal: Journal): (row: PlannedRow) => Promise<ResultLine> {
+export function rowSender(ctx: Needs<'network'>, client: ApiClient, scope: Omit<KeyScope, 'instance'>, journal: Journal, earlierOf: (row: PlannedRow) => Earlier | undefined): (row: PlannedRow) => Promise<ResultLine> {
+  const keyScope: KeyScope = { ...scope, instance: journal.instance };
   return async (row) => {
+    const earlier = earlierOf(row);
+    if (earlier) return earlierResult(row, earlier);
     const prior = journal.last.get(row.rowId);
-    if (prior?.status === 'sent' || prior?.status === 'held') {
-      return {
-        ...base(row), status: prior.status, idempotency_key: prior.key, earlier: true,
-        ...(prior.transfer_id ? { transfer_id: prior.transfer_id } : {}), ...(prior.transaction_id ? { transaction_id: prior.transaction_id } : {}),
-      };
-    }
     const generation = prior ? prior.generation + (prior.final ? 1 : 0) : 0;
-    const key = idempotencyKeyOf(batchId, row.rowId, generation);
-    const entry = { row: row.rowId, line: row.line, key, generation };
+    const key = idempotencyKeyOf(keyScope, row.rowId, generation);
+    const entry = { row: row.rowId, line: row.line, key, generation, content: row.content };
+    // With --new-batch, a row an earlier instance had accepted is paid again: on purpose, and said.
+    const before = journal.previous.get(row.rowId);
+    const again = isAccepted(before) ? { message: `sent again (--new-batch): an earlier run of this batch had it ${before.status === 'held' ? 'held' : 'accepted'}${before.transfer_id ?? before.transaction_id ? ` as ${before.transfer_id ?? before.transaction_id}` : ''}` } : {};
     ctx.network.renew(); // --timeout bounds each row's network time, not the whole batch's
     try {
       const { data } = await client.post('/v1/transfers', { body: row.req, idempotencyKey: key, schema: CreateAnswer });
       if ('transfer_id' in data && typeof data.transfer_id === 'string') {
         journal.record({ ...entry, status: 'sent', transfer_id: data.transfer_id });
-        return { ...base(row), status: 'sent', idempotency_key: key, transfer_id: data.transfer_id };
+        return { ...base(row), status: 'sent', idempotency_key: key, transfer_id: data.transfer_id, ...again };
       }
       const txn = (data as { transaction_id: string }).transaction_id;
       journal.record({ ...entry, status: 'held', transaction_id: txn });
-      return { ...base(row), status: 'held', idempotency_key: key, transaction_id: txn };
+      return { ...base(row), status: 'held', idempotency_key: key, transaction_id: txn, ...again };
     } catch (err) {
       if (!(err instanceof CliError)) throw err;
       const final = refusedForGood(err);
       journal.record({ ...entry, status: 'failed', error_code: err.code, ...(final ? { final: true } : {}) });
-      return { ...base(row), status: 'failed', idempotency_key: key, error_code: err.code, kind: err.kind };
+      return { ...base(row), status: 'failed', idempotency_key: key, error_code: err.code, kind: err.kind, message: err.message };
     }
   };
 }

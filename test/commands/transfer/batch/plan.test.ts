@@ -1,15 +1,20 @@
-// Pure parts of `transfer batch`: row identity and keys, exit-code severity, the progress line.
+// Pure parts of `transfer batch`: row identity and keys, the batch name, CSV cells, exit-code severity, the progress line.
 import { describe, expect, it } from 'vitest';
 import { exitCodeOfKind } from '../../../../src/errors.js';
-import { Tally, type ResultLine } from '../../../../src/commands/transfer/batch/results.js';
-import { batchIdFor, checkRow, idempotencyKeyOf, isRowError, type PlannedRow } from '../../../../src/commands/transfer/batch/plan.js';
+import { csvField, Tally, type ResultLine } from '../../../../src/commands/transfer/batch/results.js';
+import { idempotencyKeyOf, RowIdentities } from '../../../../src/commands/transfer/batch/identity.js';
+import { batchNameFor, checkRow, isRowError, type PlannedRow } from '../../../../src/commands/transfer/batch/plan.js';
 import type { InputRow } from '../../../../src/commands/transfer/batch/input.js';
 import { progressLine } from '../../../../src/io/progress.js';
 
-/** The valid rows of a file, checked in order. */
-const plan = (rows: InputRow[]): PlannedRow[] => {
+/** The valid rows of a file, checked in order, with their identities under a local key. */
+const plan = (rows: InputRow[], key = Buffer.alloc(32, 7)): PlannedRow[] => {
   const refs = new Map<string, number>();
-  return rows.map((r) => checkRow(r, true, refs)).filter((r): r is PlannedRow => !isRowError(r));
+  const ids = new RowIdentities(key);
+  return rows.flatMap((r) => {
+    const checked = checkRow(r, true, refs);
+    return isRowError(checked) ? [] : [ids.of(checked)];
+  });
 };
 const tally = (lines: ResultLine[]) => {
   const t = new Tally();
@@ -18,16 +23,46 @@ const tally = (lines: ResultLine[]) => {
 };
 
 describe('row identity and keys', () => {
-  it('a row with a ref keeps its key when lines move; without one, its line, recipient and asset decide (never the amount)', () => {
-    const a = plan([{ line: 2, fields: { to: '@acme', amount: '1', ref: 'R-1' } }, { line: 3, fields: { to: '@bob', amount: '2' } }]);
-    const b = plan([{ line: 9, fields: { to: '@acme', amount: '1', ref: 'R-1' } }, { line: 4, fields: { to: '@bob', amount: '2' } }]);
-    expect(a[0]!.rowId).toBe(b[0]!.rowId);
-    expect(a[1]!.rowId).not.toBe(b[1]!.rowId);
-    const edited = plan([{ line: 3, fields: { to: '@bob', amount: '2.5', memo: 'changed' } }]);
-    expect(edited[0]!.rowId).toBe(a[1]!.rowId);
-    const other = plan([{ line: 3, fields: { to: '@acme', amount: '2' } }, { line: 4, fields: { to: '@bob', amount: '2', asset: 'USDC' } }]);
-    expect(other[0]!.rowId).not.toBe(a[1]!.rowId);
-    expect(other[1]!.rowId).not.toBe(b[1]!.rowId);
+  it('a row with a ref is its ref: the same id when its line, amount, memo or recipient change', () => {
+    const a = plan([{ line: 2, fields: { to: '@acme', amount: '1', ref: 'R-1' } }]);
+    const b = plan([{ line: 9, fields: { to: '@bob', amount: '2.5', memo: 'edited', ref: 'R-1' } }]);
+    expect(b[0]!.rowId).toBe(a[0]!.rowId);
+    expect(b[0]!.content).not.toBe(a[0]!.content); // what it pays did change: said when it is not sent again
+    expect(plan([{ line: 2, fields: { to: '@acme', amount: '1', ref: 'R-2' } }])[0]!.rowId).not.toBe(a[0]!.rowId);
+  });
+
+  it('a row without a ref is what it pays, however written and wherever it lies; identical rows are numbered', () => {
+    const a = plan([{ line: 2, fields: { to: '@acme', amount: '7.5', memo: 'm' } }, { line: 3, fields: { to: '@bob', amount: '2' } }]);
+    const moved = plan([{ line: 5, fields: { to: '@bob', amount: '2.000', asset: 'usdg' } }, { line: 8, fields: { to: '@ACME', amount: '07.50', memo: 'm' } }]);
+    expect(moved.map((r) => r.rowId)).toEqual([a[1]!.rowId, a[0]!.rowId]);
+    for (const changed of [{ to: '@acme', amount: '7.51', memo: 'm' }, { to: '@acme', amount: '7.5', memo: 'n' }, { to: '@acme', amount: '7.5', memo: 'm', asset: 'USDC' }, { to: '@bob', amount: '7.5', memo: 'm' }]) {
+      expect(plan([{ line: 2, fields: changed }])[0]!.rowId).not.toBe(a[0]!.rowId);
+    }
+    const twice = plan([{ line: 2, fields: { to: '@bob', amount: '2' } }, { line: 3, fields: { to: '@acme', amount: '1' } }, { line: 4, fields: { to: '@bob', amount: '2' } }]);
+    expect(twice[0]!.rowId).toBe(a[1]!.rowId);
+    expect(twice[2]!.rowId).toBe(a[1]!.rowId.replace(/-1$/, '-2')); // the second identical row is a second payout
+    // Under the local key: the id is no hash anyone could recompute from an amount they guess.
+    expect(plan([{ line: 3, fields: { to: '@bob', amount: '2' } }], Buffer.alloc(32, 8))[0]!.rowId).not.toBe(a[1]!.rowId);
+  });
+
+  it('keys: the account, the batch, its instance and the row, then the attempt generation after a refusal for good', () => {
+    const scope = { accountId: 'acct_1', batch: 'payouts.csv', instance: '' };
+    const k0 = idempotencyKeyOf(scope, 'ref-x', 0);
+    expect(k0).toMatch(/^svc-batch-[0-9a-f]{32}$/);
+    expect(idempotencyKeyOf(scope, 'ref-x', 2)).toBe(`${k0}-r2`);
+    for (const other of [{ ...scope, accountId: 'acct_2' }, { ...scope, batch: 'other.csv' }, { ...scope, instance: '0123456789abcdef' }]) {
+      expect(idempotencyKeyOf(other, 'ref-x', 0)).not.toBe(k0);
+    }
+    expect(idempotencyKeyOf(scope, 'ref-y', 0)).not.toBe(k0);
+  });
+
+  it('the batch name: --batch-id (a short safe word), else the file\'s own name, or stdin', () => {
+    expect(batchNameFor('/data/2026-11/payouts.csv', undefined)).toBe('payouts.csv');
+    expect(batchNameFor('-', undefined)).toBe('stdin');
+    expect(batchNameFor('payouts.csv', 'payroll-2026_11.v2')).toBe('payroll-2026_11.v2');
+    for (const bad of ['has space', '-flag', '../up', '.hidden', '', 'x'.repeat(65), 'a/b']) {
+      expect(() => batchNameFor('payouts.csv', bad)).toThrow(/--batch-id must be 1 to 64 characters/);
+    }
   });
 
   it('a repeated ref is an error of its second row', () => {
@@ -36,12 +71,14 @@ describe('row identity and keys', () => {
     expect(checkRow({ line: 5, fields: { to: '@bob', amount: '1', ref: 'R' } }, true, refs)).toMatchObject({ line: 5, message: 'ref "R" is already used on line 2: each row\'s ref must be unique' });
   });
 
-  it('keys: the batch id, the row, and the attempt generation after a refusal for good', () => {
-    expect(idempotencyKeyOf('b1', 'r'.repeat(24), 0)).toBe(`svc-batch-b1-${'r'.repeat(24)}`);
-    expect(idempotencyKeyOf('b1', 'r'.repeat(24), 2)).toBe(`svc-batch-b1-${'r'.repeat(24)}-r2`);
-    expect(batchIdFor(undefined, 'cd'.repeat(32))).toBe('cdcdcdcdcdcdcdcd');
-    expect(batchIdFor('payroll-2026_11', 'x')).toBe('payroll-2026_11');
-    expect(() => batchIdFor('has space', 'x')).toThrow(/--batch-id must be 1 to 64 characters/);
+});
+
+describe('the results file as CSV', () => {
+  it('a cell a spreadsheet would run as a formula begins with \' (OWASP), then RFC 4180 quoting', () => {
+    expect(['=HYPERLINK("http://x","y")', '@SUM(1)', '+1', '-1', '\tx', '\rx', '\0x'].map(csvField)).toEqual([
+      `"'=HYPERLINK(""http://x"",""y"")"`, `"'@SUM(1)"`, `"'+1"`, `"'-1"`, `"'\tx"`, `"'\rx"`, `"'\0x"`,
+    ]);
+    expect(['plain', 'a,b', 'say "hi"', 'x=1', 12, ''].map(csvField)).toEqual(['plain', '"a,b"', '"say ""hi"""', 'x=1', '12', '']);
   });
 });
 
