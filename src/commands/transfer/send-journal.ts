@@ -9,16 +9,12 @@ import { createHash, createHmac } from 'node:crypto';
 import { openJournalFile } from '../../config/journal.js';
 import { localKey } from '../../config/local-key.js';
 import { CliError } from '../../errors.js';
+import { SERVICE_KEY_MEMORY_MS } from '../../domain/idempotency.js';
 import type { TransferRequest } from './request.js';
 
 const HOUR_MS = 3_600_000;
 /** How long a key is remembered here. */
 export const KEEP_MS = 90 * 24 * HOUR_MS;
-/**
- * How long after a try its key is surely still remembered by the service: its 24 hours, less an
- * hour for clocks that disagree. Past it, a try whose outcome is unknown is not tried again.
- */
-export const SERVICE_MEMORY_MS = 23 * HOUR_MS;
 
 export const SENDS_FOLDER = 'sends';
 
@@ -123,7 +119,7 @@ export function priorUse(entry: SendEntry | undefined, fingerprint: string, now:
   if (entry.status === 'sent' || entry.status === 'held') return entry as Earlier;
   // Tried, and how it ended is not known: the service still answers for it within its memory.
   const tried = entry.first_tried_at ?? entry.at;
-  if (now - Date.parse(tried) < SERVICE_MEMORY_MS) return undefined;
+  if (now - Date.parse(tried) < SERVICE_KEY_MEMORY_MS) return undefined;
   throw new CliError('conflict', 'idempotency_outcome_unknown', `this transfer was tried under idempotency key ${entry.key} on ${tried}, how it ended is not known, and the service forgets keys after 24 hours: not sent again, as it may have been made`, {
     hint: `look for it with \`svc transfer ls --since ${tried}\`; if it is not there, send it under a new --idempotency-key`,
     details: ids,

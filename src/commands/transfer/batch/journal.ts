@@ -15,7 +15,10 @@ export interface JournalEntry {
   line: number;
   key: string;
   generation: number;
-  status: 'sent' | 'held' | 'failed';
+  /** `tried`: sent, no answer yet (it stays so when the answer is lost or the process is killed). */
+  status: 'tried' | 'sent' | 'held' | 'failed';
+  /** When this key was first sent (ISO 8601, the tool's clock): the service remembers it 24 hours. */
+  tried_at?: string;
   /** The instance the row was sent in; absent for the first (`""`). */
   instance?: string;
   /** A keyed hash of what the row paid (identity.ts): a ref's row that has changed since is told apart. */

@@ -7,9 +7,10 @@ import type { Needs } from '../../../runtime/factory.js';
 import type { ApiClient } from '../../../api/client.js';
 import { HeldTransactionSchema, TransferSchema } from '../../../api/schemas.js';
 import { ApiError, CliError } from '../../../errors.js';
+import { SERVICE_KEY_MEMORY_MS } from '../../../domain/idempotency.js';
 import * as z from 'zod/mini';
 import { idempotencyKeyOf, isContentRowId, type KeyScope } from './identity.js';
-import { isAccepted, type Journal } from './journal.js';
+import { isAccepted, type Journal, type JournalEntry } from './journal.js';
 import type { Earlier } from './ref-changes.js';
 import type { ResultLine } from './results.js';
 import { isRowError, type PlannedRow, type RowError } from './plan.js';
@@ -28,6 +29,17 @@ const base = (row: PlannedRow) => ({ line: row.line, fields: row.fields, asset: 
  */
 function refusedForGood(err: unknown): boolean {
   return err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 429 && err.code !== 'idempotency_key_reused';
+}
+
+/**
+ * When the key a row is about to go under was first sent with no answer learnt since (a lost
+ * answer, a 5xx, a kill mid-request): the service may hold a transfer under it, and answers for it
+ * only for 24 hours. Undefined when the key is new or known not to have made anything.
+ */
+function unansweredSince(prior: JournalEntry | undefined, generation: number): string | undefined {
+  if (!prior || prior.final || prior.generation !== generation) return undefined;
+  if (prior.status === 'failed' && prior.error_code === 'rate_limited') return undefined; // 429: not taken
+  return prior.status === 'tried' || prior.status === 'failed' ? prior.tried_at : undefined;
 }
 
 /** Why a row is not sent again: an accepted row of this instance of the batch answers for it. */
@@ -55,7 +67,7 @@ export function earlierResult(row: PlannedRow, earlier: Earlier): ResultLine {
 }
 
 /** Sends one row (or answers from the journal); never throws for an API or network failure. */
-export function rowSender(ctx: Needs<'network'>, client: ApiClient, scope: Omit<KeyScope, 'instance'>, journal: Journal, earlierOf: (row: PlannedRow) => Earlier | undefined): (row: PlannedRow) => Promise<ResultLine> {
+export function rowSender(ctx: Needs<'clock' | 'network'>, client: ApiClient, scope: Omit<KeyScope, 'instance'>, journal: Journal, earlierOf: (row: PlannedRow) => Earlier | undefined): (row: PlannedRow) => Promise<ResultLine> {
   const keyScope: KeyScope = { ...scope, instance: journal.instance };
   return async (row) => {
     const earlier = earlierOf(row);
@@ -63,11 +75,20 @@ export function rowSender(ctx: Needs<'network'>, client: ApiClient, scope: Omit<
     const prior = journal.last.get(row.rowId);
     const generation = prior ? prior.generation + (prior.final ? 1 : 0) : 0;
     const key = idempotencyKeyOf(keyScope, row.rowId, generation);
-    const entry = { row: row.rowId, line: row.line, key, generation, content: row.content };
+    const unanswered = unansweredSince(prior, generation);
+    if (unanswered !== undefined && ctx.clock.now() - Date.parse(unanswered) >= SERVICE_KEY_MEMORY_MS) {
+      return {
+        ...base(row), status: 'failed', idempotency_key: key, error_code: 'idempotency_outcome_unknown', kind: 'conflict',
+        message: `tried under this key on ${unanswered}, how it ended is not known, and the service forgets keys after 24 hours: not sent again, as it may have been paid; look for it with \`svc transfer ls --since ${unanswered}\`, and if it is not there, give the row a new ref to pay it`,
+      };
+    }
+    const triedAt = unanswered ?? new Date(ctx.clock.now()).toISOString();
+    const entry = { row: row.rowId, line: row.line, key, generation, content: row.content, tried_at: triedAt };
     // With --new-batch, a row an earlier instance had accepted is paid again: on purpose, and said.
     const before = journal.previous.get(row.rowId);
     const again = isAccepted(before) ? { message: `sent again (--new-batch): an earlier run of this batch had it ${before.status === 'held' ? 'held' : 'accepted'}${before.transfer_id ?? before.transaction_id ? ` as ${before.transfer_id ?? before.transaction_id}` : ''}` } : {};
     ctx.network.renew(); // --timeout bounds each row's network time, not the whole batch's
+    journal.record({ ...entry, status: 'tried' }); // before the request: a kill mid-request leaves this
     try {
       const { data } = await client.post('/v1/transfers', { body: row.req, idempotencyKey: key, schema: CreateAnswer });
       if ('transfer_id' in data && typeof data.transfer_id === 'string') {
