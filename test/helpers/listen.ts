@@ -2,8 +2,8 @@
 // and a raw HTTP client for what a hostile peer sends it (any bytes, any headers, a body cut off
 // mid-way). Waiting is on output, never on time.
 import { createHmac } from 'node:crypto';
-import { request } from 'node:http';
-import { connect } from 'node:net';
+import { createServer, request, type Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { runCli, type CliResult } from './cli.js';
 import type { TestSandbox } from './e2e.js';
 
@@ -150,4 +150,34 @@ export function hostileBodies(now: string): Hostile[] {
     { name: 'empty', body: b(''), signed: 400 },
     { name: 'an event id of 2,000 characters', body: b(ev('e'.repeat(2000), '')), signed: 400 },
   ];
+}
+
+/** The local app `listen --forward-to` forwards to: records each body, answers 204. */
+export interface ForwardTarget {
+  server: Server;
+  url: string;
+  hits: string[];
+  close(): Promise<void>;
+}
+
+export async function startForwardTarget(): Promise<ForwardTarget> {
+  const hits: string[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      hits.push(body);
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    server,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    hits,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
 }

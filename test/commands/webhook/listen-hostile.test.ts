@@ -4,35 +4,22 @@
 // hangs up mid-body). Each gets its 4xx, the listener keeps listening and still forwards a
 // genuine event the sandbox signs, and once stopped the sandbox lists no subscription.
 // In-process (main(argv), Ctrl-C injected) and spawned (bin/svc.js, SIGTERM and SIGINT).
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../../helpers/e2e.js';
-import { hostileBodies, listenInProcess, post, postCutShort, sign } from '../../helpers/listen.js';
+import { hostileBodies, listenInProcess, post, postCutShort, sign, startForwardTarget, type ForwardTarget } from '../../helpers/listen.js';
 import { spawnSvc, type LiveRun } from '../../helpers/run.js';
 
 let t: TestSandbox;
-let app: { server: Server; url: string; hits: string[] };
+let app: ForwardTarget;
 const children: LiveRun[] = [];
 
 beforeAll(async () => {
   t = await startTestSandbox();
-  const hits: string[] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (d) => (body += d));
-    req.on('end', () => {
-      hits.push(body);
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  app = { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, hits };
+  app = await startForwardTarget();
 });
 afterAll(async () => {
   for (const c of children) if (!c.done()) c.child.kill('SIGKILL');
-  app?.server.closeAllConnections();
-  await new Promise((r) => app?.server.close(r));
+  await app?.close();
   await t?.close();
 });
 

@@ -5,8 +5,8 @@
 // the secret from a variable or a file, never from argv. Runs in-process; Ctrl-C is injected.
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest } from 'node:http';
+import { startForwardTarget, type ForwardTarget } from '../../helpers/listen.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,26 +19,15 @@ const delivery = (eventId: string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ event_id: eventId, event: 'transfer.confirmed', timestamp: new Date().toISOString(), ...extra });
 
 let t: TestSandbox;
-let app: { server: Server; url: string; hits: string[] };
+let app: ForwardTarget;
 
 beforeAll(async () => {
   t = await startTestSandbox();
-  const hits: string[] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (d) => (body += d));
-    req.on('end', () => {
-      hits.push(body);
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  app = { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, hits };
+  app = await startForwardTarget();
 });
 afterAll(async () => {
   await t?.close();
-  app?.server.closeAllConnections();
-  await new Promise((r) => app?.server.close(r));
+  await app?.close();
 });
 
 /** `svc --json webhook listen` in-process on its own port; stop() is Ctrl-C. */
