@@ -172,6 +172,8 @@ export const TransactionStateSchema = z.looseObject({
   expires_at: ts,
   decided_at: z.optional(ts),
   transfer_id: z.optional(z.string()),
+  /** Beyond the spec: why it was rejected, when the owner said (sandbox). */
+  reason: z.optional(z.string()),
 });
 export type TransactionState = z.infer<typeof TransactionStateSchema>;
 

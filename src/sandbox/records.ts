@@ -126,6 +126,8 @@ export const HeldRecord = z.object({
   /** Amount (minor units) and memo encrypted to the OWNER's viewing key at hold time. */
   amount_ciphertext: z.optional(z.string()),
   memo_ciphertext: z.optional(z.string()),
+  /** Why it was rejected, when the owner said (1 to 500 characters; src/domain/reject-reason.ts). */
+  reason: z.optional(z.string()),
 });
 export type HeldTransaction = z.infer<typeof HeldRecord>;
 

@@ -37,7 +37,7 @@ export class Policies {
   }
 }
 
-export type HeldDecision = { status: 'approved'; transferId: string } | { status: 'rejected' };
+export type HeldDecision = { status: 'approved'; transferId: string } | { status: 'rejected'; reason?: string | undefined };
 
 export class HeldTransactions {
   private readonly byId = new Map<string, HeldTransaction>();
@@ -64,6 +64,7 @@ export class HeldTransactions {
     h.status = decision.status;
     h.decided_at = at;
     if (decision.status === 'approved') h.transfer_id = decision.transferId;
+    else if (decision.reason !== undefined) h.reason = decision.reason;
     this.writer.run(this.stmt.putHeld, h.transaction_id, JSON.stringify(h));
   }
 

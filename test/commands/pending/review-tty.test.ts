@@ -90,6 +90,8 @@ describe.skipIf(!hasTmux())('svc pending review on a terminal (80 columns)', () 
 
     await term.waitFor(`Held transaction 2 of 3: ${ids[1]}`);
     await term.sendText('r');
+    await term.waitFor('Reason for rejecting (optional, Enter to skip):');
+    await term.sendKeys('Enter'); // no reason
     await term.waitFor(new RegExp(`✓ rejected ${ids[1]}: .* from @alice/bot to @acme, discarded, no funds moved`));
     await term.waitFor(`Held transaction 3 of 3: ${ids[2]}`);
     await term.sendText('s');
@@ -100,6 +102,7 @@ describe.skipIf(!hasTmux())('svc pending review on a terminal (80 columns)', () 
       '? Held transaction 1 of 3: TXN approve',
       `✓ approved TXN: ${decrypts ? '60.00 USDG' : 'an encrypted amount'} from @alice/bot to @acme, submitted as transfer TR`,
       '? Held transaction 2 of 3: TXN reject',
+      '✔ Reason for rejecting (optional, Enter to skip):',
       `✓ rejected TXN: ${decrypts ? '70.00 USDG' : 'an encrypted amount'} from @alice/bot to @acme, discarded, no funds moved`,
       '? Held transaction 3 of 3: TXN skip',
       'approved 1, rejected 1, skipped 1, expired 0',
@@ -111,30 +114,30 @@ describe.skipIf(!hasTmux())('svc pending review on a terminal (80 columns)', () 
     await ok(['pending', 'reject', ids[2]!]);
   }, 90_000);
 
-  it('an expired transaction is shown as expired: a does nothing, only skip or quit', async () => {
+  it('an expired transaction is shown as expired: a does nothing, only skip or quit; one that expires before its turn is said, not counted', async () => {
     const ids = [await hold('61'), await hold('62')];
     const before = await agentTransfers();
-    const term = await review();
+    const term = await review('--interval', '200ms');
     await term.waitFor(`Held transaction 1 of 2: ${ids[0]}`);
-    // Both windows close while the first prompt is on screen; the queue is read again before the next.
+    // Both windows close while the first prompt is on screen: the queue, read again meanwhile,
+    // brings the service's clock, so this prompt turns expired and the count drops the other one.
     await t.sandbox.advance(16 * 60_000);
-    await term.sendText('s');
-    let screen = await term.waitFor(`Held transaction 2 of 2: ${ids[1]} (expired)`);
+    let screen = await term.waitFor(`Held transaction 1 of 1: ${ids[0]} (expired)`);
     expect(screen).toMatch(/^ {2}time left {4}expired$/m);
     expect(screen).toContain('  its approval window has passed: it can no longer be approved or rejected');
     expect(screen).toMatch(/^ {2}\[s\] skip {2}\[q\] quit$/m);
-    expect(screen).not.toContain('[a] approve'); // the first prompt collapsed to its answer; this one offers s and q
-    expectFits(screen, 'Held transaction 2 of 2');
+    expect(screen).not.toContain('[a] approve');
+    expectFits(screen, 'Held transaction 1 of 1');
     await term.sendText('a'); // ignored: nothing is sent
     await term.sendText('r'); // ignored too
     await term.sendText('s');
     expect(await term.waitForExit()).toBe(0);
     screen = await term.capture();
     expect(transcript(screen)).toEqual([
-      '? Held transaction 1 of 2: TXN skip',
-      '? Held transaction 2 of 2: TXN skip (expired)',
+      '? Held transaction 1 of 1: TXN skip (expired)',
       '✗ TXN expired: its approval window has passed, nothing was sent',
-      'approved 0, rejected 0, skipped 1, expired 1',
+      '✗ TXN expired before its turn: its approval window has passed, nothing was sent',
+      'approved 0, rejected 0, skipped 0, expired 2',
     ]);
     expect(await agentTransfers()).toBe(before);
   }, 60_000);
@@ -144,6 +147,8 @@ describe.skipIf(!hasTmux())('svc pending review on a terminal (80 columns)', () 
     const term = await review();
     await term.waitFor(`Held transaction 1 of 2: ${ids[0]}`);
     await term.sendText('r');
+    await term.waitFor('Reason for rejecting');
+    await term.sendKeys('Enter');
     await term.waitFor(`Held transaction 2 of 2: ${ids[1]}`);
     await term.sendKeys('C-c');
     expect(await term.waitForExit()).toBe(130);
@@ -179,6 +184,8 @@ describe.skipIf(!hasTmux())('svc pending review on a terminal (80 columns)', () 
     await term.sendText('a');
     await term.waitFor(`Held transaction 2 of 2: ${ids[1]}`);
     await term.sendText('r');
+    await term.waitFor('Reason for rejecting');
+    await term.sendKeys('Enter');
     expect(await term.waitForExit()).toBe(0);
     const screen = await term.capture({ escapes: true });
     expect(screen).toMatch(new RegExp(`\\u001b\\[32m✓ approved\\u001b\\[39m ${ids[0]}`));
