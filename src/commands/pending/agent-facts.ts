@@ -124,10 +124,16 @@ async function paidBeforeLine(ctx: Needs<'client'>, agent: Agent, to: string): P
       last ??= t.created_at; // newest first
     }
     if (!data.has_more) {
-      return count === 0 ? () => 'no: this is its first payment to this recipient' : (now) => `yes, ${count === 1 ? 'once' : `${count} times`} (the last ${relativeTime(last!, now)})`;
+      return count === 0 ? () => 'no: this is its first payment to this recipient' : (now) => `yes, ${count === 1 ? 'once' : `${count} times`} (the last ${ago(last!, now)})`;
     }
   }
   return count === 0
     ? () => `not in its last ${PAGES * PAGE} transfers`
-    : (now) => `yes, ${count} times in its last ${PAGES * PAGE} transfers (the last ${relativeTime(last!, now)})`;
+    : (now) => `yes, ${count} times in its last ${PAGES * PAGE} transfers (the last ${ago(last!, now)})`;
+}
+
+/** `2h ago`, `just now`. */
+function ago(iso: string, nowMs: number): string {
+  const when = relativeTime(iso, nowMs);
+  return when === 'now' ? 'just now' : when;
 }

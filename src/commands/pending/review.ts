@@ -58,6 +58,11 @@ function tallyText(t: Tally): string {
   return `approved ${t.approved}, rejected ${t.rejected}, skipped ${t.skipped}, expired ${t.expired}`;
 }
 
+/** The status line while the service does not answer (it changes with each try, so each shows). */
+function reconnecting(err: unknown, failures: number, delayMs: number): string {
+  return `reconnecting… no answer (${faultText(err)}); ${failures} ${failures === 1 ? 'try' : 'tries'}, next in ${delayMs / 1000}s`;
+}
+
 /** The detail lines of one transaction at an instant of the service's clock. */
 function screenLines(view: HeldView, facts: AgentFacts, serviceNowMs: number): string[] {
   const base = heldDetails(view, serviceNowMs, { timeLeft: false });
@@ -144,7 +149,7 @@ export async function review(ctx: Ctx, opts: ReviewOptions): Promise<void> {
         if (isInterrupt(err) || !watch || !isTransient(err)) throw err;
         failures++;
         const delay = reconnectDelay(failures);
-        status.show(`reconnecting… the service did not answer (${faultText(err)}); next try in ${delay / 1000}s (Ctrl-C to stop)`);
+        status.show(reconnecting(err, failures, delay));
         await pause(delay);
       }
     }
@@ -203,7 +208,7 @@ export async function review(ctx: Ctx, opts: ReviewOptions): Promise<void> {
           if (signal.aborted) return;
           if (!isTransient(err)) return fail(err);
           failures++;
-          promptStatus = `reconnecting… the service did not answer (${faultText(err)}); next try in ${reconnectDelay(failures) / 1000}s`;
+          promptStatus = reconnecting(err, failures, reconnectDelay(failures));
         }
       }
     })();
