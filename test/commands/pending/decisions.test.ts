@@ -2,7 +2,7 @@
 // reject --reason` (the service keeps it; a bad one is exit 2 and nothing is sent) and the
 // approvals log in the config dir (`svc pending log`): one entry per decision the service took or
 // refused for good, 0600 in a 0700 folder, never an amount or a memo.
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../../helpers/e2e.js';
@@ -124,6 +124,26 @@ describe('the approvals log', () => {
       const r = await t.svc(['pending', 'log', '--limit', bad]);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`--limit "${bad}" must be a whole number of 1 or more`);
+    }
+  });
+
+  it('a log that cannot be written (a link planted in its place) is one warning: the decision stands, exit 0, the link is not followed', async () => {
+    const id = await hold();
+    const target = join(t.configDir, 'elsewhere.txt');
+    writeFileSync(target, '');
+    const had = existsSync(logFile());
+    if (had) renameSync(logFile(), `${logFile()}.moved`);
+    else mkdirSync(join(t.configDir, 'approvals'), { recursive: true, mode: 0o700 });
+    symlinkSync(target, logFile());
+    try {
+      const r = await t.svc(['pending', 'reject', id]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/^warning: this decision is not recorded in the approvals log on this machine: .+\nrejected txn_\w+: .*discarded, no funds moved\n/);
+      expect(readFileSync(target, 'utf8')).toBe('');
+      expect((await exported(id))?.status).toBe('rejected');
+    } finally {
+      rmSync(logFile());
+      if (had) renameSync(`${logFile()}.moved`, logFile());
     }
   });
 
