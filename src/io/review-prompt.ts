@@ -13,7 +13,11 @@ const KEYS: Record<string, ReviewChoice> = { a: 'approve', r: 'reject', s: 'skip
 const SHOWN: Record<ReviewChoice, string> = { approve: 'approve', reject: 'reject', skip: 'skip', quit: 'quit', expired: 'skip (expired)' };
 
 export const reviewPrompt = createPrompt<ReviewChoice, ReviewConfig>((config, done) => {
-  const [now, setNow] = useState(config.now());
+  // A new object at every tick, so the prompt is drawn again even when the clock has not moved
+  // (what config.live says may have: the count, the status line).
+  const [clock, setClock] = useState({ now: config.now() });
+  const now = clock.now;
+  const setNow = (ms: number) => setClock({ now: ms });
   const [answer, setAnswer] = useState<ReviewChoice | undefined>(undefined);
   const prefix = usePrefix({});
 
