@@ -11,6 +11,7 @@ import type { HeldResource } from '../../api/schemas.js';
 import { ApiError, CliError } from '../../errors.js';
 import { formatDuration } from '../../domain/duration.js';
 import { MAX_WAIT_MS } from '../../runtime/flags.js';
+import { sanitize } from '../../io/sanitize.js';
 import { startSpinner, type Spinner } from '../../io/spinner.js';
 import { fetchHeld } from './held.js';
 import { decidedByText } from './record.js';
@@ -91,14 +92,14 @@ export async function waitForDecision(ctx: Needs<'clock' | 'env' | 'interrupt' |
           // Said once per outage: on a terminal in the spinner's line, in a log as one line.
           const text = `${waiting}: reconnecting… (${(err as CliError).message})`;
           if (ctx.io.stderrIsTTY) spinner().update(text);
-          else ctx.io.err(`${text}\n`);
+          else ctx.io.err(`${sanitize(text)}\n`);
         }
         outage = err as CliError;
       }
       if (h) {
         if (outage && !ctx.json) {
           if (ctx.io.stderrIsTTY) spinner().update(waiting);
-          else ctx.io.err(`${waiting}: reconnected\n`);
+          else ctx.io.err(`${sanitize(`${waiting}: reconnected`)}\n`);
         }
         outage = undefined;
         last = h;

@@ -175,6 +175,20 @@ describe('pending wait: blocks until a human decides', () => {
     expect(clock.slept.reduce((a, b) => a + b, 0)).toBe(60_000);
   });
 
+  it('Ctrl-C stops the waiting, not the held transaction (exit 130, how to follow it again)', async () => {
+    const id = await hold();
+    const clock = gatedClock();
+    const ctrlC = new AbortController();
+    const done = runCli(['--json', 'pending', 'wait', id], { env: { ...t.env, ...agent }, clock, interrupt: ctrlC.signal });
+    await clock.asleep();
+    ctrlC.abort();
+    const r = await done;
+    expect(r.code).toBe(130);
+    expect(r.stdout).toBe('');
+    expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'interrupted', transaction_id: id, hint: `follow it again with \`svc pending wait ${id}\`` });
+    expect(tsvRecord((await t.svc(['pending', 'get', id], { env: agent })).stdout).status).toBe('pending_approval');
+  });
+
   it('--timeout-wait is checked before anything is sent', async () => {
     const r = await t.svc(['pending', 'wait', 'txn_x', '--timeout-wait', 'soon'], { env: agent });
     expect(r.code).toBe(2);
@@ -285,6 +299,17 @@ describe('transfer send --wait with an agent\'s key: one command a cron job can 
     expect(jr.stdout).toBe('');
     const err = JSON.parse(jr.stderr).error;
     expect(err).toMatchObject({ code: 'transaction_expired', transaction_id: s.id, idempotency_key: 'cron-expire-1' });
+  });
+
+  it('Ctrl-C while it waits for the human: exit 130, naming the transaction and the key', async () => {
+    const clock = gatedClock();
+    const ctrlC = new AbortController();
+    const done = runCli(['--json', 'transfer', 'send', '@acme', '70', '--wait', '--idempotency-key', 'cron-ctrlc-1'], { env: { ...t.env, ...agent }, clock, interrupt: ctrlC.signal });
+    await clock.asleep();
+    ctrlC.abort();
+    const r = await done;
+    expect(r.code).toBe(130);
+    expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'interrupted', transaction_id: expect.stringMatching(TXN_RE), idempotency_key: 'cron-ctrlc-1', hint: expect.stringContaining('svc pending wait txn_') });
   });
 
   it('--timeout-wait bounds the whole wait: exit 7 wait_timeout naming the transaction and its key', async () => {
