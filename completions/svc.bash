@@ -34,7 +34,7 @@ _svc_takes_value() {
   local p="$1"
   while :; do
     case "$p|$2" in
-      '|-p'|'|--profile'|'|--base-url'|'|--timeout'|'balance|--asset'|'transfer send|--asset'|'transfer send|--memo'|'transfer send|--idempotency-key'|'transfer send|--timeout-wait'|'transfer batch|--batch-id'|'transfer batch|--concurrency'|'transfer batch|--out'|'transfer get|--timeout-wait'|'transfer ls|--status'|'transfer ls|--since'|'transfer ls|--until'|'transfer ls|--limit'|'transfer ls|--offset'|'agent create|--daily-limit'|'agent create|--per-tx-limit'|'agent create|--hitl-threshold'|'agent create|--allow'|'agent create|--asset'|'agent create|--active-hours'|'agent create|--policy-file'|'agent policy set|--add-allow'|'agent policy set|--remove-allow'|'agent policy set|--clear'|'agent policy set|--daily-limit'|'agent policy set|--per-tx-limit'|'agent policy set|--hitl-threshold'|'agent policy set|--allow'|'agent policy set|--asset'|'agent policy set|--active-hours'|'agent policy set|--policy-file'|'agent policy check|--to'|'agent policy check|--amount'|'agent policy check|--asset'|'agent policy check|--at'|'agent policy check|--spent-today'|'pending reject|--reason'|'pending review|--interval'|'pending review|--notify-command'|'pending log|--limit'|'webhook create|--events'|'webhook verify|--secret-env'|'webhook verify|--secret-file'|'webhook verify|--signature'|'webhook verify|--payload-file'|'webhook verify|--tolerance'|'webhook listen|--port'|'webhook listen|--events'|'webhook listen|--forward-to'|'webhook listen|--secret-env'|'webhook listen|--secret-file'|'webhook listen|--tolerance'|'api|-d'|'api|--data'|'api|-q'|'api|--query'|'api|--idempotency-key'|'sandbox start|--port'|'sandbox start|--host'|'sandbox start|--block-time'|'sandbox start|--approval-window'|'sandbox start|--state'|'sandbox fund|--asset'|'sandbox key create|--account'|'sandbox key create|--name'|'sandbox key ls|--account'|'sandbox trigger|--account') return 0 ;;
+      '|-p'|'|--profile'|'|--base-url'|'|--timeout'|'balance|--asset'|'transfer send|--asset'|'transfer send|--memo'|'transfer send|--idempotency-key'|'transfer send|--timeout-wait'|'transfer batch|--batch-id'|'transfer batch|--concurrency'|'transfer batch|--out'|'transfer get|--timeout-wait'|'transfer ls|--status'|'transfer ls|--since'|'transfer ls|--until'|'transfer ls|--limit'|'transfer ls|--offset'|'agent create|--daily-limit'|'agent create|--per-tx-limit'|'agent create|--hitl-threshold'|'agent create|--allow'|'agent create|--asset'|'agent create|--active-hours'|'agent create|--policy-file'|'agent policy set|--add-allow'|'agent policy set|--remove-allow'|'agent policy set|--clear'|'agent policy set|--daily-limit'|'agent policy set|--per-tx-limit'|'agent policy set|--hitl-threshold'|'agent policy set|--allow'|'agent policy set|--asset'|'agent policy set|--active-hours'|'agent policy set|--policy-file'|'agent policy check|--to'|'agent policy check|--amount'|'agent policy check|--asset'|'agent policy check|--at'|'agent policy check|--spent-today'|'pending ls|--status'|'pending wait|--timeout-wait'|'pending reject|--reason'|'pending review|--interval'|'pending review|--notify-command'|'pending log|--limit'|'webhook create|--events'|'webhook verify|--secret-env'|'webhook verify|--secret-file'|'webhook verify|--signature'|'webhook verify|--payload-file'|'webhook verify|--tolerance'|'webhook listen|--port'|'webhook listen|--events'|'webhook listen|--forward-to'|'webhook listen|--secret-env'|'webhook listen|--secret-file'|'webhook listen|--tolerance'|'api|-d'|'api|--data'|'api|-q'|'api|--query'|'api|--idempotency-key'|'sandbox start|--port'|'sandbox start|--host'|'sandbox start|--block-time'|'sandbox start|--approval-window'|'sandbox start|--state'|'sandbox fund|--asset'|'sandbox key create|--account'|'sandbox key create|--name'|'sandbox key ls|--account'|'sandbox trigger|--account') return 0 ;;
     esac
     [[ -z $p ]] && return 1
     if [[ $p == *" "* ]]; then p="${p% *}"; else p=""; fi
@@ -56,6 +56,7 @@ _svc_option_values() {
       'agent policy set|--asset') COMPREPLY=($(compgen -W 'USDG USDC' -- "$cur")); return ;;
       'agent policy set|--policy-file') _svc_files; return ;;
       'agent policy check|--asset') COMPREPLY=($(compgen -W 'USDG USDC' -- "$cur")); return ;;
+      'pending ls|--status') COMPREPLY=($(compgen -W 'pending_approval approved rejected expired' -- "$cur")); return ;;
       'webhook verify|--secret-env') _svc_lines < <(compgen -e -- "$cur"); return ;;
       'webhook verify|--secret-file') _svc_files; return ;;
       'webhook verify|--payload-file') _svc_files; return ;;
@@ -102,6 +103,8 @@ _svc_subcommand() {
     'agent policy|set') path='agent policy set' ;;
     'agent policy|check') path='agent policy check' ;;
     'pending|ls'|'pending|list') path='pending ls' ;;
+    'pending|get') path='pending get' ;;
+    'pending|wait') path='pending wait' ;;
     'pending|approve') path='pending approve' ;;
     'pending|reject') path='pending reject' ;;
     'pending|review') path='pending review' ;;
@@ -171,7 +174,7 @@ _svc_words() {
       [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'get set check' -- "$cur"))
       ;;
     'pending')
-      [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'ls approve reject review log' -- "$cur"))
+      [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'ls get wait approve reject review log' -- "$cur"))
       [[ $2 -eq 0 && ${#COMPREPLY[@]} -eq 0 ]] && COMPREPLY=($(compgen -W 'list' -- "$cur"))
       ;;
     'webhook')
@@ -233,7 +236,9 @@ _svc_options() {
     'agent policy set') echo '--add-allow --remove-allow --clear --daily-limit --per-tx-limit --hitl-threshold --allow --asset --active-hours --policy-file --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'agent policy check') echo '--to --amount --asset --at --spent-today --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'pending') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
-    'pending ls') echo '--decrypt --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'pending ls') echo '--decrypt --all --status --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'pending get') echo '--decrypt --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'pending wait') echo '--timeout-wait --decrypt --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'pending approve') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'pending reject') echo '--reason --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'pending review') echo '--watch --interval --notify-command --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;

@@ -25,7 +25,7 @@ function __svc_takes_value
     set -l p $argv[1]
     while true
         switch "$p|$argv[2]"
-            case '|-p' '|--profile' '|--base-url' '|--timeout' 'balance|--asset' 'transfer send|--asset' 'transfer send|--memo' 'transfer send|--idempotency-key' 'transfer send|--timeout-wait' 'transfer batch|--batch-id' 'transfer batch|--concurrency' 'transfer batch|--out' 'transfer get|--timeout-wait' 'transfer ls|--status' 'transfer ls|--since' 'transfer ls|--until' 'transfer ls|--limit' 'transfer ls|--offset' 'agent create|--daily-limit' 'agent create|--per-tx-limit' 'agent create|--hitl-threshold' 'agent create|--allow' 'agent create|--asset' 'agent create|--active-hours' 'agent create|--policy-file' 'agent policy set|--add-allow' 'agent policy set|--remove-allow' 'agent policy set|--clear' 'agent policy set|--daily-limit' 'agent policy set|--per-tx-limit' 'agent policy set|--hitl-threshold' 'agent policy set|--allow' 'agent policy set|--asset' 'agent policy set|--active-hours' 'agent policy set|--policy-file' 'agent policy check|--to' 'agent policy check|--amount' 'agent policy check|--asset' 'agent policy check|--at' 'agent policy check|--spent-today' 'pending reject|--reason' 'pending review|--interval' 'pending review|--notify-command' 'pending log|--limit' 'webhook create|--events' 'webhook verify|--secret-env' 'webhook verify|--secret-file' 'webhook verify|--signature' 'webhook verify|--payload-file' 'webhook verify|--tolerance' 'webhook listen|--port' 'webhook listen|--events' 'webhook listen|--forward-to' 'webhook listen|--secret-env' 'webhook listen|--secret-file' 'webhook listen|--tolerance' 'api|-d' 'api|--data' 'api|-q' 'api|--query' 'api|--idempotency-key' 'sandbox start|--port' 'sandbox start|--host' 'sandbox start|--block-time' 'sandbox start|--approval-window' 'sandbox start|--state' 'sandbox fund|--asset' 'sandbox key create|--account' 'sandbox key create|--name' 'sandbox key ls|--account' 'sandbox trigger|--account'
+            case '|-p' '|--profile' '|--base-url' '|--timeout' 'balance|--asset' 'transfer send|--asset' 'transfer send|--memo' 'transfer send|--idempotency-key' 'transfer send|--timeout-wait' 'transfer batch|--batch-id' 'transfer batch|--concurrency' 'transfer batch|--out' 'transfer get|--timeout-wait' 'transfer ls|--status' 'transfer ls|--since' 'transfer ls|--until' 'transfer ls|--limit' 'transfer ls|--offset' 'agent create|--daily-limit' 'agent create|--per-tx-limit' 'agent create|--hitl-threshold' 'agent create|--allow' 'agent create|--asset' 'agent create|--active-hours' 'agent create|--policy-file' 'agent policy set|--add-allow' 'agent policy set|--remove-allow' 'agent policy set|--clear' 'agent policy set|--daily-limit' 'agent policy set|--per-tx-limit' 'agent policy set|--hitl-threshold' 'agent policy set|--allow' 'agent policy set|--asset' 'agent policy set|--active-hours' 'agent policy set|--policy-file' 'agent policy check|--to' 'agent policy check|--amount' 'agent policy check|--asset' 'agent policy check|--at' 'agent policy check|--spent-today' 'pending ls|--status' 'pending wait|--timeout-wait' 'pending reject|--reason' 'pending review|--interval' 'pending review|--notify-command' 'pending log|--limit' 'webhook create|--events' 'webhook verify|--secret-env' 'webhook verify|--secret-file' 'webhook verify|--signature' 'webhook verify|--payload-file' 'webhook verify|--tolerance' 'webhook listen|--port' 'webhook listen|--events' 'webhook listen|--forward-to' 'webhook listen|--secret-env' 'webhook listen|--secret-file' 'webhook listen|--tolerance' 'api|-d' 'api|--data' 'api|-q' 'api|--query' 'api|--idempotency-key' 'sandbox start|--port' 'sandbox start|--host' 'sandbox start|--block-time' 'sandbox start|--approval-window' 'sandbox start|--state' 'sandbox fund|--asset' 'sandbox key create|--account' 'sandbox key create|--name' 'sandbox key ls|--account' 'sandbox trigger|--account'
                 return 0
         end
         test -z "$p"; and return 1
@@ -96,6 +96,10 @@ function __svc_subcommand
             echo 'agent policy check'
         case 'pending|ls' 'pending|list'
             echo 'pending ls'
+        case 'pending|get'
+            echo 'pending get'
+        case 'pending|wait'
+            echo 'pending wait'
         case 'pending|approve'
             echo 'pending approve'
         case 'pending|reject'
@@ -266,8 +270,8 @@ complete -c svc -n '__svc_under "transfer send"' -l asset -x -a 'USDG USDC' -d '
 complete -c svc -n '__svc_under "transfer send"' -l memo -x -d 'memo, encrypted and visible only to sender and receiver'
 complete -c svc -n '__svc_under "transfer send"' -l no-confidential -d 'send a standard transfer: the amount becomes PUBLIC on chain'
 complete -c svc -n '__svc_under "transfer send"' -l idempotency-key -x -d 'reuse a key to retry a transfer safely (a new one is generated and printed otherwise)'
-complete -c svc -n '__svc_under "transfer send"' -l wait -d 'wait until the transfer is confirmed or failed'
-complete -c svc -n '__svc_under "transfer send"' -l timeout-wait -x -d 'how long --wait waits: a duration such as 90s or 5m (default 2m)'
+complete -c svc -n '__svc_under "transfer send"' -l wait -d 'wait until the transfer is confirmed or failed (held for approval: first for the human\'s decision)'
+complete -c svc -n '__svc_under "transfer send"' -l timeout-wait -x -d 'how long --wait waits: a duration such as 90s or 5m (default 2m; held: until decided or expired, then 2m)'
 complete -c svc -n '__svc_under "transfer send"' -l dry-run -d 'check everything and, for an agent\'s key, evaluate its spend policy locally; send nothing'
 
 # svc transfer batch
@@ -346,15 +350,26 @@ complete -c svc -n '__svc_under "agent policy check"' -l at -x -d 'ISO 8601 inst
 complete -c svc -n '__svc_under "agent policy check"' -l spent-today -x -d 'override today\'s spend (default: from the service when it tells it, else 0)'
 
 # svc pending
-complete -c svc -n '__svc_at "pending" 0' -a 'ls' -d 'List held transactions with the time left to act'
+complete -c svc -n '__svc_at "pending" 0' -a 'ls' -d 'List held transactions with the time left to act (--all: the history, decided ones included)'
+complete -c svc -n '__svc_at "pending" 0' -a 'get' -d 'Show one held transaction: its status, who decided and when, the transfer it made (owner\'s or agent\'s key)'
+complete -c svc -n '__svc_at "pending" 0' -a 'wait' -d 'Wait until a human approves or rejects a held transaction, or it expires'
 complete -c svc -n '__svc_at "pending" 0' -a 'approve' -d 'Approve: the transfer is signed and submitted at once'
 complete -c svc -n '__svc_at "pending" 0' -a 'reject' -d 'Reject: the transaction is discarded, no funds move'
 complete -c svc -n '__svc_at "pending" 0' -a 'review' -d 'Clear the queue interactively, one transaction at a time (needs a terminal)'
 complete -c svc -n '__svc_at "pending" 0' -a 'log' -d 'The decisions made on this machine (approve, reject, review), newest first; never an amount'
-complete -c svc -n '__svc_at "pending" 0; and __svc_alias_only ls approve reject review log' -a 'list' -d 'alias of ls'
+complete -c svc -n '__svc_at "pending" 0; and __svc_alias_only ls get wait approve reject review log' -a 'list' -d 'alias of ls'
 
 # svc pending ls
 complete -c svc -n '__svc_under "pending ls"' -l decrypt -d 'with --json, add amount and memo, decrypted locally'
+complete -c svc -n '__svc_under "pending ls"' -l all -d 'the history: every held transaction, newest first, approved, rejected and expired ones included (streams)'
+complete -c svc -n '__svc_under "pending ls"' -l status -x -a 'pending_approval approved rejected expired' -d 'the history, only this status: pending_approval, approved, rejected or expired'
+
+# svc pending get
+complete -c svc -n '__svc_under "pending get"' -l decrypt -d 'with --json, add amount and memo, decrypted locally'
+
+# svc pending wait
+complete -c svc -n '__svc_under "pending wait"' -l timeout-wait -x -d 'give up after this long: a duration such as 90s or 30m (default: until decided or expired)'
+complete -c svc -n '__svc_under "pending wait"' -l decrypt -d 'with --json, add amount and memo, decrypted locally'
 
 # svc pending approve
 

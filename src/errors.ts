@@ -19,13 +19,13 @@ export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
 /** What went wrong, in the words of the exit-code map. */
 export type ErrorKind =
-  | 'failure' // an API error without a more precise kind, a failed transfer, a bad response
+  | 'failure' // an API error without a more precise kind, a failed transfer, a bad response, unsupported_by_service
   | 'usage' // bad flags, arguments or local input; nothing was sent
   | 'auth' // unauthorized or forbidden
   | 'not_found'
-  | 'conflict' // conflict or expired
-  | 'refused' // insufficient balance or policy violation
-  | 'network' // could not reach the service, or no answer in time
+  | 'conflict' // conflict or expired (a held transaction's window closed: transaction_expired)
+  | 'refused' // insufficient balance or policy violation; a held transaction a human rejected (transaction_rejected)
+  | 'network' // could not reach the service, or no answer in time (wait_timeout: a --wait ran out)
   | 'held' // held for human approval: not an error, not yet sent
   | 'cancelled' // the user answered No
   | 'interrupted' // Ctrl-C

@@ -118,6 +118,8 @@ export const ExportSchema = z.looseObject({
     transaction_id: z.string(), agent_account_id: z.string(), owner_account_id: z.string(), agent: z.string(), to: z.string(),
     asset: z.string(), confidential: z.boolean(), requested_at: ms, expires_at: ms, status: z.string(),
     decided_at: z.optional(ms), transfer_id: z.optional(z.string()), has_memo: z.boolean(),
+    rule: z.optional(z.string()), hitl_threshold_usdc: z.optional(z.number()),
+    decided_by: z.optional(z.looseObject({ key_name: z.string(), account: z.string() })), reason: z.optional(z.string()),
   })),
   idempotency: z.array(z.looseObject({ scope: z.string(), key: z.string(), status: z.int(), created_at: ms })),
   webhooks: z.looseObject({

@@ -158,24 +158,54 @@ export type PendingTransaction = z.infer<typeof PendingTransactionSchema>;
 export const PendingListSchema = z.looseObject({ pending: z.array(PendingTransactionSchema) });
 export type PendingList = z.infer<typeof PendingListSchema>;
 
+/** The statuses a held transaction reads as (beyond the spec: docs/agents.md). */
+export const HELD_STATUSES = ['pending_approval', 'approved', 'rejected', 'expired'] as const;
+export type HeldStatus = (typeof HELD_STATUSES)[number];
+
+/** Who approved or rejected a held transaction: the deciding key's name and its account's handle. */
+export const DecidedBySchema = z.looseObject({ key_name: z.string(), account: z.string() });
+
 /**
- * The answer of approve and reject (the transaction's state). `decided_at` once decided;
- * `transfer_id` only when approved (a rejection made no transfer).
+ * A held agent transaction as a resource (beyond the spec, which leaves approve / reject's answer
+ * "not shown" and has no way to read one: docs/agents.md). GET /v1/agents/transactions/{id},
+ * each item of the history GET /v1/agents/transactions, and the answer of approve and reject.
+ * `decided_at` / `decided_by` once approved or rejected (an expiry has neither), `transfer_id`
+ * only when approved, `reason` when a rejection gave one; the amount and memo only as
+ * ciphertexts to the reader's viewing key. `status` is read as text (HELD_STATUSES are ours;
+ * another service may say something else, which the tool reports rather than guesses).
  */
-export const TransactionStateSchema = z.looseObject({
+export const HeldResourceSchema = z.looseObject({
   transaction_id: z.string(),
   status: z.string(),
   agent: z.string(),
   to: z.string(),
-  asset: z.string(),
   requested_at: ts,
   expires_at: ts,
+  asset: z.optional(z.string()),
   decided_at: z.optional(ts),
-  transfer_id: z.optional(z.string()),
-  /** Beyond the spec: why it was rejected, when the owner said (sandbox). */
+  decided_by: z.optional(DecidedBySchema),
+  /** The policy rule that held it (`hitl_threshold`), and the threshold then. */
+  rule: z.optional(z.string()),
+  hitl_threshold_usdc: z.optional(limit),
   reason: z.optional(z.string()),
+  transfer_id: z.optional(z.string()),
+  amount_ciphertext: z.optional(z.string()),
+  memo_ciphertext: z.optional(z.string()),
 });
-export type TransactionState = z.infer<typeof TransactionStateSchema>;
+export type HeldResource = z.infer<typeof HeldResourceSchema>;
+
+/** GET /v1/agents/transactions as the sandbox answers it: newest first, paged like transfers. */
+export const HeldPageSchema = z.looseObject({
+  transactions: z.array(HeldResourceSchema),
+  limit: z.int(),
+  offset: z.int(),
+  has_more: z.boolean(),
+});
+export type HeldPage = z.infer<typeof HeldPageSchema>;
+
+/** The answer of approve and reject: the held transaction as a resource. */
+export const TransactionStateSchema = HeldResourceSchema;
+export type TransactionState = HeldResource;
 
 // ---- webhooks -----------------------------------------------------------------------------------
 

@@ -34,6 +34,15 @@ export async function palette(io: IOStreams): Promise<Palette> {
   };
 }
 
+/** A transfer's or a held transaction's status in its colour: done green, ended without money moving red, waiting yellow. */
+export function colourStatus(p: Palette, status: unknown): string {
+  const s = String(status ?? '');
+  if (s === 'confirmed' || s === 'approved') return p.green(s);
+  if (s === 'failed' || s === 'rejected' || s === 'expired') return p.red(s);
+  if (s === 'pending' || s === 'pending_approval') return p.yellow(s);
+  return s;
+}
+
 /**
  * Whether text written to stderr may carry colour: colour is on (streams.ts: a terminal, no
  * NO_COLOR, no --no-color, TERM not dumb) and stderr itself is a terminal, so `2>file` stays plain.

@@ -10,7 +10,7 @@ import { utcDay } from '../domain/time-range.js';
 import { createAccount } from './accounts.js';
 import { ApiFault } from './faults.js';
 import { newPolicyId, newTransactionId } from './ids.js';
-import type { Account, AgentStatus, HeldTransaction, SpendPolicyRecord, Transfer } from './records.js';
+import type { Account, AgentStatus, DecidedBy, HeldTransaction, SpendPolicyRecord, Transfer } from './records.js';
 import { aad } from './seal-contexts.js';
 import { findRecipient } from './recipient.js';
 import { encryptFor } from './viewing.js';
@@ -213,13 +213,22 @@ function holdTransaction(world: World, agent: Account, attempt: AgentAttempt): H
     amount_sealed: sealer.sealAmount(attempt.units, aad.heldAmount(id)),
     memo_sealed: attempt.memo === undefined ? null : sealer.sealText(attempt.memo, aad.heldMemo(id)),
   };
-  // For the owner's tool: what it shows after local decryption (computed once, here).
+  // For the owner's tool and the agent's: what each shows after local decryption (computed once, here).
   const amountCt = encryptFor(owner, attempt.units.toString(), contexts.heldAmount(id, owner.account_id));
   if (amountCt) held.amount_ciphertext = amountCt;
   if (attempt.memo !== undefined) {
     const memoCt = encryptFor(owner, attempt.memo, contexts.heldMemo(id, owner.account_id));
     if (memoCt) held.memo_ciphertext = memoCt;
   }
+  const agentAmountCt = encryptFor(agent, attempt.units.toString(), contexts.heldAmount(id, agent.account_id));
+  if (agentAmountCt) {
+    const memoCt = attempt.memo === undefined ? undefined : encryptFor(agent, attempt.memo, contexts.heldMemo(id, agent.account_id));
+    held.agent_ciphertexts = { amount_ciphertext: agentAmountCt, ...(memoCt ? { memo_ciphertext: memoCt } : {}) };
+  }
+  // What held it: always the approval threshold (the engine's only hold), as the policy said then.
+  const threshold = policyOf(world, agent).fields.hitl_threshold_usdc;
+  held.rule = 'hitl_threshold';
+  if (threshold !== null && threshold !== undefined) held.hitl_threshold_usdc = typeof threshold === 'string' ? Number(threshold) : threshold;
   return store.hold(held);
 }
 
@@ -235,13 +244,55 @@ export function pendingFor(world: World, owner: Account): HeldTransaction[] {
   return out;
 }
 
+// ---- the held transaction as a resource (beyond the spec: docs/agents.md) ---------------------
+
+/** What a held transaction reads as: a pending one whose window has closed is `expired`, stored or not. */
+export type HeldStatus = HeldTransaction['status'] | 'expired';
+export const HELD_READ_STATUSES: readonly HeldStatus[] = ['pending_approval', 'approved', 'rejected', 'expired'];
+
+export function heldStatus(h: HeldTransaction, now: number): HeldStatus {
+  return h.status === 'pending_approval' && now >= h.expires_at ? 'expired' : h.status;
+}
+
+/** Whether `account` may read it: its owner, or the agent that proposed it. */
+function mayRead(h: HeldTransaction, account: Account): boolean {
+  return h.owner_account_id === account.account_id || h.agent_account_id === account.account_id;
+}
+
+/** One held transaction for its owner or its agent; anyone else's is 404 (existence is not revealed). */
+export function heldFor(world: World, reader: Account, transactionId: string): HeldTransaction {
+  const held = world.store.heldTransaction(transactionId);
+  if (!held || !mayRead(held, reader)) {
+    throw new ApiFault(404, 'transaction_not_found', `no held transaction ${transactionId} for ${reader.handle}`);
+  }
+  return held;
+}
+
+/**
+ * A page of the history the reader may see (an owner: every agent's; an agent: its own),
+ * newest first, decided and expired ones included; `status` filters by the status as read now.
+ */
+export function heldHistory(world: World, reader: Account, q: { status?: HeldStatus; limit: number; offset: number }): { items: HeldTransaction[]; hasMore: boolean } {
+  const now = world.now();
+  const matching: HeldTransaction[] = [];
+  for (const h of world.store.heldTransactions()) {
+    if (mayRead(h, reader) && (q.status === undefined || heldStatus(h, now) === q.status)) matching.push(h);
+  }
+  // Held in order (the store keeps insertion order): newest first is the reverse; requested_at
+  // first, in case an import changed the order.
+  matching.reverse();
+  matching.sort((a, b) => b.requested_at - a.requested_at);
+  return { items: matching.slice(q.offset, q.offset + q.limit), hasMore: matching.length > q.offset + q.limit };
+}
+
 /**
  * Approves or rejects one held transaction (a rejection keeps the owner's `reason`, when given).
  * Checks, in order: the caller is not an agent (403 forbidden), the transaction is the caller's (404 transaction_not_found), still pending (409
  * transaction_already_decided), inside its window (409 transaction_expired); an approval whose
- * agent balance is short answers 402 insufficient_balance and stays pending.
+ * agent balance is short answers 402 insufficient_balance and stays pending. `by` (the deciding
+ * key's name and the owner's handle) is kept on the record.
  */
-export function decide(world: World, owner: Account, transactionId: string, decision: 'approve' | 'reject', reason?: string): { held: HeldTransaction; transfer?: Transfer } {
+export function decide(world: World, owner: Account, transactionId: string, decision: 'approve' | 'reject', by: DecidedBy, reason?: string): { held: HeldTransaction; transfer?: Transfer } {
   assertNotAgent(owner, `${decision} held transactions`);
   const { store } = world;
   const held = store.heldTransaction(transactionId);
@@ -255,7 +306,7 @@ export function decide(world: World, owner: Account, transactionId: string, deci
   if (now >= held.expires_at) {
     throw new ApiFault(409, 'transaction_expired', `the approval window of ${transactionId} closed at ${new Date(held.expires_at).toISOString()}; nothing was sent`);
   }
-  if (decision === 'reject') return { held: store.decideHeld(held, { status: 'rejected', reason }, now) };
+  if (decision === 'reject') return { held: store.decideHeld(held, { status: 'rejected', by, reason }, now) };
   const agent = store.account(held.agent_account_id);
   if (!agent) throw new Error(`held transaction ${transactionId} has no agent`);
   // Checked when it was held; lower case reads one held before checksums were checked the same way.
@@ -271,6 +322,6 @@ export function decide(world: World, owner: Account, transactionId: string, deci
     if (!transfer) {
       throw new ApiFault(402, 'insufficient_balance', `${agent.handle} does not have enough ${held.asset} for ${transactionId}; it stays pending until ${new Date(held.expires_at).toISOString()} (fund the agent and approve again)`);
     }
-    return { held: store.decideHeld(held, { status: 'approved', transferId: transfer.transfer_id }, now), transfer };
+    return { held: store.decideHeld(held, { status: 'approved', transferId: transfer.transfer_id, by }, now), transfer };
   });
 }

@@ -13,6 +13,7 @@ export const KYC_STATUSES = ['unverified', 'pending', 'verified', 'enhanced'] as
 /** An agent's status (sandbox decision: the spec names only `active`). */
 export const AGENT_STATUSES = ['active', 'suspended'] as const;
 export const TRANSFER_STATUSES = ['pending', 'confirmed', 'failed'] as const;
+/** Stored statuses; `expired` is never stored: a pending one past `expires_at` reads expired (agents.ts). */
 export const HELD_STATUSES = ['pending_approval', 'approved', 'rejected'] as const;
 
 export const AccountRecord = z.object({
@@ -126,10 +127,18 @@ export const HeldRecord = z.object({
   /** Amount (minor units) and memo encrypted to the OWNER's viewing key at hold time. */
   amount_ciphertext: z.optional(z.string()),
   memo_ciphertext: z.optional(z.string()),
-  /** Why it was rejected, when the owner said (1 to 500 characters; src/domain/reject-reason.ts). */
+  /** The same, encrypted to the AGENT's own viewing key (held before this existed: absent). */
+  agent_ciphertexts: z.optional(ReaderCiphertexts),
+  /** The policy rule that held it, and the threshold it was above then (a policy limit, JSON number). */
+  rule: z.optional(z.string()),
+  hitl_threshold_usdc: z.optional(z.number()),
+  /** Who approved or rejected it: the deciding key's name and the deciding account's handle. */
+  decided_by: z.optional(z.object({ key_name: z.string(), account: z.string() })),
+  /** A rejection's reason, when one was given. */
   reason: z.optional(z.string()),
 });
 export type HeldTransaction = z.infer<typeof HeldRecord>;
+export type DecidedBy = NonNullable<HeldTransaction['decided_by']>;
 
 export const IdempotencyRecord = z.object({
   scope: z.string(),

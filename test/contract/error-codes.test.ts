@@ -232,6 +232,21 @@ describe('every local code', () => {
       expect(s.requests.every((r) => r.method === 'GET')).toBe(true);
     });
   });
+  it('transaction_rejected → 6, transaction_expired → 5: a wait on a held transaction ends as it did', async () => {
+    const [, rejected] = await expectFailure('transaction_rejected', 6, ['pending', 'wait', heldDecided], { env: { SVC_API_KEY: agentKey } });
+    expect(JSON.parse(rejected.stderr).error).toMatchObject({ transaction_id: heldDecided, status: 'rejected' });
+    const [, expired] = await expectFailure('transaction_expired', 5, ['pending', 'wait', heldExpired]);
+    expect(JSON.parse(expired.stderr).error).toMatchObject({ transaction_id: heldExpired, status: 'expired' });
+  });
+  it('unsupported_by_service → 1: a service without the held-transaction routes (beyond the spec)', async () => {
+    await withServer(() => ({ status: 404, body: 'Not Found' }), async (_s, env) => {
+      await expectFailure('unsupported_by_service', 1, ['pending', 'get', 'txn_1'], { env });
+      await expectFailure('unsupported_by_service', 1, ['pending', 'ls', '--all'], { env });
+    });
+    await withServer(() => ({ status: 405, body: ERROR('method_not_allowed', 'no') }), async (_s, env) => {
+      await expectFailure('unsupported_by_service', 1, ['pending', 'wait', 'txn_1'], { env });
+    });
+  });
   it('invalid_policy, invalid_agent_name → 2', async () => {
     await expectFailure('invalid_policy', 2, ['agent', 'create', 'neg', '--daily-limit', '-5']);
     await expectFailure('invalid_agent_name', 2, ['agent', 'create', 'Not OK']);

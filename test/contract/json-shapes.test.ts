@@ -9,7 +9,7 @@ import { z } from 'zod';
 // The tool's schemas are zod/mini: extended with its function (local schemas use the classic build).
 import { extend as extendMini } from 'zod/mini';
 import {
-  AccountSchema, AgentSchema, BalanceEntrySchema, DeliverySchema, HeldTransactionSchema, PendingTransactionSchema,
+  AccountSchema, AgentSchema, BalanceEntrySchema, DeliverySchema, HeldResourceSchema, HeldTransactionSchema, PendingTransactionSchema,
   QueuedDeliverySchema, SpendPolicySchema, TransactionStateSchema, TransferSchema, WebhookDeletedSchema, WebhookSchema,
 } from '../../src/api/schemas.js';
 import { ApiKeySchema, ClockSchema, ExportSchema, FundSchema, KeyCreatedSchema, ResetSchema, TriggerSchema } from '../../src/api/control-schemas.js';
@@ -95,6 +95,13 @@ describe('--json documents, command by command', () => {
     expect(approved.status).toBe('approved');
     const rejected = await shape(TransactionStateSchema, ['pending', 'reject', second.transaction_id]);
     expect(rejected).not.toHaveProperty('transfer_id');
+    // The held transaction as a resource (beyond the spec): get, wait, the history; the agent's key too.
+    expect((await shape(HeldResourceSchema, ['pending', 'get', held.transaction_id])).status).toBe('approved');
+    expect(await shape(extendMini(HeldResourceSchema, { amount: z.string() }), ['pending', 'get', held.transaction_id, '--decrypt'])).toMatchObject({ amount: '3.00' });
+    expect((await shape(HeldResourceSchema, ['pending', 'wait', held.transaction_id])).transfer_id).toBe(approved.transfer_id);
+    const history = await shape(list(HeldResourceSchema), ['pending', 'ls', '--all']);
+    expect(history.map((h) => h.status)).toEqual(['rejected', 'approved']);
+    expect(await shape(list(HeldResourceSchema), ['pending', 'ls', '--status', 'approved'], { env: { SVC_API_KEY: agentKey } })).toHaveLength(1);
   });
 
   it('webhook create / ls / deliveries / replay / rm / verify', async () => {

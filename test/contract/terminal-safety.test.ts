@@ -272,6 +272,13 @@ function hostileService(): (req: RecordedRequest) => Reply {
     if (m === 'GET /v1/agents/transactions/pending') {
       return { status: 200, body: { pending: [{ transaction_id: `txn_${H}`, agent: `@alice/bot${H}`, to: `@acme${H}`, requested_at: TS, expires_at: LATER, asset: `USDG${H}` }] } };
     }
+    // The held transaction as a resource (beyond the spec): every string field hostile.
+    const held = {
+      transaction_id: `txn_${H}`, status: 'approved', agent: `@alice/bot${H}`, to: `@acme${H}`, asset: `USDG${H}`, requested_at: TS, expires_at: LATER,
+      decided_at: TS, decided_by: { key_name: H, account: `@alice${H}` }, rule: `hitl_threshold${H}`, reason: `why ${H}`, transfer_id: `tr_${H}`,
+    };
+    if (m === 'GET /v1/agents/transactions') return { status: 200, body: { transactions: [held], limit: 100, offset: 0, has_more: false } };
+    if (/^GET \/v1\/agents\/transactions\/[^/]+$/.test(m)) return { status: 200, body: held };
     if (/^POST \/v1\/agents\/transactions\/[^/]+\/approve$/.test(m)) {
       return { status: 200, body: { transaction_id: `txn_${H}`, status: `approved${H}`, transfer_id: `tr_${H}` } };
     }
@@ -342,6 +349,9 @@ describe('a hostile service: every string it answers is shown escaped', () => {
     [['transfer', 'send', '@acme', '6', '--wait'], 0, [`submitted transfer tr_${HS} (pending)`], 1],
     [['pending', 'ls'], 0, [`txn_${HS}`, `@alice/bot${HS}`, `@acme${HS}`], 7],
     [['pending', 'approve', 'txn_1'], 0, [`submitted as transfer tr_${HS}`, `approved${HS}`], 1],
+    [['pending', 'get', 'txn_1'], 0, [`held transaction txn_${HS}`, `@alice/bot${HS}`, `key "${HS}" of @alice${HS}`, `hitl_threshold${HS}`, `why ${HS}`, `tr_${HS}`], 1, [`txn_${HS}`, `@alice/bot${HS}`, `@alice${HS}`, `why ${HS}`, `tr_${HS}`]],
+    [['pending', 'wait', 'txn_1'], 0, [`approved txn_1 by key "${HS}" of @alice${HS}: submitted as transfer tr_${HS}`, `held transaction txn_${HS}`], 1, [`approved txn_1 by key "${HS}" of @alice${HS}: submitted as transfer tr_${HS}`, `tr_${HS}`]],
+    [['pending', 'ls', '--all'], 0, [`txn_${HS}`, `@acme${HS}`, `tr_${HS}`, `key "${HS}" of @alice${HS}`], 12, [`txn_${HS}`, `@alice/bot${HS}`, `@alice${HS}`, `why ${HS}`, `tr_${HS}`]],
     [['webhook', 'ls'], 0, [`wh_${HS}`, `https://hooks.example.com/${HS}`, `transfer.confirmed${HS}`], 3],
     [['webhook', 'deliveries', 'wh_1'], 0, [`evt_${HS}`, `connect failed ${HS}`], 7, [`evt_${HS}`]],
     [['webhook', 'replay', 'wh_1', 'evt_1'], 0, [`as delivery dl_${HS}`], undefined],

@@ -104,3 +104,37 @@ export function virtualClock(start = Date.now()): Clock & { slept: number[] } {
 export function svcIn(args: readonly string[], env: Record<string, string | undefined>, opts: { input?: string; env?: Record<string, string | undefined>; clock?: Clock } = {}): Promise<CliResult> {
   return runCli(args, { env: { ...env, ...opts.env }, ...(opts.input !== undefined ? { input: opts.input } : {}), ...(opts.clock ? { clock: opts.clock } : {}) });
 }
+
+/**
+ * A clock whose waits end only when the test says so: every sleep() is held until release(), and
+ * asleep() resolves once the command is held in one. A test lets a waiting command (`pending
+ * wait`, `send --wait`) read once, acts (another runCli approves, the sandbox clock moves), then
+ * lets it read again: it waits on events, never on time. `now` moves by each released sleep.
+ */
+export function gatedClock(start = Date.now()): Clock & { asleep(): Promise<void>; release(): void; slept: number[] } {
+  let now = start;
+  let held: Array<() => void> = [];
+  let watchers: Array<() => void> = [];
+  const slept: number[] = [];
+  return {
+    slept,
+    now: () => now,
+    sleep: (ms) =>
+      new Promise<void>((resolve) => {
+        held.push(() => {
+          slept.push(ms);
+          now += ms;
+          resolve();
+        });
+        const w = watchers;
+        watchers = [];
+        w.forEach((f) => f());
+      }),
+    asleep: () => (held.length > 0 ? Promise.resolve() : new Promise<void>((resolve) => watchers.push(resolve))),
+    release: () => {
+      const h = held;
+      held = [];
+      h.forEach((f) => f());
+    },
+  };
+}

@@ -5,6 +5,17 @@ import { spawnSandboxProcess, type SandboxProcess } from './spawn-sandbox.mjs';
 import { hasTool } from './tools.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
+
+/**
+ * What a spawned svc keeps of this process's environment: PATH, HOME, and whatever moves the
+ * machine's clock for this run (libfaketime's LD_PRELOAD and FAKETIME*), so that a child and the
+ * test see the same time, as two programs on one machine do.
+ */
+export function machineEnv(): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { PATH: process.env.PATH, HOME: process.env.HOME };
+  for (const [k, v] of Object.entries(process.env)) if (k === 'LD_PRELOAD' || k.startsWith('FAKETIME')) env[k] = v;
+  return env;
+}
 export const BIN = join(ROOT, 'bin/svc.js');
 
 export interface RunResult {
@@ -22,7 +33,7 @@ export interface RunOptions {
 export function runSvc(args: string[], baseEnv: Record<string, string | undefined>, opts: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
     const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries({ PATH: process.env.PATH, HOME: process.env.HOME, ...baseEnv, ...opts.env })) {
+    for (const [k, v] of Object.entries({ ...machineEnv(), ...baseEnv, ...opts.env })) {
       if (v !== undefined) env[k] = v;
     }
     const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -44,7 +55,7 @@ export type SpawnedSandbox = SandboxProcess;
  */
 export function spawnSandbox(argv: string[], baseEnv: Record<string, string | undefined>): Promise<SpawnedSandbox> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ PATH: process.env.PATH, HOME: process.env.HOME, ...baseEnv })) if (v !== undefined) env[k] = v;
+  for (const [k, v] of Object.entries({ ...machineEnv(), ...baseEnv })) if (v !== undefined) env[k] = v;
   return spawnSandboxProcess(BIN, argv, env);
 }
 
@@ -62,7 +73,7 @@ export interface LiveRun {
 /** Spawns bin/svc.js and lets the test watch its output while it runs; stdin gets `opts.input`, then ends. */
 export function spawnSvc(args: string[], env: Record<string, string | undefined>, opts: { input?: string } = {}): LiveRun {
   const fullEnv: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ PATH: process.env.PATH, HOME: process.env.HOME, ...env })) if (v !== undefined) fullEnv[k] = v;
+  for (const [k, v] of Object.entries({ ...machineEnv(), ...env })) if (v !== undefined) fullEnv[k] = v;
   const child = spawn(process.execPath, [BIN, ...args], { env: fullEnv, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -126,7 +137,7 @@ export interface TtyRun {
  */
 export function spawnInTty(args: string[], env: Record<string, string | undefined>): TtyRun {
   const fullEnv: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm', ...env })) if (v !== undefined) fullEnv[k] = v;
+  for (const [k, v] of Object.entries({ ...machineEnv(), TERM: 'xterm', ...env })) if (v !== undefined) fullEnv[k] = v;
   const cmd = [process.execPath, BIN, ...args].map(shellQuote).join(' ');
   const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: fullEnv, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';

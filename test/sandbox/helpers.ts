@@ -66,10 +66,17 @@ const Transfer = z.required(S.TransferSchema, { from: true, tx_hash: true, asset
 }));
 const Held = z.extend(z.required(S.HeldTransactionSchema, { agent: true, to: true, asset: true, requested_at: true }), { status: z.literal('pending_approval') });
 const Agent = z.extend(z.required(S.AgentSchema, { type: true, created_at: true }), { status: z.enum(['active', 'suspended']) });
-const TransactionState = z.extend(z.required(S.TransactionStateSchema, { decided_at: true }), { status: z.enum(['approved', 'rejected']) })
-  .check(z.superRefine((x, ctx) => {
-    if ((x.status === 'approved') !== (x.transfer_id !== undefined)) ctx.addIssue({ code: 'custom', message: 'transfer_id must be present exactly when approved' });
-  }));
+// A held transaction as a resource: decided_at and decided_by exactly when approved or rejected,
+// transfer_id exactly when approved, a reason only on a rejection.
+const heldInvariants = z.superRefine((x: { status: string; transfer_id?: string | undefined; decided_at?: string | undefined; decided_by?: unknown; reason?: string | undefined }, ctx) => {
+  if ((x.status === 'approved') !== (x.transfer_id !== undefined)) ctx.addIssue({ code: 'custom', message: 'transfer_id must be present exactly when approved' });
+  const decided = x.status === 'approved' || x.status === 'rejected';
+  if (decided !== (x.decided_at !== undefined)) ctx.addIssue({ code: 'custom', message: 'decided_at must be present exactly when approved or rejected' });
+  if (decided !== (x.decided_by !== undefined)) ctx.addIssue({ code: 'custom', message: 'decided_by must be present exactly when approved or rejected' });
+  if (x.reason !== undefined && x.status !== 'rejected') ctx.addIssue({ code: 'custom', message: 'reason only on a rejection' });
+});
+const HeldResource = z.extend(z.required(S.HeldResourceSchema, { asset: true, rule: true }), { status: z.enum(S.HELD_STATUSES) }).check(heldInvariants);
+const TransactionState = z.extend(z.required(S.HeldResourceSchema, { asset: true, rule: true }), { status: z.enum(['approved', 'rejected']) }).check(heldInvariants);
 const Delivery = z.required(S.DeliverySchema, { webhook_id: true, replay: true }).check(z.superRefine((d, ctx) => {
   if ((d.state === 'retrying') !== (d.next_retry_at !== undefined)) ctx.addIssue({ code: 'custom', message: 'next_retry_at must be present exactly when retrying' });
   if ((d.state === 'succeeded') === (d.error !== undefined)) ctx.addIssue({ code: 'custom', message: 'error must be present exactly when the attempt failed' });
@@ -99,6 +106,8 @@ export const ANSWER_RULES: readonly AnswerRule[] = [
   { method: 'POST', path: '/v1/accounts/me/agents', status: 201, schema: Agent },
   { method: 'GET', path: '/v1/accounts/me/agents', status: 200, schema: z.extend(S.AgentListSchema, { agents: z.array(Agent) }) },
   { method: 'GET', path: '/v1/agents/transactions/pending', status: 200, schema: z.extend(S.PendingListSchema, { pending: z.array(z.required(S.PendingTransactionSchema, { asset: true })) }) },
+  { method: 'GET', path: '/v1/agents/transactions', status: 200, schema: z.extend(S.HeldPageSchema, { transactions: z.array(HeldResource) }) },
+  { method: 'GET', path: '/v1/agents/transactions/:transaction_id', status: 200, schema: HeldResource },
   { method: 'POST', path: '/v1/agents/transactions/:transaction_id/approve', status: 200, schema: TransactionState },
   { method: 'POST', path: '/v1/agents/transactions/:transaction_id/reject', status: 200, schema: TransactionState },
   { method: 'GET', path: '/v1/agents/:account_id/spend-policy', status: 200, schema: S.SpendPolicySchema },

@@ -63,6 +63,7 @@ const OPTION_HINTS: ReadonlyArray<{ path: string; long: string; values?: ValueSo
   { path: '*', long: '--state', values: FILES },
   { path: '*', long: '--secret-env', values: ENV },
   { path: 'transfer ls', long: '--status', values: choices(['pending', 'confirmed', 'failed']) },
+  { path: 'pending ls', long: '--status', values: choices(['pending_approval', 'approved', 'rejected', 'expired']) },
   // Policy flags that may be given more than once (DESIGN.md: --allow and --asset repeat).
   { path: 'agent create', long: '--allow', repeatable: true },
   { path: 'agent create', long: '--asset', repeatable: true },

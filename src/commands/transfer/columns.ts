@@ -1,18 +1,11 @@
 // How a transfer is shown: its fields (`get`, `send`) and the columns of `ls`.
 import { addressCell, type ShowAddress } from '../../io/addresses.js';
-import type { Palette } from '../../io/colors.js';
+import { colourStatus, type Palette } from '../../io/colors.js';
 import { addressColumn, amountColumn, idColumn, timeColumn } from '../../io/columns.js';
 import type { Column } from '../../io/render.js';
 
 export const TRANSFER_STATUSES: readonly string[] = ['pending', 'confirmed', 'failed'];
-
-export function colourStatus(p: Palette, status: unknown): string {
-  const s = String(status ?? '');
-  if (s === 'confirmed' || s === 'approved') return p.green(s);
-  if (s === 'failed' || s === 'rejected' || s === 'expired') return p.red(s);
-  if (s === 'pending' || s === 'pending_approval') return p.yellow(s);
-  return s;
-}
+export { colourStatus };
 
 const yesNo = (v: unknown) => (v === true ? 'yes' : v === false ? 'no' : '');
 const orDash = (v: unknown) => (v === null || v === undefined || v === '' ? '-' : String(v));
@@ -37,6 +30,8 @@ export function transferFields(p: Palette, now: () => number, show: ShowAddress 
     { key: 'tx_hash', header: 'TX hash', format: orDash },
     timeColumn('created_at', 'Created', now),
     timeColumn('confirmed_at', 'Confirmed', now),
+    // Only on a transfer `send --wait` followed through a human's approval: what it was held as.
+    { key: 'transaction_id', header: 'Held as' },
   ];
 }
 

@@ -29,6 +29,10 @@ export async function getTransfer(ctx: Needs<'auth' | 'client' | 'clock' | 'env'
       : (await client.get(transferPath(id), { schema: TransferSchema })).data;
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) {
+      // A held agent transaction is not a transfer (none exists until a human approves it).
+      if (id.startsWith('txn_')) {
+        throw err.with({ hint: `${id} looks like a held agent transaction, not a transfer: \`svc pending get ${id}\` shows it, \`svc pending wait ${id}\` waits for the decision` });
+      }
       throw err.with({ hint: "check the id (another account's transfer is not found either); `svc transfer ls` lists yours" });
     }
     throw err;

@@ -12,8 +12,8 @@ export function registerTransfer(program: Command, deps: ProgramDeps): void {
     .option('--memo <text>', 'memo, encrypted and visible only to sender and receiver')
     .option('--no-confidential', 'send a standard transfer: the amount becomes PUBLIC on chain')
     .option('--idempotency-key <key>', 'reuse a key to retry a transfer safely (a new one is generated and printed otherwise)')
-    .option('--wait', 'wait until the transfer is confirmed or failed')
-    .option('--timeout-wait <duration>', 'how long --wait waits: a duration such as 90s or 5m (default 2m)')
+    .option('--wait', 'wait until the transfer is confirmed or failed (held for approval: first for the human\'s decision)')
+    .option('--timeout-wait <duration>', 'how long --wait waits: a duration such as 90s or 5m (default 2m; held: until decided or expired, then 2m)')
     .option('--dry-run', "check everything and, for an agent's key, evaluate its spend policy locally; send nothing")
     .addHelpText('after', [
       '',
@@ -22,6 +22,9 @@ export function registerTransfer(program: Command, deps: ProgramDeps): void {
       'With --wait, Ctrl-C stops the waiting, not the transfer (exit 130): follow it again with',
       '`svc transfer get <id> --wait`. Any failure after the service accepted the transfer names',
       'its id and idempotency key.',
+      'With an agent\'s key a transfer above its approval threshold is held (exit 8); with --wait it',
+      'waits for a human to decide, then for settlement: exit 0 only when the money moved, 6 rejected,',
+      '5 expired, 7 --timeout-wait ran out (docs/agents.md, "Waiting for a human from a script").',
       '',
       'The service remembers an idempotency key for 24 hours; svc remembers every key it sent for',
       '90 days (in the config directory, no amounts): the same command run again under a key already',

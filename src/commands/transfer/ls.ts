@@ -2,7 +2,6 @@
 // stays flat however many transfers there are: the next page is fetched while the current one is
 // written (paging.ts), rows are checked cheaply (page-answer.ts), and only a human's AMOUNT column
 // or --decrypt pays for decryption.
-import { once } from 'node:events';
 import type { Needs } from '../../runtime/factory.js';
 import type { Transfer } from '../../api/schemas.js';
 import type { LocalReader } from '../../crypto/reader.js';
@@ -14,6 +13,7 @@ import { palette } from '../../io/colors.js';
 import { ListWriter, outputMode } from '../../io/render.js';
 import { TransferPageAnswer } from './page-answer.js';
 import { mapInTurns, transferPages } from './paging.js';
+import { drainOrClose } from '../../runtime/pages.js';
 import { TRANSFER_STATUSES, transferColumns } from './columns.js';
 import { withOpened, type Opened } from './decrypt.js';
 
@@ -67,18 +67,6 @@ export function planList(opts: LsOptions): LsPlan {
   if (opts.offset !== undefined) plan.offset = parseInteger(opts.offset, '--offset', 0, Number.MAX_SAFE_INTEGER, 'a whole number, 0 or more');
   if (plan.all) plan.limit ??= MAX_PAGE;
   return plan;
-}
-
-/** Waits until a stream can take more data, or has failed or closed. */
-async function drainOrClose(stream: NodeJS.WritableStream & { destroyed?: boolean }): Promise<void> {
-  if (stream.destroyed) return;
-  const ac = new AbortController();
-  await Promise.race([
-    once(stream, 'drain', { signal: ac.signal }),
-    once(stream, 'close', { signal: ac.signal }),
-    once(stream, 'error', { signal: ac.signal }),
-  ]).catch(() => {});
-  ac.abort();
 }
 
 export async function listTransfers(ctx: Needs<'client' | 'globals' | 'io' | 'json' | 'reader' | 'serviceClock'>, opts: LsOptions): Promise<void> {

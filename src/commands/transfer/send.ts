@@ -3,7 +3,8 @@
 // optionally wait for settlement. Every key is journaled (send-journal.ts): a rerun under a key
 // whose transfer the service accepted shows that transfer and sends nothing, however long after
 // (the service forgets a key after 24 hours); a failure after the service accepted the transfer
-// names it, with its key (accepted.ts).
+// names it, with its key (accepted.ts). With an agent's key a held transfer ends at once (exit 8),
+// or with --wait is followed through the human's decision to settlement (send-held.ts).
 import { createHash, randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
 import type { Needs } from '../../runtime/factory.js';
@@ -23,6 +24,7 @@ import { transferPath } from './id.js';
 import { buildTransferRequest, type RequestFlags, type TransferRequest } from './request.js';
 import { openSendJournal, priorUse, type Earlier, type SendEntry, type SendJournal } from './send-journal.js';
 import { failedTransferError, FINAL_STATUSES, parseWaitDuration, waitForTransfer, type WaitOptions } from './wait.js';
+import { followHeld, type Settle, type WaitPlan } from './send-held.js';
 
 export interface SendOptions extends RequestFlags {
   wait?: boolean;
@@ -33,7 +35,7 @@ export interface SendOptions extends RequestFlags {
 
 const CreateResponseSchema = z.union([TransferSchema, HeldTransactionSchema]);
 
-type SendCtx = Needs<'account' | 'auth' | 'client' | 'clock' | 'confirm' | 'env' | 'globals' | 'interrupt' | 'io' | 'json' | 'prompter' | 'reader' | 'serviceClock'>;
+type SendCtx = Needs<'account' | 'auth' | 'client' | 'clock' | 'confirm' | 'env' | 'globals' | 'interrupt' | 'io' | 'json' | 'network' | 'prompter' | 'reader' | 'serviceClock'>;
 
 /** How results are shown: what every printer of this command needs. */
 interface Out {
@@ -55,6 +57,9 @@ export async function sendTransfer(ctx: SendCtx, to: string, amount: string, opt
   }
   const waitMs = opts.wait ? parseWaitDuration(opts.timeoutWait) : undefined;
   if (!opts.wait && opts.timeoutWait !== undefined) throw new UsageError('--timeout-wait needs --wait');
+  // A held transfer waits for a human first: without --timeout-wait until the decision or the
+  // end of its window; with it, the whole wait (decision and settlement) is bounded by it.
+  const wait: WaitPlan | undefined = waitMs === undefined ? undefined : { ms: waitMs, explicit: opts.timeoutWait !== undefined };
 
   const mode = outputMode(ctx.io, ctx.json);
   const auth = await ctx.auth();
@@ -71,7 +76,7 @@ export async function sendTransfer(ctx: SendCtx, to: string, amount: string, opt
   const key = opts.idempotencyKey ?? randomUUID();
   const fingerprint = journal.fingerprint(req);
   const earlier = priorUse(journal.find(key), fingerprint, ctx.clock.now());
-  if (earlier) return showEarlier(out, client, earlier, waitMs);
+  if (earlier) return showEarlier(out, client, earlier, wait);
 
   const send = (body: TransferRequest, sentKey: string) => postJournaled(ctx, client, journal, { key, request: fingerprint }, body, sentKey);
   let result: Posted;
@@ -90,6 +95,8 @@ export async function sendTransfer(ctx: SendCtx, to: string, amount: string, opt
   }
 
   if (isHeld(result.data)) {
+    // With --wait: follow it through the human's decision to the money moving (exit 0 only then).
+    if (wait) return followHeld(ctx, client, { transactionId: result.data.transaction_id, expiresAt: result.data.expires_at, key: result.key }, wait, settleApproved(out, client, result.key, result.data.transaction_id));
     printHeld(out, { ...result.data, idempotency_key: result.key });
     throw new SilentExit('held', 'held_for_approval'); // exit 8: submitted, not yet sent
   }
@@ -111,7 +118,7 @@ function standardKey(key: string): string {
  * After the service made the transfer (or, for a rerun, after reading it back): waits for it
  * with --wait, reports it failed (exit 1), or prints it with the key it was made under.
  */
-async function finish(out: Out, client: ApiClient, made: Transfer, key: string, waitMs: number | undefined, waitOpts: WaitOptions): Promise<void> {
+async function finish(out: Out, client: ApiClient, made: Transfer, key: string, waitMs: number | undefined, waitOpts: WaitOptions, extra: Record<string, string> = {}): Promise<void> {
   const { ctx, mode, p } = out;
   let transfer = made;
   if (waitMs !== undefined && !FINAL_STATUSES.includes(transfer.status)) {
@@ -124,10 +131,15 @@ async function finish(out: Out, client: ApiClient, made: Transfer, key: string, 
     if (mode === 'table') printTransfer(out, transfer);
     throw failedTransferError(transfer, { send: true });
   }
-  printTransfer(out, { ...transfer, idempotency_key: key });
+  printTransfer(out, { ...transfer, ...extra, idempotency_key: key });
   if (mode === 'table' && transfer.status === 'pending') {
     ctx.io.err(`${p.dim(`it settles after the next block; follow it with \`svc transfer get ${sanitize(transfer.transfer_id)} --wait\``)}\n`);
   }
+}
+
+/** After a human approved a held transfer: the transfer it made, followed like one this command sent. */
+function settleApproved(out: Out, client: ApiClient, key: string, transactionId: string): Settle {
+  return (transfer, waitMs) => finish(out, client, transfer, key, waitMs, { submitted: true }, { transaction_id: transactionId });
 }
 
 /**
@@ -135,8 +147,9 @@ async function finish(out: Out, client: ApiClient, made: Transfer, key: string, 
  * shape as a send's, and its exit code), or the held transaction as it was answered (exit 8).
  * One line on stderr says so.
  */
-async function showEarlier(out: Out, client: ApiClient, e: Earlier, waitMs: number | undefined): Promise<void> {
+async function showEarlier(out: Out, client: ApiClient, e: Earlier, wait: WaitPlan | undefined): Promise<void> {
   const { ctx } = out;
+  const waitMs = wait?.ms;
   const sentKey = e.sent_key ?? e.key;
   const what = e.status === 'held'
     ? `held transaction ${e.transaction_id}${e.expires_at ? ` (held for approval until ${e.expires_at})` : ''}`
@@ -144,6 +157,14 @@ async function showEarlier(out: Out, client: ApiClient, e: Earlier, waitMs: numb
   const note = `${sanitize(`already sent under idempotency key ${e.key} on ${e.at}: ${what}; not sent again`)}\n`;
   // With --json, stderr carries only the error object when the command fails: the note comes last.
   if (!ctx.json) ctx.io.err(note);
+  if (e.status === 'held' && wait) {
+    // Followed as a fresh held send is: the decision (perhaps made already), then the money.
+    if (!ctx.json) ctx.io.err(note);
+    const id = e.transaction_id ?? '';
+    await followHeld(ctx, client, { transactionId: id, ...(e.expires_at ? { expiresAt: e.expires_at } : {}), key: sentKey, earlierAt: e.at }, wait, settleApproved(out, client, sentKey, id));
+    if (ctx.json) ctx.io.err(note);
+    return;
+  }
   if (e.status === 'held') {
     printHeld(out, { transaction_id: e.transaction_id ?? '', status: 'pending_approval', expires_at: e.expires_at ?? '', idempotency_key: sentKey }, { earlier: true });
     if (ctx.json) ctx.io.err(note);

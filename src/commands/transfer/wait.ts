@@ -4,8 +4,8 @@ import type { Needs } from '../../runtime/factory.js';
 import type { ApiClient } from '../../api/client.js';
 import { unlessAborted } from '../../api/abortable.js';
 import { TransferSchema, type Transfer } from '../../api/schemas.js';
-import { CliError, UsageError } from '../../errors.js';
-import { DURATION_RULE, formatDuration, parseDuration } from '../../domain/duration.js';
+import { CliError } from '../../errors.js';
+import { formatDuration } from '../../domain/duration.js';
 import { startSpinner } from '../../io/spinner.js';
 import { transferPath } from './id.js';
 
@@ -14,18 +14,7 @@ export const FINAL_STATUSES: readonly string[] = ['confirmed', 'failed'];
 
 /** Poll interval of --wait, in real time. */
 export const POLL_INTERVAL_MS = 250;
-export const DEFAULT_WAIT_MS = 120_000;
-const MAX_WAIT_MS = 24 * 3_600_000;
-
-/** Parses a --timeout-wait value (`90s`, `2m`, `1m30s`; a unit is required) into milliseconds. */
-export function parseWaitDuration(text: string | undefined, flag = '--timeout-wait'): number {
-  if (text === undefined) return DEFAULT_WAIT_MS;
-  const ms = parseDuration(text);
-  if (ms === undefined || ms <= 0 || ms > MAX_WAIT_MS) {
-    throw new UsageError(`${flag} "${text}" ${ms === undefined ? DURATION_RULE : 'must be more than 0 and at most 24h'}`);
-  }
-  return ms;
-}
+export { DEFAULT_WAIT_MS, parseWaitDuration } from '../../runtime/flags.js';
 
 export interface WaitOptions {
   /** This command submitted the transfer (`send --wait`): Ctrl-C says it keeps settling. */

@@ -1,7 +1,8 @@
 // Agents, spend policies and the approval queue:
 //   POST/GET /v1/accounts/me/agents, GET/PATCH /v1/agents/{account_id}/spend-policy,
 //   POST /v1/agents/{account_id}/suspend|resume (sandbox extension),
-//   GET /v1/agents/transactions/pending, POST /v1/agents/transactions/{id}/approve|reject.
+//   GET /v1/agents/transactions/pending, POST /v1/agents/transactions/{id}/approve|reject;
+//   GET /v1/agents/transactions[/{id}] (beyond the spec: held.ts).
 // The logic lives in ../agents.ts; this file validates requests and shapes answers. No answer
 // carries a plaintext amount (held amounts only as ciphertexts to the owner's viewing key).
 import { POLICY_FIELDS, validatePolicyFields, type PolicyFields } from '../../domain/policy.js';
@@ -23,6 +24,7 @@ import { ApiFault, invalid } from '../faults.js';
 import { ok, type Reply } from '../http/respond.js';
 import type { Account, AgentStatus, HeldTransaction, SpendPolicyRecord } from '../records.js';
 import type { World } from '../world.js';
+import { heldResource, registerHeldReads } from './held.js';
 import { field, objectBody, requiredString } from './validate.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -69,9 +71,8 @@ export function pendingView(h: HeldTransaction) {
 }
 
 /**
- * The 202 answer of a held transfer, and the answer of approve / reject: `decided_at` once
- * decided, `transfer_id` once approved (a rejection made no transfer: omitted), the owner's
- * `reason` when a rejection gave one.
+ * The 202 answer of a held transfer (approve and reject answer the whole resource: held.ts):
+ * `decided_at` once decided, `transfer_id` once approved (a rejection made no transfer: omitted).
  */
 export function heldView(h: HeldTransaction) {
   return {
@@ -84,7 +85,6 @@ export function heldView(h: HeldTransaction) {
     expires_at: iso(h.expires_at),
     ...(h.decided_at !== null ? { decided_at: iso(h.decided_at) } : {}),
     ...(h.transfer_id !== null ? { transfer_id: h.transfer_id } : {}),
-    ...(h.reason !== undefined ? { reason: h.reason } : {}),
   };
 }
 
@@ -159,10 +159,12 @@ function listPending(ctx: ApiContext): Reply {
   return ok({ pending: pendingFor(ctx.world, ctx.account).map(pendingView) });
 }
 
+/** Approve / reject answer the held transaction as a resource (held.ts), `decided_by` the calling key. */
 function decision(kind: 'approve' | 'reject') {
   return (ctx: ApiContext): Reply => {
     const reason = kind === 'reject' ? rejectReason(ctx.json()) : undefined;
-    return ok(heldView(decide(ctx.world, ctx.account, ctx.params.transaction_id!, kind, reason).held));
+    const by = { key_name: ctx.key.name, account: ctx.account.handle };
+    return ok(heldResource(decide(ctx.world, ctx.account, ctx.params.transaction_id!, kind, by, reason).held, ctx.account, ctx.world.now()));
   };
 }
 
@@ -183,6 +185,7 @@ export function registerAgentRoutes(routes: Routes): void {
   routes.apiIdempotent('POST', '/v1/accounts/me/agents', create);
   routes.api('GET', '/v1/accounts/me/agents', list);
   routes.api('GET', '/v1/agents/transactions/pending', listPending);
+  registerHeldReads(routes);
   routes.apiIdempotent('POST', '/v1/agents/transactions/:transaction_id/approve', decision('approve'));
   routes.apiIdempotent('POST', '/v1/agents/transactions/:transaction_id/reject', decision('reject'));
   routes.api('GET', '/v1/agents/:account_id/spend-policy', getPolicy);

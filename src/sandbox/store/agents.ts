@@ -1,7 +1,7 @@
 // What the store keeps for agents beyond their accounts: each agent's spend policy, and the
 // transactions its policy held for a human decision. The Store opens the transaction each change
 // runs in (and fires the events of held transactions).
-import { HeldRecord, SpendPolicyRecord, type HeldTransaction } from '../records.js';
+import { HeldRecord, SpendPolicyRecord, type DecidedBy, type HeldTransaction } from '../records.js';
 import type { Db } from './db.js';
 import { readRecords, type Statements } from './statements.js';
 import type { Writer } from './transactions.js';
@@ -37,7 +37,7 @@ export class Policies {
   }
 }
 
-export type HeldDecision = { status: 'approved'; transferId: string } | { status: 'rejected'; reason?: string | undefined };
+export type HeldDecision = ({ status: 'approved'; transferId: string } | { status: 'rejected'; reason?: string | undefined }) & { by: DecidedBy };
 
 export class HeldTransactions {
   private readonly byId = new Map<string, HeldTransaction>();
@@ -63,6 +63,7 @@ export class HeldTransactions {
   decide(h: HeldTransaction, decision: HeldDecision, at: number): void {
     h.status = decision.status;
     h.decided_at = at;
+    h.decided_by = decision.by;
     if (decision.status === 'approved') h.transfer_id = decision.transferId;
     else if (decision.reason !== undefined) h.reason = decision.reason;
     this.writer.run(this.stmt.putHeld, h.transaction_id, JSON.stringify(h));

@@ -39,7 +39,7 @@ export function exportWorld(world: ExportSource): Record<string, unknown> {
     balances: accounts.flatMap((a) => store.assets(a.account_id).map((asset) => ({ account_id: a.account_id, asset, version: store.balanceVersion(a.account_id, asset) }))),
     transfers: [...store.allTransfers()].map(({ amount_sealed: _a, memo_sealed, reader_ciphertexts: _r, ...t }) => ({ ...t, has_memo: memo_sealed !== null })),
     policies: [...store.allPolicies()],
-    held: [...store.heldTransactions()].map(({ amount_sealed: _a, memo_sealed, amount_ciphertext: _c, memo_ciphertext: _m, ...h }) => ({ ...h, has_memo: memo_sealed !== null })),
+    held: [...store.heldTransactions()].map(({ amount_sealed: _a, memo_sealed, amount_ciphertext: _c, memo_ciphertext: _m, agent_ciphertexts: _g, ...h }) => ({ ...h, has_memo: memo_sealed !== null })),
     idempotency: [...store.idempotencyRecords()].map(({ scope, key, status, created_at }) => ({ scope, key, status, created_at })),
     webhooks: {
       subscriptions: webhooks.subscriptions.map(({ secret_sealed: _s, ...sub }) => sub),

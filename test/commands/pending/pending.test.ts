@@ -201,7 +201,7 @@ describe('an agent\'s key has no queue: told why (exit 3, forbidden)', () => {
       const r = await runCli(['pending', 'ls'], { env: { ...t.env, SVC_API_KEY: agentKey }, tty: { stdout: tty, stderr: tty } });
       expect(r.code).toBe(3);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toBe("error: @alice/bot is an agent: agents cannot approve or reject, so its key has no approval queue (forbidden)\nhint: the queue belongs to its owner @alice: use @alice's key (svc --profile <name> pending ls)\n");
+      expect(r.stderr).toBe("error: @alice/bot is an agent: agents cannot approve or reject, so its key has no approval queue (forbidden)\nhint: the queue belongs to its owner @alice: use @alice's key (svc --profile <name> pending ls); this key can follow its own held transactions: svc pending ls --all, svc pending wait <id>\n");
     }
     const json = await t.svc(['--json', 'pending', 'ls'], { env: { SVC_API_KEY: agentKey } });
     expect(json.code).toBe(3);

@@ -367,7 +367,7 @@ describe('a failure after the service accepted the transfer names it (transfer_i
     }
   });
 
-  it('--timeout-wait ends the wait: exit 7 with the key; held: the key is named too (exit 8)', async () => {
+  it('--timeout-wait ends the wait: exit 7 with the key; held: the key is named too (exit 8, or --wait on a service without held reads: exit 1)', async () => {
     const server = await acceptingServer(() => ({ status: 200, body: PENDING }));
     try {
       const j = await runCli(['--json', 'transfer', 'send', '@acme', '1', '--wait', '--timeout-wait', '1s', '--idempotency-key', 'slow-1'], { env: envAt(server) });
@@ -381,9 +381,14 @@ describe('a failure after the service accepted the transfer names it (transfer_i
     }
     const held = await acceptingServer(() => ({ status: 404 }), { transaction_id: 'txn_9', status: 'pending_approval', expires_at: '2030-01-01T00:15:00Z' });
     try {
-      const r = await runCli(['transfer', 'send', '@acme', '900', '--wait', '--idempotency-key', 'big-1'], { env: envAt(held) });
+      // Without --wait: exit 8, the key named. With --wait against a service that cannot show held
+      // transactions (every other route is 404 here): it says so, naming the transaction and the key.
+      const r = await runCli(['transfer', 'send', '@acme', '900', '--idempotency-key', 'big-1'], { env: envAt(held) });
       expect(r.code).toBe(8);
       expect(r.stderr).toMatch(/`svc pending approve txn_9` \(it was accepted under idempotency key big-1\)\n$/);
+      const w = await runCli(['transfer', 'send', '@acme', '900', '--wait', '--idempotency-key', 'big-2'], { env: envAt(held) });
+      expect(w.code).toBe(1);
+      expect(w.stderr).toMatch(/cannot wait for a decision on txn_9; idempotency key big-2 \(unsupported_by_service\)\nhint: it stays held for approval until 2030-01-01T00:15:00Z: the account owner can approve it with `svc pending approve txn_9`/);
     } finally {
       await held.close();
     }

@@ -503,7 +503,7 @@ describe('request body and special answers (fake service)', () => {
     const server = await startScriptedServer(answeringAccount(() => ({ status: 202, body: held })));
     try {
       const env = { SVC_CONFIG_DIR: EMPTY_CONFIG, SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url };
-      const r = await svcIn(['transfer', 'send', '@acme', '900', '--wait'], env);
+      const r = await svcIn(['transfer', 'send', '@acme', '900'], env);
       expect(r.code).toBe(8);
       expect(tsvRecord(r.stdout)).toEqual({ transaction_id: 'txn_42', status: 'pending_approval', expires_at: '2030-01-01T00:15:00Z' });
       expect(r.stderr).toMatch(/not sent yet: .* until 2030-01-01T00:15:00Z; the account owner can run `svc pending approve txn_42`/);
@@ -512,7 +512,8 @@ describe('request body and special answers (fake service)', () => {
       expect(j.stderr).toBe('');
       // The held transaction as answered, plus the idempotency key it was sent with.
       expect(JSON.parse(j.stdout)).toEqual({ ...held, idempotency_key: server.requests[3]!.headers['idempotency-key'] });
-      // --wait never polls a held transaction: there is no transfer yet (each run asks its account first).
+      // Without --wait a held transaction is not followed (each run asks its account first);
+      // with --wait it is (test/commands/pending/follow.test.ts).
       expect(server.requests.map((q) => `${q.method} ${q.url}`)).toEqual(['GET /v1/accounts/me', 'POST /v1/transfers', 'GET /v1/accounts/me', 'POST /v1/transfers']);
     } finally {
       await server.close();
