@@ -34,7 +34,7 @@ _svc_takes_value() {
   local p="$1"
   while :; do
     case "$p|$2" in
-      '|-p'|'|--profile'|'|--base-url'|'|--timeout'|'balance|--asset'|'transfer send|--asset'|'transfer send|--memo'|'transfer send|--idempotency-key'|'transfer send|--timeout-wait'|'transfer batch|--batch-id'|'transfer batch|--concurrency'|'transfer batch|--out'|'transfer get|--timeout-wait'|'transfer ls|--status'|'transfer ls|--since'|'transfer ls|--until'|'transfer ls|--limit'|'transfer ls|--offset'|'agent create|--daily-limit'|'agent create|--per-tx-limit'|'agent create|--hitl-threshold'|'agent create|--allow'|'agent create|--asset'|'agent create|--active-hours'|'agent create|--policy-file'|'agent policy set|--add-allow'|'agent policy set|--remove-allow'|'agent policy set|--clear'|'agent policy set|--daily-limit'|'agent policy set|--per-tx-limit'|'agent policy set|--hitl-threshold'|'agent policy set|--allow'|'agent policy set|--asset'|'agent policy set|--active-hours'|'agent policy set|--policy-file'|'agent policy check|--to'|'agent policy check|--amount'|'agent policy check|--asset'|'agent policy check|--at'|'agent policy check|--spent-today'|'pending ls|--status'|'pending wait|--timeout-wait'|'pending review|--interval'|'webhook create|--events'|'webhook verify|--secret-env'|'webhook verify|--secret-file'|'webhook verify|--signature'|'webhook verify|--payload-file'|'webhook verify|--tolerance'|'webhook listen|--port'|'webhook listen|--events'|'webhook listen|--forward-to'|'webhook listen|--secret-env'|'webhook listen|--secret-file'|'webhook listen|--tolerance'|'api|-d'|'api|--data'|'api|-q'|'api|--query'|'api|--idempotency-key'|'sandbox start|--port'|'sandbox start|--host'|'sandbox start|--block-time'|'sandbox start|--approval-window'|'sandbox start|--state'|'sandbox fund|--asset'|'sandbox key create|--account'|'sandbox key create|--name'|'sandbox key ls|--account'|'sandbox trigger|--account') return 0 ;;
+      '|-p'|'|--profile'|'|--base-url'|'|--timeout'|'balance|--asset'|'transfer send|--asset'|'transfer send|--memo'|'transfer send|--idempotency-key'|'transfer send|--timeout-wait'|'transfer batch|--batch-id'|'transfer batch|--concurrency'|'transfer batch|--out'|'transfer get|--timeout-wait'|'transfer ls|--status'|'transfer ls|--since'|'transfer ls|--until'|'transfer ls|--limit'|'transfer ls|--offset'|'agent create|--daily-limit'|'agent create|--per-tx-limit'|'agent create|--hitl-threshold'|'agent create|--allow'|'agent create|--asset'|'agent create|--active-hours'|'agent create|--policy-file'|'agent policy set|--add-allow'|'agent policy set|--remove-allow'|'agent policy set|--clear'|'agent policy set|--daily-limit'|'agent policy set|--per-tx-limit'|'agent policy set|--hitl-threshold'|'agent policy set|--allow'|'agent policy set|--asset'|'agent policy set|--active-hours'|'agent policy set|--policy-file'|'agent policy check|--to'|'agent policy check|--amount'|'agent policy check|--asset'|'agent policy check|--at'|'agent policy check|--spent-today'|'pending ls|--status'|'pending wait|--timeout-wait'|'pending reject|--reason'|'pending review|--interval'|'pending review|--notify-command'|'pending log|--limit'|'webhook create|--events'|'webhook verify|--secret-env'|'webhook verify|--secret-file'|'webhook verify|--signature'|'webhook verify|--payload-file'|'webhook verify|--tolerance'|'webhook listen|--port'|'webhook listen|--events'|'webhook listen|--forward-to'|'webhook listen|--secret-env'|'webhook listen|--secret-file'|'webhook listen|--tolerance'|'api|-d'|'api|--data'|'api|-q'|'api|--query'|'api|--idempotency-key'|'sandbox start|--port'|'sandbox start|--host'|'sandbox start|--block-time'|'sandbox start|--approval-window'|'sandbox start|--state'|'sandbox fund|--asset'|'sandbox key create|--account'|'sandbox key create|--name'|'sandbox key ls|--account'|'sandbox trigger|--account') return 0 ;;
     esac
     [[ -z $p ]] && return 1
     if [[ $p == *" "* ]]; then p="${p% *}"; else p=""; fi
@@ -108,6 +108,7 @@ _svc_subcommand() {
     'pending|approve') path='pending approve' ;;
     'pending|reject') path='pending reject' ;;
     'pending|review') path='pending review' ;;
+    'pending|log') path='pending log' ;;
     'webhook|create') path='webhook create' ;;
     'webhook|ls'|'webhook|list') path='webhook ls' ;;
     'webhook|rm'|'webhook|delete') path='webhook rm' ;;
@@ -173,7 +174,7 @@ _svc_words() {
       [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'get set check' -- "$cur"))
       ;;
     'pending')
-      [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'ls get wait approve reject review' -- "$cur"))
+      [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'ls get wait approve reject review log' -- "$cur"))
       [[ $2 -eq 0 && ${#COMPREPLY[@]} -eq 0 ]] && COMPREPLY=($(compgen -W 'list' -- "$cur"))
       ;;
     'webhook')
@@ -239,8 +240,9 @@ _svc_options() {
     'pending get') echo '--decrypt --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'pending wait') echo '--timeout-wait --decrypt --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'pending approve') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
-    'pending reject') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
-    'pending review') echo '--watch --interval --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'pending reject') echo '--reason --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'pending review') echo '--watch --interval --notify-command --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'pending log') echo '--limit --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'webhook') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'webhook create') echo '--events --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'webhook ls') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;

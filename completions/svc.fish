@@ -25,7 +25,7 @@ function __svc_takes_value
     set -l p $argv[1]
     while true
         switch "$p|$argv[2]"
-            case '|-p' '|--profile' '|--base-url' '|--timeout' 'balance|--asset' 'transfer send|--asset' 'transfer send|--memo' 'transfer send|--idempotency-key' 'transfer send|--timeout-wait' 'transfer batch|--batch-id' 'transfer batch|--concurrency' 'transfer batch|--out' 'transfer get|--timeout-wait' 'transfer ls|--status' 'transfer ls|--since' 'transfer ls|--until' 'transfer ls|--limit' 'transfer ls|--offset' 'agent create|--daily-limit' 'agent create|--per-tx-limit' 'agent create|--hitl-threshold' 'agent create|--allow' 'agent create|--asset' 'agent create|--active-hours' 'agent create|--policy-file' 'agent policy set|--add-allow' 'agent policy set|--remove-allow' 'agent policy set|--clear' 'agent policy set|--daily-limit' 'agent policy set|--per-tx-limit' 'agent policy set|--hitl-threshold' 'agent policy set|--allow' 'agent policy set|--asset' 'agent policy set|--active-hours' 'agent policy set|--policy-file' 'agent policy check|--to' 'agent policy check|--amount' 'agent policy check|--asset' 'agent policy check|--at' 'agent policy check|--spent-today' 'pending ls|--status' 'pending wait|--timeout-wait' 'pending review|--interval' 'webhook create|--events' 'webhook verify|--secret-env' 'webhook verify|--secret-file' 'webhook verify|--signature' 'webhook verify|--payload-file' 'webhook verify|--tolerance' 'webhook listen|--port' 'webhook listen|--events' 'webhook listen|--forward-to' 'webhook listen|--secret-env' 'webhook listen|--secret-file' 'webhook listen|--tolerance' 'api|-d' 'api|--data' 'api|-q' 'api|--query' 'api|--idempotency-key' 'sandbox start|--port' 'sandbox start|--host' 'sandbox start|--block-time' 'sandbox start|--approval-window' 'sandbox start|--state' 'sandbox fund|--asset' 'sandbox key create|--account' 'sandbox key create|--name' 'sandbox key ls|--account' 'sandbox trigger|--account'
+            case '|-p' '|--profile' '|--base-url' '|--timeout' 'balance|--asset' 'transfer send|--asset' 'transfer send|--memo' 'transfer send|--idempotency-key' 'transfer send|--timeout-wait' 'transfer batch|--batch-id' 'transfer batch|--concurrency' 'transfer batch|--out' 'transfer get|--timeout-wait' 'transfer ls|--status' 'transfer ls|--since' 'transfer ls|--until' 'transfer ls|--limit' 'transfer ls|--offset' 'agent create|--daily-limit' 'agent create|--per-tx-limit' 'agent create|--hitl-threshold' 'agent create|--allow' 'agent create|--asset' 'agent create|--active-hours' 'agent create|--policy-file' 'agent policy set|--add-allow' 'agent policy set|--remove-allow' 'agent policy set|--clear' 'agent policy set|--daily-limit' 'agent policy set|--per-tx-limit' 'agent policy set|--hitl-threshold' 'agent policy set|--allow' 'agent policy set|--asset' 'agent policy set|--active-hours' 'agent policy set|--policy-file' 'agent policy check|--to' 'agent policy check|--amount' 'agent policy check|--asset' 'agent policy check|--at' 'agent policy check|--spent-today' 'pending ls|--status' 'pending wait|--timeout-wait' 'pending reject|--reason' 'pending review|--interval' 'pending review|--notify-command' 'pending log|--limit' 'webhook create|--events' 'webhook verify|--secret-env' 'webhook verify|--secret-file' 'webhook verify|--signature' 'webhook verify|--payload-file' 'webhook verify|--tolerance' 'webhook listen|--port' 'webhook listen|--events' 'webhook listen|--forward-to' 'webhook listen|--secret-env' 'webhook listen|--secret-file' 'webhook listen|--tolerance' 'api|-d' 'api|--data' 'api|-q' 'api|--query' 'api|--idempotency-key' 'sandbox start|--port' 'sandbox start|--host' 'sandbox start|--block-time' 'sandbox start|--approval-window' 'sandbox start|--state' 'sandbox fund|--asset' 'sandbox key create|--account' 'sandbox key create|--name' 'sandbox key ls|--account' 'sandbox trigger|--account'
                 return 0
         end
         test -z "$p"; and return 1
@@ -106,6 +106,8 @@ function __svc_subcommand
             echo 'pending reject'
         case 'pending|review'
             echo 'pending review'
+        case 'pending|log'
+            echo 'pending log'
         case 'webhook|create'
             echo 'webhook create'
         case 'webhook|ls' 'webhook|list'
@@ -354,7 +356,8 @@ complete -c svc -n '__svc_at "pending" 0' -a 'wait' -d 'Wait until a human appro
 complete -c svc -n '__svc_at "pending" 0' -a 'approve' -d 'Approve: the transfer is signed and submitted at once'
 complete -c svc -n '__svc_at "pending" 0' -a 'reject' -d 'Reject: the transaction is discarded, no funds move'
 complete -c svc -n '__svc_at "pending" 0' -a 'review' -d 'Clear the queue interactively, one transaction at a time (needs a terminal)'
-complete -c svc -n '__svc_at "pending" 0; and __svc_alias_only ls get wait approve reject review' -a 'list' -d 'alias of ls'
+complete -c svc -n '__svc_at "pending" 0' -a 'log' -d 'The decisions made on this machine (approve, reject, review), newest first; never an amount'
+complete -c svc -n '__svc_at "pending" 0; and __svc_alias_only ls get wait approve reject review log' -a 'list' -d 'alias of ls'
 
 # svc pending ls
 complete -c svc -n '__svc_under "pending ls"' -l decrypt -d 'with --json, add amount and memo, decrypted locally'
@@ -371,10 +374,15 @@ complete -c svc -n '__svc_under "pending wait"' -l decrypt -d 'with --json, add 
 # svc pending approve
 
 # svc pending reject
+complete -c svc -n '__svc_under "pending reject"' -l reason -x -d 'why, kept by the service with the transaction and in your approvals log (1 to 500 characters)'
 
 # svc pending review
 complete -c svc -n '__svc_under "pending review"' -l watch -d 'keep waiting for new held transactions and ring the bell when one arrives'
 complete -c svc -n '__svc_under "pending review"' -l interval -x -d 'how often to poll with --watch: a duration such as 2s or 500ms (a bare number is milliseconds)'
+complete -c svc -n '__svc_under "pending review"' -l notify-command -x -d 'run this shell command for each newly held transaction (its id, agent, recipient and deadline in SVC_TRANSACTION_ID, SVC_AGENT, SVC_TO, SVC_EXPIRES_AT; never the amount)'
+
+# svc pending log
+complete -c svc -n '__svc_under "pending log"' -l limit -x -d 'how many to show (default 20)'
 
 # svc webhook
 complete -c svc -n '__svc_at "webhook" 0' -a 'create' -d 'Subscribe a URL (https, or http to a loopback host) to events; the secret is shown once'

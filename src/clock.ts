@@ -6,10 +6,24 @@
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
-  sleep(ms: number): Promise<void>;
+  /**
+   * Waits `ms`; aborting `signal` ends the wait at once (so a command that stops does not sit on
+   * a timer until it fires: review --watch's backoff, a notify command's time limit).
+   */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 export const realClock: Clock = {
   now: () => Date.now(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  sleep: (ms, signal) =>
+    new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal?.addEventListener('abort', done, { once: true });
+    }),
 };

@@ -125,4 +125,6 @@ export const contexts = {
   heldAmount: (transactionId: string, accountId: string) => `held-amount|${transactionId}|${accountId}`,
   heldMemo: (transactionId: string, accountId: string) => `held-memo|${transactionId}|${accountId}`,
   dailySpent: (agentId: string, day: string, ownerId: string) => `daily-spent|${agentId}|${day}|${ownerId}`,
+  /** An agent's balance as its owner reads it (sandbox extension: GET /v1/agents/{id}/balances). */
+  agentBalance: (agentId: string, asset: string, version: number, readerId: string) => `agent-balance|${agentId}|${asset}|${version}|${readerId}`,
 };

@@ -55,6 +55,12 @@ export class LocalReader {
     return this.open(ciphertext, contexts.dailySpent(agentId, day, this.accountId));
   }
 
+  /** An agent's balance of `asset` in minor units, encrypted to its owner (this account). */
+  agentBalanceUnits(agentId: string, asset: string, version: number, ciphertext: string): bigint | undefined {
+    const units = this.open(ciphertext, contexts.agentBalance(agentId, asset, version, this.accountId));
+    return units === undefined || !/^\d+$/.test(units) ? undefined : BigInt(units);
+  }
+
   heldMemo(transactionId: string, ciphertext: string | undefined): string | undefined {
     return this.open(ciphertext, contexts.heldMemo(transactionId, this.accountId));
   }

@@ -8,14 +8,25 @@ import type { IOStreams } from './streams.js';
 /** `expired`: passed over (s) once its window had closed. */
 export type ReviewChoice = 'approve' | 'reject' | 'skip' | 'quit' | 'expired';
 
+/** What a review prompt draws, as it is now. */
+export interface ReviewScreen {
+  message: string;
+  details: string[];
+  /** One line under the keys (`reconnecting…`), when there is something to say. */
+  status?: string;
+}
+
 /** One held transaction to decide with one key, its time left ticking (pending review). */
 export interface ReviewConfig {
+  /** The question and the details when it is first drawn. */
   message: string;
   details: string[];
   /** When the window closes (ms since the epoch; NaN when the service did not say). */
   expiresAtMs: number;
   /** The service's clock. */
   now: () => number;
+  /** The screen as it is now, read at each redraw (every second): counts and times that move. */
+  live?: () => ReviewScreen;
 }
 
 export interface AskOptions {

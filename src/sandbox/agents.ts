@@ -286,13 +286,13 @@ export function heldHistory(world: World, reader: Account, q: { status?: HeldSta
 }
 
 /**
- * Approves or rejects one held transaction. Checks, in order: the caller is not an agent (403
- * forbidden), the transaction is the caller's (404 transaction_not_found), still pending (409
+ * Approves or rejects one held transaction (a rejection keeps the owner's `reason`, when given).
+ * Checks, in order: the caller is not an agent (403 forbidden), the transaction is the caller's (404 transaction_not_found), still pending (409
  * transaction_already_decided), inside its window (409 transaction_expired); an approval whose
  * agent balance is short answers 402 insufficient_balance and stays pending. `by` (the deciding
  * key's name and the owner's handle) is kept on the record.
  */
-export function decide(world: World, owner: Account, transactionId: string, decision: 'approve' | 'reject', by: DecidedBy): { held: HeldTransaction; transfer?: Transfer } {
+export function decide(world: World, owner: Account, transactionId: string, decision: 'approve' | 'reject', by: DecidedBy, reason?: string): { held: HeldTransaction; transfer?: Transfer } {
   assertNotAgent(owner, `${decision} held transactions`);
   const { store } = world;
   const held = store.heldTransaction(transactionId);
@@ -306,7 +306,7 @@ export function decide(world: World, owner: Account, transactionId: string, deci
   if (now >= held.expires_at) {
     throw new ApiFault(409, 'transaction_expired', `the approval window of ${transactionId} closed at ${new Date(held.expires_at).toISOString()}; nothing was sent`);
   }
-  if (decision === 'reject') return { held: store.decideHeld(held, { status: 'rejected', by }, now) };
+  if (decision === 'reject') return { held: store.decideHeld(held, { status: 'rejected', by, reason }, now) };
   const agent = store.account(held.agent_account_id);
   if (!agent) throw new Error(`held transaction ${transactionId} has no agent`);
   // Checked when it was held; lower case reads one held before checksums were checked the same way.

@@ -11,6 +11,7 @@ import { SealError, Sealer } from './crypto/sealer.js';
 import { DEFAULT_APPROVAL_WINDOW_MS, DEFAULT_BLOCK_TIME_MS, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
 import { SandboxStartError } from './errors.js';
 import { registerAccountRoutes } from './handlers/accounts.js';
+import { registerAgentAccountRoutes } from './handlers/agent-accounts.js';
 import { registerAgentRoutes } from './handlers/agents.js';
 import { registerControlRoutes } from './handlers/control.js';
 import { registerTransferRoutes } from './handlers/transfers.js';
@@ -130,6 +131,7 @@ export async function openSandbox(opts: SandboxOptions = {}, internals: SandboxI
   registerAccountRoutes(routes);
   registerTransferRoutes(routes);
   registerAgentRoutes(routes);
+  registerAgentAccountRoutes(routes);
   registerWebhookRoutes(routes);
   registerControlRoutes(routes);
 

@@ -111,6 +111,8 @@ export const ANSWER_RULES: readonly AnswerRule[] = [
   { method: 'POST', path: '/v1/agents/transactions/:transaction_id/approve', status: 200, schema: TransactionState },
   { method: 'POST', path: '/v1/agents/transactions/:transaction_id/reject', status: 200, schema: TransactionState },
   { method: 'GET', path: '/v1/agents/:account_id/spend-policy', status: 200, schema: S.SpendPolicySchema },
+  { method: 'GET', path: '/v1/agents/:account_id/balances', status: 200, schema: z.looseObject({ balances: z.array(z.required(S.BalanceEntrySchema, { nonzero: true })) }) },
+  { method: 'GET', path: '/v1/agents/:account_id/transfers', status: 200, schema: z.extend(S.TransferPageSchema, { transfers: z.array(Transfer) }) },
   { method: 'PATCH', path: '/v1/agents/:account_id/spend-policy', status: 200, schema: S.SpendPolicySchema },
   { method: 'POST', path: '/v1/agents/:account_id/suspend', status: 200, schema: Agent },
   { method: 'POST', path: '/v1/agents/:account_id/resume', status: 200, schema: Agent },

@@ -256,6 +256,7 @@ const BODIES: Readonly<Record<string, { fields: Record<string, fc.Arbitrary<unkn
     fields: { name: weird, spend_policy: fc.oneof(weird, fc.record(Object.fromEntries(POLICY_FIELDS.map((f) => [f, weird])), { requiredKeys: [] })) },
     valid: { name: 'fuzz', spend_policy: { daily_limit_usdc: 10 } },
   },
+  'POST /v1/agents/transactions/:transaction_id/reject': { fields: { reason: weird }, valid: { reason: 'fuzz' } },
   'PATCH /v1/agents/:account_id/spend-policy': { fields: Object.fromEntries([...POLICY_FIELDS, 'policy_id', 'updated_at'].map((f) => [f, weird])), valid: { daily_limit_usdc: 1000 } },
   'POST /v1/webhooks': { fields: { url: weird, events: fc.oneof(weird, fc.array(fc.oneof(fc.constantFrom(...EVENT_TYPES), weird), { maxLength: 4 })) }, valid: { url: '{{receiver}}', events: ['transfer.confirmed'] } },
   'POST /_sandbox/fund': { fields: { handle: weird, amount: weird, asset: weird }, valid: { handle: '@acme', amount: '1' } },

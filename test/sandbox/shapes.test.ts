@@ -2,6 +2,7 @@
 // fail, it must cover every route the sandbox serves, and odd requests still get the error body.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerAccountRoutes } from '../../src/sandbox/handlers/accounts.js';
+import { registerAgentAccountRoutes } from '../../src/sandbox/handlers/agent-accounts.js';
 import { registerAgentRoutes } from '../../src/sandbox/handlers/agents.js';
 import { registerControlRoutes } from '../../src/sandbox/handlers/control.js';
 import { registerTransferRoutes } from '../../src/sandbox/handlers/transfers.js';
@@ -69,7 +70,7 @@ describe('the answer check can fail', () => {
 describe('the answer rules', () => {
   function registered(): Array<[string, string]> {
     const routes = new Routes();
-    for (const register of [registerAccountRoutes, registerAgentRoutes, registerControlRoutes, registerTransferRoutes, registerWebhookRoutes]) register(routes);
+    for (const register of [registerAccountRoutes, registerAgentAccountRoutes, registerAgentRoutes, registerControlRoutes, registerTransferRoutes, registerWebhookRoutes]) register(routes);
     // The router's tables are private; read them to list every route.
     const router = routes.router as unknown as { exact: Map<string, Map<string, unknown>>; patterns: Array<{ segments: string[]; methods: Map<string, unknown> }> };
     const out: Array<[string, string]> = [];

@@ -3,9 +3,11 @@
 // the rule that held it and the time left (docs/agents.md).
 import type { Needs } from '../../runtime/factory.js';
 import * as z from 'zod/mini';
-import { CliError } from '../../errors.js';
+import { REJECT_REASON_RULE, rejectReasonFits } from '../../domain/reject-reason.js';
+import { ApiError, CliError, NetworkError, UsageError } from '../../errors.js';
 import { printJson, printRecord, outputMode } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
+import { approvalsLog, type ApprovalsLog, type DecisionFacts, type DecisionResult } from './approvals-log.js';
 import { agentKeyError, approverNow, describeHeld, fetchQueue, heldDetails, heldSummary, line, ruleLookup, type HeldView } from './queue.js';
 
 export const DecisionSchema = z.looseObject({
@@ -14,14 +16,66 @@ export const DecisionSchema = z.looseObject({
   // null (or absent) for a rejection: no transfer was made.
   transfer_id: z.optional(z.nullable(z.string())),
 });
+export type DecisionAnswer = z.infer<typeof DecisionSchema>;
 
 export type Decision = 'approve' | 'reject';
 
-/** Sends one decision; errors (404 not found, 409 expired) propagate with their exit codes. */
-export async function sendDecision(ctx: Needs<'client'>, id: string, decision: Decision): Promise<z.infer<typeof DecisionSchema>> {
+/**
+ * A reject's reason as given (--reason, or typed in review): trimmed; empty means none. Longer
+ * than the service keeps (500 characters) is a usage error naming the field; nothing is sent.
+ */
+export function parseReason(text: string | undefined, field = '--reason'): string | undefined {
+  if (text === undefined) return undefined;
+  const reason = text.trim();
+  if (reason === '') {
+    if (field === '--reason') throw new UsageError(`--reason ${REJECT_REASON_RULE}: it is empty`, 'leave --reason out to reject without one');
+    return undefined;
+  }
+  if (!rejectReasonFits(reason)) throw new UsageError(`${field} ${REJECT_REASON_RULE}: it has ${[...reason].length}`);
+  return reason;
+}
+
+/**
+ * Sends one decision (a reject's reason in its body: beyond the spec, docs/agents.md); errors
+ * (404 not found, 409 expired) propagate with their exit codes.
+ */
+export async function sendDecision(ctx: Needs<'client'>, id: string, decision: Decision, reason?: string): Promise<DecisionAnswer> {
   const client = await ctx.client();
-  const { data } = await client.post(`/v1/agents/transactions/${encodeURIComponent(id)}/${decision}`, { body: {}, schema: DecisionSchema });
+  const body = decision === 'reject' && reason !== undefined ? { reason } : {};
+  const { data } = await client.post(`/v1/agents/transactions/${encodeURIComponent(id)}/${decision}`, { body, schema: DecisionSchema });
   return data;
+}
+
+/** What a failed decision leaves in the approvals log: a refusal for good, or a lost answer; else nothing. */
+function failedResult(err: unknown): DecisionResult | undefined {
+  if (err instanceof ApiError && err.code === 'transaction_expired') return 'expired';
+  if (err instanceof ApiError && err.code === 'transaction_already_decided') return 'already_decided';
+  // The request may have been applied (a timeout, a reset after sending): the record says so.
+  if (err instanceof NetworkError && !err.nothingSent) return 'unknown';
+  return undefined;
+}
+
+/**
+ * sendDecision, then the approvals log (approvals-log.ts): the service's answer first, so an
+ * entry says what the service did, never what was only intended. The error, if any, propagates.
+ */
+export async function sendAndRecord(ctx: Needs<'client'>, log: ApprovalsLog, facts: Omit<DecisionFacts, 'result'>): Promise<DecisionAnswer> {
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  try {
+    const data = await sendDecision(ctx, facts.transaction_id, facts.decision, facts.reason);
+    const result: DecisionResult = data.status === 'approved' || data.status === 'rejected' ? data.status : facts.decision === 'approve' ? 'approved' : 'rejected';
+    const agent = facts.agent ?? str(data.agent);
+    const to = facts.to ?? str(data.to);
+    log.record({
+      ...facts, result, ...(agent !== undefined ? { agent } : {}), ...(to !== undefined ? { to } : {}),
+      ...(typeof data.transfer_id === 'string' ? { transfer_id: data.transfer_id } : {}),
+    });
+    return data;
+  } catch (err) {
+    const result = failedResult(err);
+    if (result) log.record({ ...facts, result });
+    throw err;
+  }
 }
 
 /** The receipt's first line (sanitised): what was decided, and the transfer an approval made. */
@@ -40,7 +94,8 @@ export function approveQuestion(view: HeldView): string {
   return `Approve ${heldSummary(view)} on a LIVE account?`;
 }
 
-export async function decide(ctx: Needs<'account' | 'auth' | 'client' | 'confirm' | 'globals' | 'io' | 'json' | 'reader' | 'serviceClock'>, id: string, decision: Decision): Promise<void> {
+export async function decide(ctx: Needs<'account' | 'auth' | 'client' | 'clock' | 'confirm' | 'env' | 'globals' | 'io' | 'json' | 'reader' | 'serviceClock'>, id: string, decision: Decision, opts: { reason?: string } = {}): Promise<void> {
+  const reason = decision === 'reject' ? parseReason(opts.reason) : undefined;
   const shownId = sanitize(id);
   const live = (await ctx.auth()).environment === 'live';
   // What is being decided: the queue holds every transaction that can still be decided. With a
@@ -74,11 +129,21 @@ export async function decide(ctx: Needs<'account' | 'auth' | 'client' | 'confirm
     `${decision === 'approve' ? 'Approving' : 'Rejecting'} ${shownId} on a LIVE account`);
   }
   // Not in the queue (test key, or a reject): the service's answer decides (404, 409 ...).
-  const data = await sendDecision(ctx, id, decision);
+  const log = await approvalsLog(ctx);
+  let data: DecisionAnswer;
+  try {
+    data = await sendAndRecord(ctx, log, {
+      transaction_id: id, decision, via: decision === 'approve' ? 'pending approve' : 'pending reject',
+      ...(view ? { agent: view.agent, to: view.to } : {}), ...(reason !== undefined ? { reason } : {}),
+    });
+  } finally {
+    log.close();
+  }
   if (ctx.json) return printJson(ctx.io, data);
   const lines = [receipt(decision, id, view, data.transfer_id)];
   if (view?.memo !== undefined) lines.push(`  ${line('memo', view.memo)}`);
   if (view?.rule !== undefined) lines.push(`  ${line('held', view.rule)}`);
+  if (reason !== undefined) lines.push(`  ${line('reason', reason)}`);
   if (!view) lines.push('  (it was not in the approval queue when looked up, so its amount is not shown)');
   ctx.io.err(`${lines.join('\n')}\n`);
   printRecord(ctx.io, outputMode(ctx.io, false), data, [

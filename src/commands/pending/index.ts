@@ -1,5 +1,6 @@
-// `svc pending ls|get|wait|approve|reject|review`: the human approval queue for held agent
-// transactions, and each one as a resource the agent can follow (get, wait, ls --all).
+// `svc pending ls|get|wait|approve|reject|review|log`: the human approval queue for held agent
+// transactions, each one as a resource the agent can follow (get, wait, ls --all), and the record
+// of what was decided on this machine (log).
 import type { Command } from 'commander';
 import type { ProgramDeps } from '../../runtime/registration.js';
 
@@ -87,9 +88,10 @@ export function registerPending(program: Command, deps: ProgramDeps): void {
   pending
     .command('reject <transaction_id>')
     .description('Reject: the transaction is discarded, no funds move')
-    .action(async (id: string, _o, cmd: Command) => {
+    .option('--reason <text>', 'why, kept by the service with the transaction and in your approvals log (1 to 500 characters)')
+    .action(async (id: string, opts: { reason?: string }, cmd: Command) => {
       const { decide } = await import('./decide.js');
-      await decide(deps.factory(cmd), id, 'reject');
+      await decide(deps.factory(cmd), id, 'reject', opts);
     });
 
   pending
@@ -97,8 +99,18 @@ export function registerPending(program: Command, deps: ProgramDeps): void {
     .description('Clear the queue interactively, one transaction at a time (needs a terminal)')
     .option('--watch', 'keep waiting for new held transactions and ring the bell when one arrives')
     .option('--interval <duration>', 'how often to poll with --watch: a duration such as 2s or 500ms (a bare number is milliseconds)', '2s')
-    .action(async (opts: { watch?: boolean; interval: string }, cmd: Command) => {
+    .option('--notify-command <command>', 'run this shell command for each newly held transaction (its id, agent, recipient and deadline in SVC_TRANSACTION_ID, SVC_AGENT, SVC_TO, SVC_EXPIRES_AT; never the amount)')
+    .action(async (opts: { watch?: boolean; interval: string; notifyCommand?: string }, cmd: Command) => {
       const { review } = await import('./review.js');
       await review(deps.factory(cmd), opts);
+    });
+
+  pending
+    .command('log')
+    .description('The decisions made on this machine (approve, reject, review), newest first; never an amount')
+    .option('--limit <n>', 'how many to show (default 20)')
+    .action(async (opts: { limit?: string }, cmd: Command) => {
+      const { showLog } = await import('./log.js');
+      await showLog(deps.factory(cmd), opts);
     });
 }

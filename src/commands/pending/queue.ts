@@ -147,7 +147,12 @@ export function ruleLookup(ctx: Needs<'client'>): RuleLookup {
     const key = handle.toLowerCase();
     let rule = rules.get(key);
     if (!rule) {
-      rule = find(handle).catch(() => UNKNOWN_RULE);
+      // A failed look-up is not kept: the next transaction of this agent tries again (a watch
+      // that started while the service was away learns the rule once it is back).
+      rule = find(handle).catch(() => {
+        rules.delete(key);
+        return UNKNOWN_RULE;
+      });
       rules.set(key, rule);
     }
     return rule;

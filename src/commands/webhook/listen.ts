@@ -84,8 +84,26 @@ function printer(ctx: Needs<'clock' | 'io' | 'json'>, p: Palette, forward: URL |
     const fwd = !f ? '' : 'status' in f ? `  → ${f.status}` : 'error' in f ? '' : `  ${p.yellow(f.skipped)}`;
     const at = time().slice(11, 19);
     ctx.io.out(`${at}  ${sanitize(what + who)}${r.attempt && r.attempt > 1 ? ` (attempt ${r.attempt})` : ''}  ${mark}${fwd}\n`);
+    const act = d && !r.check.problem ? actOnHeld(d.event, d.document) : undefined;
+    if (act) ctx.io.out(`${at}  ${act}\n`);
     if (f && 'error' in f) ctx.io.out(`${at}  ${p.red(`✗ forward to ${sanitize(forward?.href ?? 'the local app')} failed: ${sanitize(f.error)}`)}\n`);
   };
+}
+
+/** An id that can go into a command line as it is: no shell syntax, no space, nothing to escape. */
+const PLAIN_ID = /^[A-Za-z0-9_-]{1,100}$/;
+
+/**
+ * For a verified `agent.transaction.pending_approval`: the held transaction and the command to act
+ * on it (sanitised). An id that is not a plain token is shown escaped but never put in a command
+ * someone may paste into a shell.
+ */
+export function actOnHeld(event: string, document: Record<string, unknown>): string | undefined {
+  if (event !== 'agent.transaction.pending_approval') return undefined;
+  const id = Object.hasOwn(document, 'transaction_id') ? document.transaction_id : undefined;
+  if (typeof id !== 'string' || id === '') return 'held for approval: svc pending review';
+  if (!PLAIN_ID.test(id)) return `held for approval: ${sanitize(id.slice(0, 100))} (svc pending review)`;
+  return `held for approval: svc pending approve ${id}  (or: svc pending review)`;
 }
 
 /** Listens on loopback (port 0: any free one) and resolves with the URL deliveries go to. */

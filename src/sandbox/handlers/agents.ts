@@ -6,6 +6,7 @@
 // The logic lives in ../agents.ts; this file validates requests and shapes answers. No answer
 // carries a plaintext amount (held amounts only as ciphertexts to the owner's viewing key).
 import { POLICY_FIELDS, validatePolicyFields, type PolicyFields } from '../../domain/policy.js';
+import { REJECT_REASON_RULE, rejectReasonFits } from '../../domain/reject-reason.js';
 import {
   AGENT_NAME_RE,
   AGENT_NAME_RULE,
@@ -117,7 +118,7 @@ function list(ctx: ApiContext): Reply {
  * are the same 403 not_agent_owner (existence is not revealed). An agent may read its own policy
  * but never change anything about itself (403 forbidden naming `write`, the action refused).
  */
-function ownedAgent(ctx: ApiContext, write?: string): Account {
+export function ownedAgent(ctx: ApiContext, write?: string): Account {
   const id = ctx.params.account_id!;
   const agent = ctx.world.store.account(id);
   if (agent && agent.account_id === ctx.account.account_id && agent.type === 'agent') {
@@ -161,9 +162,23 @@ function listPending(ctx: ApiContext): Reply {
 /** Approve / reject answer the held transaction as a resource (held.ts), `decided_by` the calling key. */
 function decision(kind: 'approve' | 'reject') {
   return (ctx: ApiContext): Reply => {
+    const reason = kind === 'reject' ? rejectReason(ctx.json()) : undefined;
     const by = { key_name: ctx.key.name, account: ctx.account.handle };
-    return ok(heldResource(decide(ctx.world, ctx.account, ctx.params.transaction_id!, kind, by).held, ctx.account, ctx.world.now()));
+    return ok(heldResource(decide(ctx.world, ctx.account, ctx.params.transaction_id!, kind, by, reason).held, ctx.account, ctx.world.now()));
   };
+}
+
+/**
+ * The optional `reason` of a reject body (beyond the spec: our decision, docs/agents.md): a
+ * string of 1 to 500 characters, else 400 invalid_request naming the field. No body, or one
+ * without it: no reason.
+ */
+function rejectReason(body: unknown): string | undefined {
+  if (body === undefined) return undefined;
+  const v = field(objectBody(body), 'reason');
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || !rejectReasonFits(v)) throw new ApiFault(400, 'invalid_request', `reason ${REJECT_REASON_RULE}`, { field: 'reason' });
+  return v;
 }
 
 export function registerAgentRoutes(routes: Routes): void {

@@ -101,6 +101,15 @@ function getTransfer(ctx: ApiContext): Reply {
 }
 
 function listTransfers(ctx: ApiContext): Reply {
+  return transfersPage(ctx, ctx.account.account_id);
+}
+
+/**
+ * A page of `accountId`'s transfers (sent or received), newest first, as GET /v1/transfers
+ * answers it, each with the ciphertexts of the caller (who may be the account, or the owner of
+ * an agent: handlers/agent-accounts.ts).
+ */
+export function transfersPage(ctx: ApiContext, accountId: string): Reply {
   const { query } = ctx;
   const limit = intParam(query, 'limit', 20, 1, 100);
   const offset = intParam(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
@@ -110,7 +119,7 @@ function listTransfers(ctx: ApiContext): Reply {
   }
   const after = timeParam(query, 'from');
   const before = timeParam(query, 'to');
-  const { items, hasMore } = ctx.world.store.listTransfers(ctx.account.account_id, {
+  const { items, hasMore } = ctx.world.store.listTransfers(accountId, {
     limit,
     offset,
     ...(statusText ? { status: statusText as TransferStatus } : {}),

@@ -37,7 +37,7 @@ export class Policies {
   }
 }
 
-export type HeldDecision = ({ status: 'approved'; transferId: string } | { status: 'rejected' }) & { by: DecidedBy };
+export type HeldDecision = ({ status: 'approved'; transferId: string } | { status: 'rejected'; reason?: string | undefined }) & { by: DecidedBy };
 
 export class HeldTransactions {
   private readonly byId = new Map<string, HeldTransaction>();
@@ -65,6 +65,7 @@ export class HeldTransactions {
     h.decided_at = at;
     h.decided_by = decision.by;
     if (decision.status === 'approved') h.transfer_id = decision.transferId;
+    else if (decision.reason !== undefined) h.reason = decision.reason;
     this.writer.run(this.stmt.putHeld, h.transaction_id, JSON.stringify(h));
   }
 
