@@ -12,6 +12,7 @@ import { spawnSandboxProcess, type SandboxProcess } from '../helpers/spawn-sandb
 import { ROOT } from '../helpers/run.js';
 
 const NODE = process.env.SVC_SMOKE_NODE || process.execPath;
+const NODE_VERSION = spawnSync(NODE, ['--version'], { encoding: 'utf8' }).stdout.trim();
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
 const work = mkdtempSync(join(tmpdir(), 'svc-install-'));
 const prefix = join(work, 'prefix');
@@ -67,7 +68,11 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-describe(`the packed and installed tool (on Node ${NODE === process.execPath ? process.version : NODE})`, () => {
+describe(`the packed and installed tool (on Node ${NODE_VERSION})`, () => {
+  it('runs on the Node under test', () => {
+    expect(spawnSync('node', ['--version'], { encoding: 'utf8', env }).stdout.trim()).toBe(NODE_VERSION);
+  });
+
   it('ships the bundle as its one program, and few dependencies', () => {
     expect(readdirSync(join(installed, 'dist'))).toEqual(['bundle']);
     expect(readdirSync(installed).sort()).toEqual(['LICENSE', 'README.md', 'bin', 'completions', 'dist', 'node_modules', 'package.json']);
