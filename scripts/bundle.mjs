@@ -25,7 +25,7 @@ const withoutHttp2 = {
 };
 
 await build({
-  entryPoints: { svc: 'src/main.ts', version: 'src/version.ts' },
+  entryPoints: { svc: 'src/main.ts' },
   outdir: 'dist/bundle',
   bundle: true,
   splitting: true,
@@ -42,3 +42,7 @@ await build({
   plugins: [withoutHttp2],
   logLevel: 'warning',
 });
+
+// `svc --version`: one small file of its own (no shared chunks, no require banner) holding the
+// version this bundle was built from.
+await build({ entryPoints: { version: 'src/version.ts' }, outdir: 'dist/bundle', bundle: true, format: 'esm', platform: 'node', target: 'node20.19', logLevel: 'warning' });
