@@ -1,5 +1,6 @@
 // Bundles the CLI into dist/bundle/ (ESM, code-split at each lazy import): one file to parse at
-// start-up instead of hundreds of modules. bin/svc.js prefers it when present.
+// start-up instead of hundreds of modules. It is the program the package ships and bin/svc.js runs;
+// version.js is a second, tiny entry so that `svc --version` answers from the built code, fast.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -33,10 +34,15 @@ await build({
   target: 'node20.19',
   minifySyntax: true,
   chunkNames: 'chunks/[name]-[hash]',
-  // libsql is a native module: loaded from node_modules, never bundled.
+  // libsql is a native module: loaded from node_modules, never bundled. It is the package's only
+  // runtime dependency (a unit test keeps the two lists equal); everything else is in the bundle.
   external: ['libsql'],
   // CommonJS dependencies (undici) call require(); give the ESM bundle one.
   banner: { js: "import { createRequire as __svcRequire } from 'node:module'; const require = __svcRequire(import.meta.url);" },
   plugins: [withoutHttp2],
   logLevel: 'warning',
 });
+
+// `svc --version`: one small file of its own (no shared chunks, no require banner) holding the
+// version this bundle was built from.
+await build({ entryPoints: { version: 'src/version.ts' }, outdir: 'dist/bundle', bundle: true, format: 'esm', platform: 'node', target: 'node20.19', logLevel: 'warning' });

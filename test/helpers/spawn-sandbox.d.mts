@@ -10,4 +10,4 @@ export interface SandboxProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export function spawnSandboxProcess(bin: string, argv: string[], env: Record<string, string>, opts?: { echoStderr?: boolean }): Promise<SandboxProcess>;
+export function spawnSandboxProcess(bin: string, argv: string[], env: Record<string, string>, opts?: { echoStderr?: boolean; node?: string | null }): Promise<SandboxProcess>;

@@ -10,10 +10,12 @@ const LISTENING = /^svc sandbox listening on (http:\/\/\S+)$/m;
  * @param {string} bin
  * @param {string[]} argv
  * @param {Record<string, string>} env
- * @param {{ echoStderr?: boolean }} [opts]
+ * @param {{ echoStderr?: boolean, node?: string | null }} [opts] node: the Node to run bin with
+ *   (default this one); null runs bin itself, as a user's shell would (an installed `svc`).
  */
 export async function spawnSandboxProcess(bin, argv, env, opts = {}) {
-  const child = spawn(process.execPath, [bin, ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const node = opts.node === undefined ? process.execPath : opts.node;
+  const child = node === null ? spawn(bin, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] }) : spawn(node, [bin, ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (d) => (out += d));

@@ -1,0 +1,104 @@
+// SLOW (~30-60 s, needs the npm registry for libsql): the package as a user gets it. A clean copy
+// of the checkout (the files git knows, no dist/) is packed with `npm pack`, the tarball installed
+// with `npm install -g --prefix <tmp>` (the README's Install section), and the installed `svc`
+// runs --version, --help, a sandbox and a transfer. SVC_SMOKE_NODE=/path/to/node runs the
+// installed tool on that Node (.ci/run does so for Node 22 and 24); packing stays on this one.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSandboxProcess, type SandboxProcess } from '../helpers/spawn-sandbox.mjs';
+import { ROOT } from '../helpers/run.js';
+
+const NODE = process.env.SVC_SMOKE_NODE || process.execPath;
+const NODE_VERSION = spawnSync(NODE, ['--version'], { encoding: 'utf8' }).stdout.trim();
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
+const work = mkdtempSync(join(tmpdir(), 'svc-install-'));
+const prefix = join(work, 'prefix');
+const installed = join(prefix, 'lib/node_modules', pkg.name);
+const svc = join(prefix, 'bin/svc');
+// The installed `svc` is found through its #!/usr/bin/env node line: NODE's directory comes first.
+const env = { PATH: `${dirname(NODE)}:${process.env.PATH}`, HOME: join(work, 'home'), SVC_CONFIG_DIR: join(work, 'config'), NO_COLOR: '1' };
+
+function run(args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(svc, args, { encoding: 'utf8', env, timeout: 30_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Every package installed beside svc (node_modules/<name> and node_modules/@scope/<name>). */
+function packages(dir: string): string[] {
+  const found: string[] = [];
+  const walk = (nm: string) => {
+    for (const name of readdirSync(nm, { withFileTypes: true }).map((d) => d.name)) {
+      if (name.startsWith('.')) continue;
+      if (name.startsWith('@')) for (const sub of readdirSync(join(nm, name))) found.push(`${name}/${sub}`);
+      else found.push(name);
+    }
+  };
+  try { walk(join(dir, 'node_modules')); } catch { /* none */ }
+  return found;
+}
+
+function bytes(path: string): number {
+  const st = lstatSync(path);
+  if (!st.isDirectory()) return st.size;
+  return readdirSync(path).reduce((n, e) => n + bytes(join(path, e)), 0);
+}
+
+let sandbox: SandboxProcess | undefined;
+beforeAll(() => {
+  // A clean clone: what git tracks (and new files it does not ignore), without dist/ or node_modules;
+  // the checkout's node_modules lends the build tools that `prepack` needs.
+  const src = join(work, 'src');
+  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' }).split('\0').filter((f) => f && !/^(node_modules|dist)(\/|$)/.test(f));
+  for (const f of files) {
+    try { lstatSync(join(ROOT, f)); } catch { continue; } // deleted in the work tree
+    mkdirSync(dirname(join(src, f)), { recursive: true });
+    cpSync(join(ROOT, f), join(src, f));
+  }
+  symlinkSync(join(ROOT, 'node_modules'), join(src, 'node_modules'));
+  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: src, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const tarball = join(work, (JSON.parse(out) as { filename: string }[])[0]!.filename);
+  execFileSync('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', tarball], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
+}, 300_000);
+
+afterAll(async () => {
+  await sandbox?.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe(`the packed and installed tool (on Node ${NODE_VERSION})`, () => {
+  it('runs on the Node under test', () => {
+    expect(spawnSync('node', ['--version'], { encoding: 'utf8', env }).stdout.trim()).toBe(NODE_VERSION);
+  });
+
+  it('ships the bundle as its one program, and few dependencies', () => {
+    expect(readdirSync(join(installed, 'dist'))).toEqual(['bundle']);
+    expect(readdirSync(installed).sort()).toEqual(['LICENSE', 'README.md', 'bin', 'completions', 'dist', 'node_modules', 'package.json']);
+    const deps = packages(installed);
+    expect(deps).toContain('libsql');
+    expect(deps.length, deps.join(' ')).toBeLessThanOrEqual(10);
+    expect(bytes(installed)).toBeLessThanOrEqual(25 * 1024 * 1024);
+    expect(realpathSync(svc)).toBe(join(installed, 'bin/svc.js'));
+  });
+
+  it('svc --version and svc --help', () => {
+    expect(run(['--version'])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' });
+    const help = run(['--help']);
+    expect(help.stderr).toBe('');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: svc /);
+    expect(help.stdout).toContain('sandbox');
+  });
+
+  it('a sandbox, and a transfer against it followed to confirmation', async () => {
+    sandbox = await spawnSandboxProcess(svc, ['sandbox', 'start', '--port', '0', '--ephemeral'], env, { node: null });
+    const sent = run(['transfer', 'send', '@acme', '1', '--wait']);
+    expect(sent.stderr).not.toMatch(/error/i);
+    expect(sent.code).toBe(0);
+    expect(sent.stdout).toMatch(/confirmed/);
+    expect(await sandbox.stop()).toBe(0);
+    sandbox = undefined;
+  }, 60_000);
+});
