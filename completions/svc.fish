@@ -214,7 +214,7 @@ complete -c svc -n '__svc_at "" 0' -a 'api' -d 'Send an authenticated request to
 complete -c svc -n '__svc_at "" 0' -a 'sandbox' -d 'Run the local sandbox (testnet emulator) and manage it: reset, fund, keys, clock, webhook triggers'
 complete -c svc -n '__svc_at "" 0' -a 'completion' -d 'Print a shell completion script (bash, zsh or fish)'
 complete -c svc -n '__svc_at "" 0' -a 'doctor' -d 'Check the set-up: config permissions, profile, key, network, TLS, proxy, clock, decryption key'
-complete -c svc -n '__svc_at "" 0' -a 'help' -d 'Show help for a command, e.g. `svc help transfer send`'
+complete -c svc -n '__svc_at "" 0' -a 'help' -d 'Show help for a command (e.g. `svc help transfer send`) or a topic: environment, exit-codes'
 complete -c svc -s V -l version -d 'output the version number'
 complete -c svc -s p -l profile -x -a '(__svc_profiles)' -d 'profile to use (env SVC_PROFILE)'
 complete -c svc -l base-url -x -d 'service base URL (env SVC_BASE_URL)'

@@ -17,6 +17,24 @@ export const ExitCode = {
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
+/**
+ * What each exit code means, for people: `svc help exit-codes` and the man page print this
+ * (docs/exit-codes.md has the error codes behind each). A code without a meaning does not compile.
+ */
+export const EXIT_CODE_MEANING: Record<keyof typeof ExitCode, string> = {
+  ok: 'success (also an empty list)',
+  failure: 'other failure: a failed transfer, a bad answer, a doctor check failed, or you answered No',
+  usage: 'bad usage or input: nothing was sent',
+  unauthorized: 'unauthorized or forbidden (also KYC required, no or invalid API key)',
+  notFound: 'not found (recipient, transfer, transaction, webhook, profile, agent)',
+  conflict: 'conflict or expired (idempotency key reused with another body, config locked)',
+  refused: 'insufficient balance or policy violation; a held transaction rejected',
+  network: 'network or timeout (also --timeout-wait ran out): the outcome may be unknown',
+  held: 'held for human approval: not an error, not yet sent',
+  software: 'a bug in svc',
+  interrupted: 'interrupted (Ctrl-C)',
+};
+
 /** What went wrong, in the words of the exit-code map. */
 export type ErrorKind =
   | 'failure' // an API error without a more precise kind, a failed transfer, a bad response, unsupported_by_service

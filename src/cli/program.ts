@@ -5,6 +5,8 @@ import { UsageError } from '../errors.js';
 import type { IOStreams } from '../io/streams.js';
 import type { ProgramDeps } from '../runtime/registration.js';
 import { VERSION } from '../version.js';
+import { HELP_WIDTH, helpFooter } from '../runtime/help-text.js';
+import { findTopic, HELP_TOPICS } from './help-topics.js';
 import { registerAccount } from '../commands/account/index.js';
 import { registerAgent } from '../commands/agent/index.js';
 import { registerApi } from '../commands/api/index.js';
@@ -47,6 +49,8 @@ export function buildProgram(deps: ProgramDeps): Command {
   registerCompletion(program, deps);
   registerDoctor(program, deps);
   registerHelp(program);
+  registerManPage(program, deps.io);
+  program.addHelpText('after', helpFooter(GET_STARTED));
 
   for (const cmd of [program, ...allCommands(program)]) configure(cmd, deps.io, deps.writeErr);
   return program;
@@ -62,25 +66,59 @@ function configure(cmd: Command, io: IOStreams, writeErr?: (s: string) => void):
     writeOut: (s) => io.out(s),
     writeErr: writeErr ?? ((s) => io.err(s)),
     outputError: () => {},
+    // Help fits the terminal it goes to; anywhere else (a pipe, a file, a pager) 80 columns.
+    getOutHelpWidth: () => (io.stdoutIsTTY ? io.columns : HELP_WIDTH),
+    getErrHelpWidth: () => (io.stderrIsTTY ? io.columns : HELP_WIDTH),
   });
 }
 
-/** `svc help [noun [verb]]`: the help of the deepest command the words name. */
+/** The top-level help's footer: a first session, and where the rest of the manual is. */
+const GET_STARTED = [
+  '',
+  'Get started with the local sandbox (test accounts, no real money):',
+  '  $ svc sandbox start   # in a second terminal: seeds @alice, @acme and @bob',
+  '  $ svc account',
+  '  $ svc transfer send @acme 1 --wait',
+  '  $ svc transfer ls',
+  '',
+  `Help topics: ${HELP_TOPICS.map((t) => `svc help ${t.name}`).join(', ')}. Manual: man svc.`,
+  'Guides: the docs/ folder of the installed package (docs/sandbox.md first).',
+];
+
+/** `svc help [noun [verb]]`: the help of the deepest command the words name; or a help topic. */
 function registerHelp(program: Command): void {
+  const topics = HELP_TOPICS.map((t) => t.name).join(', ');
   program
     .command('help [command...]')
-    .description('Show help for a command, e.g. `svc help transfer send`')
-    .action((words: string[]) => {
+    .description(`Show help for a command (e.g. \`svc help transfer send\`) or a topic: ${topics}`)
+    .action((words: string[], _opts, self: Command) => {
+      const topic = words.length === 1 ? findTopic(words[0]!) : undefined;
+      if (topic) {
+        const width = self.configureOutput().getOutHelpWidth?.() ?? HELP_WIDTH;
+        self.configureOutput().writeOut?.(`${topic.render(width)}\n`);
+        return;
+      }
       let cmd = program;
       for (const word of words) {
         const next = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
         if (!next) {
-          const path = [cmd === program ? 'svc' : commandPath(cmd), word].join(' ');
-          throw new UsageError(`unknown command "${path}"`, `see \`${cmd === program ? 'svc' : commandPath(cmd)} --help\``, 'usage');
+          if (cmd === program) throw new UsageError(`unknown command or help topic "${word}" (topics: ${topics})`, 'see `svc --help` for the commands', 'usage');
+          throw new UsageError(`unknown command "${commandPath(cmd)} ${word}"`, `see \`${commandPath(cmd)} --help\``, 'usage');
         }
         cmd = next;
       }
       cmd.outputHelp();
+    });
+}
+
+/** The hidden `svc __man`: prints the man page (scripts/gen-man.mjs writes man/svc.1 with it). */
+function registerManPage(program: Command, io: IOStreams): void {
+  program
+    .command('__man', { hidden: true })
+    .description('Print the man page (roff), generated from this program')
+    .action(async () => {
+      const { generateManPage } = await import('./man-page.js');
+      io.out(generateManPage(program));
     });
 }
 

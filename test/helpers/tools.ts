@@ -11,6 +11,8 @@ export const TEST_TOOLS = {
   tmux: { for: 'real-terminal tests (prompts, review screen, tables at 80 columns)', debian: 'tmux' },
   script: { for: 'pseudo-terminal tests (spinners, badges, pretty JSON)', debian: 'bsdutils' },
   jq: { for: 'README cron-example tests (the script run as written)', debian: 'jq' },
+  groff: { for: 'man page tests (rendered with warnings on)', debian: 'groff-base' },
+  man: { for: 'man page tests (`man -l man/svc.1`)', debian: 'man-db' },
 } as const;
 export type TestTool = keyof typeof TEST_TOOLS;
 

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import type { ProgramDeps } from '../../runtime/registration.js';
 import { CLEARABLE } from './clear-flags.js';
+import { helpFooter } from '../../runtime/help-text.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -33,13 +34,13 @@ export function registerAgent(program: Command, deps: ProgramDeps): void {
     agent
       .command('create <name>')
       .description('Create an agent account bound by a spend policy')
-      .addHelpText('after', [
+      .addHelpText('after', helpFooter([
         '',
         'Examples:',
         '  $ svc agent create payroll-bot --daily-limit 500 --per-tx-limit 100 --hitl-threshold 50 \\',
         '      --allow @acme --allow "*.vendors.example" --asset USDG --active-hours 08:00-18:00',
         '  $ svc agent create ops --policy-file policy.json',
-      ].join('\n')),
+      ])),
   ).action(async (name: string, opts, cmd: Command) => {
     const { createAgent } = await import('./create.js');
     await createAgent(deps.factory(cmd), name, opts);
@@ -51,7 +52,7 @@ export function registerAgent(program: Command, deps: ProgramDeps): void {
       .description(action === 'suspend'
         ? 'Suspend an agent: its key can no longer move money; its held transactions stay for you to decide'
         : 'Resume a suspended agent: its key may move money again, within its spend policy')
-      .addHelpText('after', `\nExamples:\n  $ svc agent ${action} payroll-bot\n  $ svc --json agent ${action} @acme/payroll-bot | jq -r .status`)
+      .addHelpText('after', helpFooter([``, `Examples:`, `  $ svc agent ${action} payroll-bot`, `  $ svc --json agent ${action} @acme/payroll-bot | jq -r .status`]))
       .action(async (ref: string, _o, cmd: Command) => {
         const { setAgentStatus } = await import('./status.js');
         await setAgentStatus(deps.factory(cmd), ref, action);
@@ -75,7 +76,7 @@ export function registerAgent(program: Command, deps: ProgramDeps): void {
       .option('--add-allow <pattern>', 'add a recipient to the allowed list (repeatable)', collect)
       .option('--remove-allow <pattern>', 'remove a recipient from the allowed list (repeatable)', collect)
       .option('--clear <flag>', `remove a restriction, named by its flag: ${Object.keys(CLEARABLE).join(', ')} (repeatable)`, collect)
-      .addHelpText('after', [
+      .addHelpText('after', helpFooter([
         '',
         'Only the fields given change (a JSON merge patch). --allow replaces the whole recipient list;',
         '--add-allow and --remove-allow edit it. --clear removes a restriction: --clear per-tx-limit',
@@ -85,7 +86,7 @@ export function registerAgent(program: Command, deps: ProgramDeps): void {
         '  $ svc agent policy set payroll-bot --daily-limit 750',
         '  $ svc agent policy set payroll-bot --add-allow @acme --remove-allow @oldvendor',
         '  $ svc agent policy set @acme/ops --clear active-hours --clear per-tx-limit',
-      ].join('\n')),
+      ])),
   ).action(async (ref: string, opts, cmd: Command) => {
     const { setPolicy } = await import('./policy-set.js');
     await setPolicy(deps.factory(cmd), ref, opts);
@@ -99,7 +100,7 @@ export function registerAgent(program: Command, deps: ProgramDeps): void {
     .option('--asset <asset>', 'asset', 'USDG')
     .option('--at <time>', 'ISO 8601 instant to evaluate at (default: now)')
     .option('--spent-today <amount>', "override today's spend (default: from the service when it tells it, else 0)")
-    .addHelpText('after', '\nExamples:\n  $ svc agent policy check payroll-bot --to @acme --amount 75\n  $ svc agent policy check payroll-bot --to @acme --amount 75 --at 2026-11-23T23:30:00Z')
+    .addHelpText('after', helpFooter(['', 'Examples:', '  $ svc agent policy check payroll-bot --to @acme --amount 75', '  $ svc agent policy check payroll-bot --to @acme --amount 75 --at 2026-11-23T23:30:00Z']))
     .action(async (ref: string, opts, cmd: Command) => {
       const { checkPolicy } = await import('./policy-check.js');
       await checkPolicy(deps.factory(cmd), ref, opts);

@@ -1,6 +1,7 @@
 // `svc api <METHOD> <path>`: a raw, authenticated request. Registration only.
 import type { Command } from 'commander';
 import type { ProgramDeps } from '../../runtime/registration.js';
+import { helpFooter } from '../../runtime/help-text.js';
 
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
@@ -11,7 +12,7 @@ export function registerApi(program: Command, deps: ProgramDeps): void {
     .option('-d, --data <json>', 'request body: JSON text, @FILE to read a file, or - to read stdin')
     .option('-q, --query <key=value>', 'query parameter (repeatable)', collect)
     .option('--idempotency-key <key>', 'Idempotency-Key of a POST (one is generated otherwise)')
-    .addHelpText('after', [
+    .addHelpText('after', helpFooter([
       '',
       'The path is relative to the base URL and starts with /. The answer is printed as JSON on',
       'stdout (indented on a terminal). An error answer exits with the usual exit code and prints',
@@ -24,7 +25,7 @@ export function registerApi(program: Command, deps: ProgramDeps): void {
       '  $ svc api GET /v1/transfers --query status=pending --query limit=5',
       `  $ svc api POST /v1/transfers --data '{"to":"@acme","amount":"1.50"}'`,
       '  $ svc api POST /v1/webhooks --data @webhook.json',
-    ].join('\n'))
+    ]))
     .action(async (method: string, path: string, _opts, cmd: Command) => {
       const { runApi } = await import('./run.js');
       await runApi(deps.factory(cmd), method, path, cmd.opts());

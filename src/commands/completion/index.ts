@@ -3,13 +3,14 @@
 import { Argument, type Command } from 'commander';
 import type { ProgramDeps } from '../../runtime/registration.js';
 import { SHELLS } from './shells.js';
+import { helpFooter } from '../../runtime/help-text.js';
 
 export function registerCompletion(program: Command, deps: ProgramDeps): void {
   program
     .command('completion')
     .description('Print a shell completion script (bash, zsh or fish)')
     .addArgument(new Argument('<shell>', 'the shell to complete in').choices(SHELLS))
-    .addHelpText('after', [
+    .addHelpText('after', helpFooter([
       '',
       'Examples:',
       '  $ eval "$(svc completion bash)"                               # bash, add to ~/.bashrc',
@@ -17,7 +18,7 @@ export function registerCompletion(program: Command, deps: ProgramDeps): void {
       '  $ svc completion fish > ~/.config/fish/completions/svc.fish   # fish',
       '',
       'See docs/completion.md for permanent installation.',
-    ].join('\n'))
+    ]))
     .action(async (shell: string) => {
       const { printCompletion } = await import('./run.js');
       printCompletion(deps.io, program, shell);

@@ -3,6 +3,7 @@
 // of what was decided on this machine (log).
 import type { Command } from 'commander';
 import type { ProgramDeps } from '../../runtime/registration.js';
+import { helpFooter } from '../../runtime/help-text.js';
 
 export function registerPending(program: Command, deps: ProgramDeps): void {
   const pending = program.command('pending').description('Agent transactions held for human approval');
@@ -14,7 +15,7 @@ export function registerPending(program: Command, deps: ProgramDeps): void {
     .option('--decrypt', 'with --json, add amount and memo, decrypted locally')
     .option('--all', 'the history: every held transaction, newest first, approved, rejected and expired ones included (streams)')
     .option('--status <status>', 'the history, only this status: pending_approval, approved, rejected or expired')
-    .addHelpText('after', [
+    .addHelpText('after', helpFooter([
       '',
       'Without --all or --status: the approval queue (what can still be decided), soonest to expire',
       'first; an agent\'s key has none (exit 3). With them: the history (beyond the spec: a service',
@@ -25,7 +26,7 @@ export function registerPending(program: Command, deps: ProgramDeps): void {
       '  $ svc pending ls',
       '  $ svc pending ls --all',
       '  $ svc --profile bot pending ls --status rejected --json | jq -r \'.[].reason\'',
-    ].join('\n'))
+    ]))
     .action(async (_o, cmd: Command) => {
       const opts = cmd.opts<{ decrypt?: boolean; all?: boolean; status?: string }>();
       if (opts.all || opts.status !== undefined) {
@@ -40,7 +41,7 @@ export function registerPending(program: Command, deps: ProgramDeps): void {
     .command('get <transaction_id>')
     .description("Show one held transaction: its status, who decided and when, the transfer it made (owner's or agent's key)")
     .option('--decrypt', 'with --json, add amount and memo, decrypted locally')
-    .addHelpText('after', [
+    .addHelpText('after', helpFooter([
       '',
       'The amount and memo are decrypted locally with this profile\'s decryption key (the owner\'s, or',
       'the agent\'s own), and shown as "encrypted" otherwise. Beyond the spec (docs/agents.md): a',
@@ -49,7 +50,7 @@ export function registerPending(program: Command, deps: ProgramDeps): void {
       'Examples:',
       '  $ svc --profile bot pending get txn_1a2b3c',
       '  $ svc pending get txn_1a2b3c --json | jq -r .status',
-    ].join('\n'))
+    ]))
     .action(async (id: string, _o, cmd: Command) => {
       const { getHeld } = await import('./get.js');
       await getHeld(deps.factory(cmd), id, cmd.opts());
@@ -60,7 +61,7 @@ export function registerPending(program: Command, deps: ProgramDeps): void {
     .description('Wait until a human approves or rejects a held transaction, or it expires')
     .option('--timeout-wait <duration>', 'give up after this long: a duration such as 90s or 30m (default: until decided or expired)')
     .option('--decrypt', 'with --json, add amount and memo, decrypted locally')
-    .addHelpText('after', [
+    .addHelpText('after', helpFooter([
       '',
       'Works with the owner\'s key or the agent\'s own. Polls with backoff and rides out network',
       'failures until the decision. On approval the transaction is printed (its transfer_id among it).',
@@ -71,7 +72,7 @@ export function registerPending(program: Command, deps: ProgramDeps): void {
       '',
       'Exit codes: 0 approved, 6 rejected (transaction_rejected), 5 expired (transaction_expired),',
       '7 --timeout-wait ran out (wait_timeout), 4 not found, 1 unsupported_by_service, 130 Ctrl-C.',
-    ].join('\n'))
+    ]))
     .action(async (id: string, _o, cmd: Command) => {
       const { waitHeld } = await import('./wait.js');
       await waitHeld(deps.factory(cmd), id, cmd.opts());

@@ -1,6 +1,7 @@
 // `svc profile add|ls|use|rm|show`: named API keys and base URLs, stored 0600.
 import type { Command } from 'commander';
 import type { ProgramDeps } from '../../runtime/registration.js';
+import { helpFooter } from '../../runtime/help-text.js';
 
 export function registerProfile(program: Command, deps: ProgramDeps): void {
   const profile = program.command('profile').description('Manage profiles (API key, base URL, decryption key)');
@@ -12,13 +13,13 @@ export function registerProfile(program: Command, deps: ProgramDeps): void {
     .option('--decryption-key-stdin', 'read the decryption key from stdin (the line after the API key with --key-stdin)')
     .option('--use', 'make it the current profile')
     .option('--no-verify', 'save without asking the service whether the key works (offline set-up)')
-    .addHelpText('after', [
+    .addHelpText('after', helpFooter([
       '',
       'Examples:',
       '  $ svc profile add work                       # prompts for the key, checks it, shows its @handle',
       '  $ printenv SVC_KEY | svc profile add ci --key-stdin --base-url https://api.example.com',
       '  $ printf "%s\\n%s\\n" "$API_KEY" "$DECRYPTION_KEY" | svc profile add me --key-stdin --decryption-key-stdin',
-    ].join('\n'))
+    ]))
     .action(async (name: string, _opts, cmd: Command) => {
       const { addProfile } = await import('./add.js');
       await addProfile(deps.factory(cmd), name, cmd.opts());

@@ -6,6 +6,7 @@ import { formatDuration } from '../../domain/duration.js';
 import { Argument, type Command } from 'commander';
 import type { ProgramDeps } from '../../runtime/registration.js';
 import { EVENT_TYPES } from '../../domain/events.js';
+import { helpFooter } from '../../runtime/help-text.js';
 
 export function registerSandbox(program: Command, deps: ProgramDeps): void {
   const sandbox = program
@@ -22,7 +23,7 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     .option('--state <file>', 'database file (default <config dir>/sandbox/state.db; an earlier JSON state file is imported)')
     .option('--ephemeral', 'keep state in memory only; nothing is written')
     .option('-q, --quiet', 'do not log requests (they are logged on stderr when it is a terminal, or with --verbose)')
-    .addHelpText('after', [
+    .addHelpText('after', helpFooter([
       '',
       'The first start seeds @alice, @acme, @bob and @oldwallet and prints their API keys once.',
       'It writes a "sandbox" profile (current if you have none) that other commands use.',
@@ -30,7 +31,7 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
       'Examples:',
       '  $ svc sandbox start',
       '  $ svc sandbox start --port 0 --ephemeral --block-time 500ms',
-    ].join('\n'))
+    ]))
     .action(async (_opts, cmd: Command) => {
       const { startSandbox } = await import('./start.js');
       await startSandbox(deps.factory(cmd), cmd.opts());
@@ -48,7 +49,7 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     .command('fund <handle> <amount>')
     .description('Credit a sandbox account from the testnet faucet')
     .option('--asset <asset>', 'USDG or USDC', 'USDG')
-    .addHelpText('after', '\nExamples:\n  $ svc sandbox fund @bob 250\n  $ svc sandbox fund @alice 99.5 --asset USDC')
+    .addHelpText('after', helpFooter(['', 'Examples:', '  $ svc sandbox fund @bob 250', '  $ svc sandbox fund @alice 99.5 --asset USDC']))
     .action(async (handle: string, amount: string, _opts, cmd: Command) => {
       const { fundAccount } = await import('./fund.js');
       await fundAccount(deps.factory(cmd), handle, amount, cmd.opts());
@@ -57,7 +58,7 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
   sandbox
     .command('export')
     .description('Print the whole sandbox state as one JSON document (no amounts, keys or secrets): to diff, or attach to a bug report')
-    .addHelpText('after', '\nExamples:\n  $ svc sandbox export --json > before.json\n  $ svc sandbox export --json | jq \'.transfers | length\'')
+    .addHelpText('after', helpFooter(['', 'Examples:', '  $ svc sandbox export --json > before.json', '  $ svc sandbox export --json | jq \'.transfers | length\'']))
     .action(async (_opts, cmd: Command) => {
       const { exportSandbox } = await import('./export.js');
       await exportSandbox(deps.factory(cmd));
@@ -69,7 +70,7 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     .description('Create an API key for a sandbox account; the key is printed once on stdout')
     .requiredOption('--account <handle>', 'the account the key acts for, e.g. @alice')
     .option('--name <name>', 'a name to recognise the key by')
-    .addHelpText('after', '\nExamples:\n  $ svc sandbox key create --account @acme --name ci\n  $ KEY=$(svc sandbox key create --account @bob)')
+    .addHelpText('after', helpFooter(['', 'Examples:', '  $ svc sandbox key create --account @acme --name ci', '  $ KEY=$(svc sandbox key create --account @bob)']))
     .action(async (_opts, cmd: Command) => {
       const { createKey } = await import('./key-create.js');
       await createKey(deps.factory(cmd), cmd.opts());
@@ -96,7 +97,7 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     .description('Fire a sample event through the webhook engine (signed, delivered and retried like a real one)')
     .addArgument(new Argument('<event>', 'event type').choices(EVENT_TYPES))
     .option('--account <handle>', "the account whose subscriptions get it (default: the profile's account, @alice)")
-    .addHelpText('after', '\nExamples:\n  $ svc sandbox trigger transfer.confirmed\n  $ svc sandbox trigger agent.transaction.pending_approval --account @acme')
+    .addHelpText('after', helpFooter(['', 'Examples:', '  $ svc sandbox trigger transfer.confirmed', '  $ svc sandbox trigger agent.transaction.pending_approval --account @acme']))
     .action(async (event: string, _opts, cmd: Command) => {
       const { triggerEvent } = await import('./trigger.js');
       await triggerEvent(deps.factory(cmd), event, cmd.opts());
@@ -119,7 +120,7 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
   clock
     .command('advance <duration>')
     .description('Move the sandbox clock forward, e.g. 90s, 15m, 2h, 1d, 500ms or 1h30m')
-    .addHelpText('after', '\nExamples:\n  $ svc sandbox clock advance 2s      # settle pending transfers\n  $ svc sandbox clock advance 1d')
+    .addHelpText('after', helpFooter(['', 'Examples:', '  $ svc sandbox clock advance 2s      # settle pending transfers', '  $ svc sandbox clock advance 1d']))
     .action(async (duration: string, _opts, cmd: Command) => {
       const { advanceClock } = await import('./clock.js');
       await advanceClock(deps.factory(cmd), duration);

@@ -1,6 +1,7 @@
 // `svc transfer send|batch|get|ls`: registration only; the logic is imported when a verb runs.
 import type { Command } from 'commander';
 import type { ProgramDeps } from '../../runtime/registration.js';
+import { helpFooter } from '../../runtime/help-text.js';
 
 export function registerTransfer(program: Command, deps: ProgramDeps): void {
   const transfer = program.command('transfer').description('Send transfers and follow their status');
@@ -15,7 +16,7 @@ export function registerTransfer(program: Command, deps: ProgramDeps): void {
     .option('--wait', 'wait until the transfer is confirmed or failed (held for approval: first for the human\'s decision)')
     .option('--timeout-wait <duration>', 'how long --wait waits: a duration such as 90s or 5m (default 2m; held: until decided or expired, then 2m)')
     .option('--dry-run', "check everything and, for an agent's key, evaluate its spend policy locally; send nothing")
-    .addHelpText('after', [
+    .addHelpText('after', helpFooter([
       '',
       'The amount is a decimal string with at most 6 decimals (USDG, USDC); it is never printed',
       'back. With a live key the command asks for confirmation (or needs --yes without a terminal).',
@@ -46,7 +47,7 @@ export function registerTransfer(program: Command, deps: ProgramDeps): void {
       'or KYC required, 4 recipient not found, 5 idempotency key reused with another body (or an',
       'earlier try under it lost its answer over 23 hours ago),',
       '6 insufficient balance or policy violation, 7 network or --wait timeout, 8 held for approval.',
-    ].join('\n'))
+    ]))
     .action(async (to: string, amount: string, _opts, cmd: Command) => {
       const { sendTransfer } = await import('./send.js');
       await sendTransfer(deps.factory(cmd), to, amount, cmd.opts());
@@ -63,7 +64,7 @@ export function registerTransfer(program: Command, deps: ProgramDeps): void {
     .option('--concurrency <n>', 'transfers in flight at once (1 to 32)', '4')
     .option('--out <file>', 'write one result per row to this .csv or .jsonl file')
     .option('--no-confidential', 'send standard transfers: the amounts become PUBLIC on chain')
-    .addHelpText('after', [
+    .addHelpText('after', helpFooter([
       '',
       'The file has a header line: to,amount[,asset][,memo][,ref] (JSON Lines: the same fields, amounts',
       'as strings). Every row is checked before any is sent; nothing is sent if one is invalid.',
@@ -81,7 +82,7 @@ export function registerTransfer(program: Command, deps: ProgramDeps): void {
       'Exit codes: 0 every row sent, 8 some held for approval and none failed; otherwise the most',
       'severe failure: 7 network (outcome unknown: run again), 3 key refused, 6 balance or policy,',
       '5 conflict, 4 recipient not found, 1 other; 2 invalid rows (nothing sent), 130 interrupted.',
-    ].join('\n'))
+    ]))
     .action(async (file: string, _opts, cmd: Command) => {
       const { runBatch } = await import('./batch/run.js');
       await runBatch(deps.factory(cmd), file, cmd.opts());
@@ -93,7 +94,7 @@ export function registerTransfer(program: Command, deps: ProgramDeps): void {
     .option('--wait', 'wait until the transfer is confirmed or failed')
     .option('--timeout-wait <duration>', 'how long --wait waits: a duration such as 90s or 5m (default 2m)')
     .option('--decrypt', 'with --json, add amount and memo, decrypted locally')
-    .addHelpText('after', [
+    .addHelpText('after', helpFooter([
       '',
       'The amount and memo are decrypted locally when a decryption key is configured',
       '(profile or SVC_DECRYPTION_KEY), and shown as "encrypted" otherwise.',
@@ -101,7 +102,7 @@ export function registerTransfer(program: Command, deps: ProgramDeps): void {
       'Examples:',
       '  $ svc transfer get tr_1a2b3c',
       '  $ svc transfer get tr_1a2b3c --wait --json | jq -r .status',
-    ].join('\n'))
+    ]))
     .action(async (id: string, _opts, cmd: Command) => {
       const { getTransfer } = await import('./get.js');
       await getTransfer(deps.factory(cmd), id, cmd.opts());
@@ -119,7 +120,7 @@ export function registerTransfer(program: Command, deps: ProgramDeps): void {
     .option('--all', 'follow every page (streams; --json still prints one array)')
     .option('--jsonl', 'print one JSON object per line (JSON Lines) instead of one array; implies --json')
     .option('--decrypt', 'with --json or --jsonl, add amount and memo, decrypted locally')
-    .addHelpText('after', [
+    .addHelpText('after', helpFooter([
       '',
       'Output: a table on a terminal, tab-separated values with a header when piped, one JSON array with',
       '--json, one JSON object per line with --jsonl. Rows are written as pages arrive.',
@@ -131,7 +132,7 @@ export function registerTransfer(program: Command, deps: ProgramDeps): void {
       '  $ svc transfer ls --since 2024-05-01 --all | cut -f1,2',
       '  $ svc transfer ls --all --json | jq length',
       '  $ svc transfer ls --all --jsonl | jq -r .transfer_id',
-    ].join('\n'))
+    ]))
     .action(async (_opts, cmd: Command) => {
       const { listTransfers } = await import('./ls.js');
       await listTransfers(deps.factory(cmd), cmd.opts());

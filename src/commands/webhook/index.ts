@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import type { ProgramDeps } from '../../runtime/registration.js';
 import { EVENT_TYPES } from '../../domain/events.js';
+import { helpFooter } from '../../runtime/help-text.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -12,7 +13,7 @@ export function registerWebhook(program: Command, deps: ProgramDeps): void {
     .command('create <url>')
     .description('Subscribe a URL (https, or http to a loopback host) to events; the secret is shown once')
     .requiredOption('--events <list>', `comma-separated event types, or "all" (${EVENT_TYPES.join(', ')})`, collect)
-    .addHelpText('after', '\nExamples:\n  $ svc webhook create https://hooks.example.com/svc --events transfer.confirmed,transfer.failed\n  $ svc webhook create https://hooks.example.com/svc --events all --json | jq -r .secret')
+    .addHelpText('after', helpFooter(['', 'Examples:', '  $ svc webhook create https://hooks.example.com/svc --events transfer.confirmed,transfer.failed', '  $ svc webhook create https://hooks.example.com/svc --events all --json | jq -r .secret']))
     .action(async (url: string, opts: { events: string[] }, cmd: Command) => {
       const { createWebhook } = await import('./create.js');
       await createWebhook(deps.factory(cmd), url, opts.events);
@@ -60,7 +61,7 @@ export function registerWebhook(program: Command, deps: ProgramDeps): void {
     .requiredOption('--signature <hex>', 'the X-Service-Signature header value')
     .option('--payload-file <file>', 'the raw body (default: stdin)')
     .option('--tolerance <duration>', 'reject a body whose timestamp is further than this from now (0 disables)', '5m')
-    .addHelpText('after', [
+    .addHelpText('after', helpFooter([
       '',
       'The secret never goes on the command line: name a variable (--secret-env) or a file (--secret-file).',
       'With a tolerance (default 5m) the body must carry a `timestamp` within it of now.',
@@ -69,7 +70,7 @@ export function registerWebhook(program: Command, deps: ProgramDeps): void {
       '  $ read -rs SVC_WEBHOOK_SECRET && export SVC_WEBHOOK_SECRET   # typed, not in shell history',
       '  $ svc webhook verify --secret-env SVC_WEBHOOK_SECRET --signature "$SIG" < body.json && echo ok',
       '  $ svc webhook verify --secret-file ~/.config/myapp/webhook-secret --signature "$SIG" --payload-file body.json',
-    ].join('\n'))
+    ]))
     .action(async (opts, cmd: Command) => {
       const { verifyCommand } = await import('./verify.js');
       await verifyCommand(deps.factory(cmd), opts);
@@ -87,7 +88,7 @@ export function registerWebhook(program: Command, deps: ProgramDeps): void {
     .option('--secret-env <VAR>', 'verify with the secret in this variable instead of the temporary subscription\'s')
     .option('--secret-file <file>', 'verify with the secret on the first line of this file')
     .option('--tolerance <duration>', 'reject a body whose timestamp is further than this from now (0 disables)', '5m')
-    .addHelpText('after', '\nExamples:\n  $ svc webhook listen --forward-to http://localhost:3000/webhooks\n  $ svc webhook listen --json --events transfer.confirmed | jq .event')
+    .addHelpText('after', helpFooter(['', 'Examples:', '  $ svc webhook listen --forward-to http://localhost:3000/webhooks', '  $ svc webhook listen --json --events transfer.confirmed | jq .event']))
     .action(async (opts, cmd: Command) => {
       const { listen } = await import('./listen.js');
       await listen(deps.factory(cmd), opts);
