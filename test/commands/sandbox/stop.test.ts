@@ -1,11 +1,12 @@
 // `svc sandbox stop`: real processes (the sandbox and the stop command are both spawned
 // bin/svc.js, `npm run build` first), since what is tested is one process stopping another.
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runSvc, spawnSandbox, type SpawnedSandbox } from '../../helpers/run.js';
+import { refusedPort } from '../../helpers/scripted-server.js';
 
 let configDir: string;
 let env: Record<string, string>;
@@ -57,6 +58,17 @@ describe('svc sandbox stop', () => {
     expect(readdirSync(join(configDir, 'sandbox', 'running'))).toEqual([]);
     // Stopped: a second stop finds nothing.
     expect((await runSvc(['sandbox', 'stop'], env)).code).toBe(4);
+  });
+
+  it('never signals a process that does not answer as a sandbox at the recorded URL (a reused pid): sandbox_not_answering, exit 1', async () => {
+    // A record naming a live process that is no sandbox: this test's own.
+    const dir = join(configDir, 'sandbox', 'running');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(join(dir, `${process.pid}.json`), JSON.stringify({ pid: process.pid, url: `http://127.0.0.1:${await refusedPort()}`, profile: 'sandbox', ephemeral: true }), { mode: 0o600 });
+    const r = await runSvc(['sandbox', 'stop'], env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`process ${process.pid} is recorded as the sandbox at`);
+    expect(r.stderr).toContain('nothing was signalled (sandbox_not_answering)');
   });
 
   it('--json prints one document naming what it stopped', async () => {
