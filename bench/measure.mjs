@@ -36,7 +36,8 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /**
  * Runs `node -e 0` and each case `n` times, round-robin (one warm-up round first), and returns
- * for each its median ms, its ratio to node's median, and its peak RSS.
+ * for each its median ms, its ratio to node's median, and its peak RSS (not for a case with
+ * `noRss`: a process started from a snapshot blob runs no --import hook).
  */
 export function interleaved(cases, env, n = Number(process.env.BENCH_RUNS ?? 15)) {
   const all = [BARE, ...cases];
@@ -44,7 +45,7 @@ export function interleaved(cases, env, n = Number(process.env.BENCH_RUNS ?? 15)
   for (const c of all) runOnce(c.args, { ...env, ...c.env }); // warm the file cache
   for (let i = 0; i < n; i++) all.forEach((c, j) => times[j].push(runOnce(c.args, { ...env, ...c.env })));
   const bare = median(times[0]);
-  return all.map((c, j) => ({ label: c.label, ms: median(times[j]), ratio: median(times[j]) / bare, rssMb: peakRssMb(c.args, { ...env, ...c.env }), aim: c.aim }));
+  return all.map((c, j) => ({ label: c.label, ms: median(times[j]), ratio: median(times[j]) / bare, rssMb: c.noRss ? NaN : peakRssMb(c.args, { ...env, ...c.env }), aim: c.aim }));
 }
 
 export const fmt = (x, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');

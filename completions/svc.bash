@@ -34,7 +34,7 @@ _svc_takes_value() {
   local p="$1"
   while :; do
     case "$p|$2" in
-      '|-p'|'|--profile'|'|--base-url'|'|--timeout'|'balance|--asset'|'transfer send|--asset'|'transfer send|--memo'|'transfer send|--idempotency-key'|'transfer send|--timeout-wait'|'transfer batch|--batch-id'|'transfer batch|--concurrency'|'transfer batch|--out'|'transfer get|--timeout-wait'|'transfer ls|--status'|'transfer ls|--since'|'transfer ls|--until'|'transfer ls|--limit'|'transfer ls|--offset'|'agent create|--daily-limit'|'agent create|--per-tx-limit'|'agent create|--hitl-threshold'|'agent create|--allow'|'agent create|--asset'|'agent create|--active-hours'|'agent create|--policy-file'|'agent policy set|--add-allow'|'agent policy set|--remove-allow'|'agent policy set|--clear'|'agent policy set|--daily-limit'|'agent policy set|--per-tx-limit'|'agent policy set|--hitl-threshold'|'agent policy set|--allow'|'agent policy set|--asset'|'agent policy set|--active-hours'|'agent policy set|--policy-file'|'agent policy check|--to'|'agent policy check|--amount'|'agent policy check|--asset'|'agent policy check|--at'|'agent policy check|--spent-today'|'pending ls|--status'|'pending wait|--timeout-wait'|'pending reject|--reason'|'pending review|--interval'|'pending review|--notify-command'|'pending log|--limit'|'webhook create|--events'|'webhook verify|--secret-env'|'webhook verify|--secret-file'|'webhook verify|--signature'|'webhook verify|--payload-file'|'webhook verify|--tolerance'|'webhook listen|--port'|'webhook listen|--events'|'webhook listen|--forward-to'|'webhook listen|--secret-env'|'webhook listen|--secret-file'|'webhook listen|--tolerance'|'api|-d'|'api|--data'|'api|-q'|'api|--query'|'api|--idempotency-key'|'sandbox start|--port'|'sandbox start|--host'|'sandbox start|--block-time'|'sandbox start|--approval-window'|'sandbox start|--state'|'sandbox fund|--asset'|'sandbox key create|--account'|'sandbox key create|--name'|'sandbox key ls|--account'|'sandbox trigger|--account') return 0 ;;
+      '|-p'|'|--profile'|'|--base-url'|'|--timeout'|'balance|--asset'|'transfer send|--asset'|'transfer send|--memo'|'transfer send|--idempotency-key'|'transfer send|--timeout-wait'|'transfer batch|--batch-id'|'transfer batch|--concurrency'|'transfer batch|--out'|'transfer get|--timeout-wait'|'transfer ls|--status'|'transfer ls|--since'|'transfer ls|--until'|'transfer ls|--limit'|'transfer ls|--offset'|'agent create|--daily-limit'|'agent create|--per-tx-limit'|'agent create|--hitl-threshold'|'agent create|--allow'|'agent create|--asset'|'agent create|--active-hours'|'agent create|--policy-file'|'agent policy set|--add-allow'|'agent policy set|--remove-allow'|'agent policy set|--clear'|'agent policy set|--daily-limit'|'agent policy set|--per-tx-limit'|'agent policy set|--hitl-threshold'|'agent policy set|--allow'|'agent policy set|--asset'|'agent policy set|--active-hours'|'agent policy set|--policy-file'|'agent policy check|--to'|'agent policy check|--amount'|'agent policy check|--asset'|'agent policy check|--at'|'agent policy check|--spent-today'|'pending ls|--status'|'pending wait|--timeout-wait'|'pending reject|--reason'|'pending review|--interval'|'pending review|--notify-command'|'pending log|--limit'|'webhook create|--events'|'webhook verify|--secret-env'|'webhook verify|--secret-file'|'webhook verify|--signature'|'webhook verify|--payload-file'|'webhook verify|--tolerance'|'webhook listen|--port'|'webhook listen|--events'|'webhook listen|--forward-to'|'webhook listen|--secret-env'|'webhook listen|--secret-file'|'webhook listen|--tolerance'|'api|-d'|'api|--data'|'api|-q'|'api|--query'|'api|--idempotency-key'|'sandbox start|--port'|'sandbox start|--host'|'sandbox start|--block-time'|'sandbox start|--approval-window'|'sandbox start|--state'|'sandbox stop|--pid'|'sandbox fund|--asset'|'sandbox key create|--account'|'sandbox key create|--name'|'sandbox key ls|--account'|'sandbox trigger|--account') return 0 ;;
     esac
     [[ -z $p ]] && return 1
     if [[ $p == *" "* ]]; then p="${p% *}"; else p=""; fi
@@ -117,6 +117,7 @@ _svc_subcommand() {
     'webhook|verify') path='webhook verify' ;;
     'webhook|listen') path='webhook listen' ;;
     'sandbox|start') path='sandbox start' ;;
+    'sandbox|stop') path='sandbox stop' ;;
     'sandbox|reset') path='sandbox reset' ;;
     'sandbox|fund') path='sandbox fund' ;;
     'sandbox|export') path='sandbox export' ;;
@@ -187,7 +188,7 @@ _svc_words() {
       esac
       ;;
     'sandbox')
-      [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'start reset fund export key trigger clock' -- "$cur"))
+      [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'start stop reset fund export key trigger clock' -- "$cur"))
       ;;
     'sandbox key')
       [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'create ls revoke' -- "$cur"))
@@ -254,6 +255,7 @@ _svc_options() {
     'api') echo '--data --query --idempotency-key --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'sandbox') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'sandbox start') echo '--port --host --block-time --approval-window --state --ephemeral --quiet --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'sandbox stop') echo '--pid --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'sandbox reset') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'sandbox fund') echo '--asset --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'sandbox export') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;

@@ -25,7 +25,7 @@ function __svc_takes_value
     set -l p $argv[1]
     while true
         switch "$p|$argv[2]"
-            case '|-p' '|--profile' '|--base-url' '|--timeout' 'balance|--asset' 'transfer send|--asset' 'transfer send|--memo' 'transfer send|--idempotency-key' 'transfer send|--timeout-wait' 'transfer batch|--batch-id' 'transfer batch|--concurrency' 'transfer batch|--out' 'transfer get|--timeout-wait' 'transfer ls|--status' 'transfer ls|--since' 'transfer ls|--until' 'transfer ls|--limit' 'transfer ls|--offset' 'agent create|--daily-limit' 'agent create|--per-tx-limit' 'agent create|--hitl-threshold' 'agent create|--allow' 'agent create|--asset' 'agent create|--active-hours' 'agent create|--policy-file' 'agent policy set|--add-allow' 'agent policy set|--remove-allow' 'agent policy set|--clear' 'agent policy set|--daily-limit' 'agent policy set|--per-tx-limit' 'agent policy set|--hitl-threshold' 'agent policy set|--allow' 'agent policy set|--asset' 'agent policy set|--active-hours' 'agent policy set|--policy-file' 'agent policy check|--to' 'agent policy check|--amount' 'agent policy check|--asset' 'agent policy check|--at' 'agent policy check|--spent-today' 'pending ls|--status' 'pending wait|--timeout-wait' 'pending reject|--reason' 'pending review|--interval' 'pending review|--notify-command' 'pending log|--limit' 'webhook create|--events' 'webhook verify|--secret-env' 'webhook verify|--secret-file' 'webhook verify|--signature' 'webhook verify|--payload-file' 'webhook verify|--tolerance' 'webhook listen|--port' 'webhook listen|--events' 'webhook listen|--forward-to' 'webhook listen|--secret-env' 'webhook listen|--secret-file' 'webhook listen|--tolerance' 'api|-d' 'api|--data' 'api|-q' 'api|--query' 'api|--idempotency-key' 'sandbox start|--port' 'sandbox start|--host' 'sandbox start|--block-time' 'sandbox start|--approval-window' 'sandbox start|--state' 'sandbox fund|--asset' 'sandbox key create|--account' 'sandbox key create|--name' 'sandbox key ls|--account' 'sandbox trigger|--account'
+            case '|-p' '|--profile' '|--base-url' '|--timeout' 'balance|--asset' 'transfer send|--asset' 'transfer send|--memo' 'transfer send|--idempotency-key' 'transfer send|--timeout-wait' 'transfer batch|--batch-id' 'transfer batch|--concurrency' 'transfer batch|--out' 'transfer get|--timeout-wait' 'transfer ls|--status' 'transfer ls|--since' 'transfer ls|--until' 'transfer ls|--limit' 'transfer ls|--offset' 'agent create|--daily-limit' 'agent create|--per-tx-limit' 'agent create|--hitl-threshold' 'agent create|--allow' 'agent create|--asset' 'agent create|--active-hours' 'agent create|--policy-file' 'agent policy set|--add-allow' 'agent policy set|--remove-allow' 'agent policy set|--clear' 'agent policy set|--daily-limit' 'agent policy set|--per-tx-limit' 'agent policy set|--hitl-threshold' 'agent policy set|--allow' 'agent policy set|--asset' 'agent policy set|--active-hours' 'agent policy set|--policy-file' 'agent policy check|--to' 'agent policy check|--amount' 'agent policy check|--asset' 'agent policy check|--at' 'agent policy check|--spent-today' 'pending ls|--status' 'pending wait|--timeout-wait' 'pending reject|--reason' 'pending review|--interval' 'pending review|--notify-command' 'pending log|--limit' 'webhook create|--events' 'webhook verify|--secret-env' 'webhook verify|--secret-file' 'webhook verify|--signature' 'webhook verify|--payload-file' 'webhook verify|--tolerance' 'webhook listen|--port' 'webhook listen|--events' 'webhook listen|--forward-to' 'webhook listen|--secret-env' 'webhook listen|--secret-file' 'webhook listen|--tolerance' 'api|-d' 'api|--data' 'api|-q' 'api|--query' 'api|--idempotency-key' 'sandbox start|--port' 'sandbox start|--host' 'sandbox start|--block-time' 'sandbox start|--approval-window' 'sandbox start|--state' 'sandbox stop|--pid' 'sandbox fund|--asset' 'sandbox key create|--account' 'sandbox key create|--name' 'sandbox key ls|--account' 'sandbox trigger|--account'
                 return 0
         end
         test -z "$p"; and return 1
@@ -124,6 +124,8 @@ function __svc_subcommand
             echo 'webhook listen'
         case 'sandbox|start'
             echo 'sandbox start'
+        case 'sandbox|stop'
+            echo 'sandbox stop'
         case 'sandbox|reset'
             echo 'sandbox reset'
         case 'sandbox|fund'
@@ -432,6 +434,7 @@ complete -c svc -n '__svc_under "api"' -l idempotency-key -x -d 'Idempotency-Key
 
 # svc sandbox
 complete -c svc -n '__svc_at "sandbox" 0' -a 'start' -d 'Start the sandbox on loopback and keep it running until Ctrl-C'
+complete -c svc -n '__svc_at "sandbox" 0' -a 'stop' -d 'Stop the sandbox started from this config directory (SIGTERM; waits until it has stopped)'
 complete -c svc -n '__svc_at "sandbox" 0' -a 'reset' -d 'Wipe the sandbox and seed it again with new API keys (asks first; --yes without a terminal)'
 complete -c svc -n '__svc_at "sandbox" 0' -a 'fund' -d 'Credit a sandbox account from the testnet faucet'
 complete -c svc -n '__svc_at "sandbox" 0' -a 'export' -d 'Print the whole sandbox state as one JSON document (no amounts, keys or secrets): to diff, or attach to a bug report'
@@ -447,6 +450,9 @@ complete -c svc -n '__svc_under "sandbox start"' -l approval-window -x -d 'how l
 complete -c svc -n '__svc_under "sandbox start"' -l state -r -F -d 'database file (default <config dir>/sandbox/state.db; an earlier JSON state file is imported)'
 complete -c svc -n '__svc_under "sandbox start"' -l ephemeral -d 'keep state in memory only; nothing is written'
 complete -c svc -n '__svc_under "sandbox start"' -s q -l quiet -d 'do not log requests (they are logged on stderr when it is a terminal, or with --verbose)'
+
+# svc sandbox stop
+complete -c svc -n '__svc_under "sandbox stop"' -l pid -x -d 'which one, when several are running'
 
 # svc sandbox reset
 

@@ -1,5 +1,7 @@
 // Entry point: main(argv, ctx) parses, runs one command and returns its exit code. Only the
 // bin shim (through run()) touches the process: exit code, signals, stdout errors.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { buildProgram } from './cli/program.js';
 import { reportError } from './cli/report.js';
@@ -10,6 +12,8 @@ import { terminalPrompter, type Prompter } from './io/prompter.js';
 import { createStreams, type StreamOptions } from './io/streams.js';
 import { createFactory, type Factory } from './runtime/factory.js';
 import type { Interrupt } from './runtime/interrupt.js';
+import { afterCommand } from './runtime/update/notice.js';
+import { checkRegistry, UPDATE_CHECK_ARG } from './runtime/update/check.js';
 
 export interface MainContext extends StreamOptions {
   env?: NodeJS.ProcessEnv;
@@ -25,6 +29,13 @@ export interface MainContext extends StreamOptions {
    * flag or environment variable can.
    */
   trustedCa?: string;
+  /**
+   * Starts the update check in the background (src/runtime/update/): run() starts a detached
+   * process; tests run it in-process. Without it no check is started (a stored result still shows).
+   */
+  launchUpdateCheck?: () => void;
+  /** Where the running code is installed (picks the upgrade command); default: this module's path. */
+  modulePath?: string;
 }
 
 /** Flags read before commander runs (it may fail before it parses them). */
@@ -48,17 +59,38 @@ export async function main(argv: readonly string[], ctx: MainContext = {}): Prom
     io,
     writeErr: (s) => (json ? commanderErr.push(s) : io.err(s)),
   });
+  let code: number;
   try {
     await program.parseAsync([...argv], { from: 'user' });
-    return ExitCode.ok;
+    code = ExitCode.ok;
   } catch (err) {
-    if (err instanceof CommanderError && (err.code === 'commander.helpDisplayed' || err.code === 'commander.version')) return ExitCode.ok;
-    return reportError(io, err, { json: factory?.json ?? json, verbose: Boolean(factory?.globals.verbose) || globalFlag(argv, '--verbose') });
+    if (err instanceof CommanderError && (err.code === 'commander.helpDisplayed' || err.code === 'commander.version')) code = ExitCode.ok;
+    else code = reportError(io, err, { json: factory?.json ?? json, verbose: Boolean(factory?.globals.verbose) || globalFlag(argv, '--verbose') });
   }
+  // After the command's own output: a stored update notice, and (once a day) the next check, not waited for.
+  afterCommand({
+    env, io, clock: ctx.clock ?? realClock, json: factory?.json ?? json,
+    modulePath: ctx.modulePath ?? fileURLToPath(import.meta.url),
+    ...(ctx.launchUpdateCheck ? { launchCheck: ctx.launchUpdateCheck } : {}),
+  });
+  return code;
+}
+
+/** The registry check in a process of its own: detached, no stdio, not waited for. */
+function launchDetachedCheck(): void {
+  const script = process.argv[1];
+  if (!script) return;
+  const child = spawn(process.execPath, [script, UPDATE_CHECK_ARG], { detached: true, stdio: 'ignore', env: process.env });
+  child.on('error', () => {});
+  child.unref();
 }
 
 /** Used by bin/svc.js: wires the process (signals, stdout errors) to main(). */
 export async function run(argv: readonly string[]): Promise<number> {
+  if (argv.length === 1 && argv[0] === UPDATE_CHECK_ARG) {
+    await checkRegistry(process.env);
+    return ExitCode.ok;
+  }
   const controller = new AbortController();
   let handled = false;
   const interrupt: Interrupt = {
@@ -87,7 +119,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     process.exit(ExitCode.failure);
   });
   try {
-    const code = await main(argv, { interrupt });
+    const code = await main(argv, { interrupt, launchUpdateCheck: launchDetachedCheck });
     // Stopped because the reader went away: that is the end the pipe asked for, not an interrupt.
     return readerGone && code === ExitCode.interrupted ? ExitCode.ok : code;
   } finally {

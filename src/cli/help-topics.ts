@@ -25,7 +25,9 @@ export const ENVIRONMENT: readonly EnvVariable[] = [
   { names: ['NO_COLOR'], meaning: 'any non-empty value turns colour off, as --no-color does.' },
   { names: ['TERM'], meaning: '"dumb" turns colour off; "dumb" and "linux" get an ASCII spinner.' },
   { names: ['COLUMNS'], meaning: 'the width tables fit in when stdout is not a terminal (default 80).' },
-  { names: ['CI'], meaning: '"true": never prompt (as --no-input).' },
+  { names: ['CI'], meaning: '"true": never prompt (as --no-input); set at all: no update notice.' },
+  { names: ['SVC_NO_UPDATE_NOTIFIER', 'NO_UPDATE_NOTIFIER'], meaning: 'set: never check for or mention a newer release (docs/configuration.md, "News of updates").' },
+  { names: ['SVC_UPDATE_REGISTRY', 'npm_config_registry'], meaning: 'the npm registry the update check asks (default https://registry.npmjs.org/); no credentials are sent.' },
 ];
 
 /** What svc sets for the command of `svc pending review --notify-command` (values sanitised). */

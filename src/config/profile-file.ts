@@ -91,6 +91,11 @@ export class ProfileConfig implements ProfileLookup {
     this.currentName = name;
   }
 
+  /** Makes `previous` current again (none when it is gone or null): an ephemeral sandbox stopping. */
+  handBack(previous: string | null): void {
+    this.currentName = previous !== null && this.get(previous) ? previous : null;
+  }
+
   /** Removes whatever is stored under `name`; the current profile is unset if it was this one. */
   delete(name: string): boolean {
     if (!this.entries.delete(name)) return false;

@@ -37,6 +37,10 @@ export interface CliOptions {
    * the test certificate of https scripted servers (tls.ts); null: Node's own, as in production.
    */
   trustedCa?: string | null;
+  /** MainContext.launchUpdateCheck (default: none, no check is started). */
+  launchUpdateCheck?: () => void;
+  /** MainContext.modulePath: where svc pretends to be installed. */
+  modulePath?: string;
 }
 
 class Collector extends Writable {
@@ -76,6 +80,8 @@ export async function runCli(argv: readonly string[], opts: CliOptions = {}): Pr
     ...(interrupt ? { interrupt } : {}),
     ...(opts.prompter ? { prompter: opts.prompter } : {}),
     ...(trustedCa ? { trustedCa } : {}),
+    ...(opts.launchUpdateCheck ? { launchUpdateCheck: opts.launchUpdateCheck } : {}),
+    ...(opts.modulePath ? { modulePath: opts.modulePath } : {}),
   });
   return { code, stdout: stdout.text, stderr: stderr.text };
 }

@@ -12,7 +12,8 @@ export const ROOT = resolve(import.meta.dirname, '../..');
  * test see the same time, as two programs on one machine do.
  */
 export function machineEnv(): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { PATH: process.env.PATH, HOME: process.env.HOME };
+  // No update check from a test's terminal (it would ask the public registry): tests of the notice unset it.
+  const env: Record<string, string | undefined> = { PATH: process.env.PATH, HOME: process.env.HOME, SVC_NO_UPDATE_NOTIFIER: '1' };
   for (const [k, v] of Object.entries(process.env)) if (k === 'LD_PRELOAD' || k.startsWith('FAKETIME')) env[k] = v;
   return env;
 }

@@ -72,7 +72,8 @@ export async function startTmux(command: readonly string[], opts: TmuxOptions = 
   // No status line (the pane is the whole window), keep the pane after the command ends so
   // its exit status and last screen can be read, and no escape-key delay.
   writeFileSync(conf, ['set -g status off', 'set -g remain-on-exit on', 'set -g escape-time 0', 'set -g history-limit 2000', ''].join('\n'));
-  const env = cleanEnv({ TERM: 'xterm-256color', ...opts.env });
+  // No update check from a test's terminal (it would ask the public registry).
+  const env = cleanEnv({ TERM: 'xterm-256color', SVC_NO_UPDATE_NOTIFIER: '1', ...opts.env });
   delete env.TMUX;
   const width = opts.width ?? 120;
   const height = opts.height ?? 40;

@@ -38,6 +38,16 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     });
 
   sandbox
+    .command('stop')
+    .description('Stop the sandbox started from this config directory (SIGTERM; waits until it has stopped)')
+    .option('--pid <pid>', 'which one, when several are running')
+    .addHelpText('after', '\nAn ephemeral sandbox that made its profile current hands back to the profile current before it.\n\nExamples:\n  $ svc sandbox stop\n  $ svc sandbox stop --pid 4242')
+    .action(async (_opts, cmd: Command) => {
+      const { stopSandbox } = await import('./stop.js');
+      await stopSandbox(deps.factory(cmd), cmd.opts());
+    });
+
+  sandbox
     .command('reset')
     .description('Wipe the sandbox and seed it again with new API keys (asks first; --yes without a terminal)')
     .action(async (_opts, cmd: Command) => {

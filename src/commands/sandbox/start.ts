@@ -16,6 +16,7 @@ import { CHAIN_ID } from '../../sandbox/auth.js';
 import { EXTERNAL_WALLETS } from '../../sandbox/external-wallets.js';
 import { printAccounts, printExternal, type WorldAccount } from './print.js';
 import { SANDBOX_PROFILE } from './profile-name.js';
+import { recordRunning } from './running.js';
 import { DEFAULT_APPROVAL_WINDOW_MS, DEFAULT_BLOCK_TIME_MS, DEFAULT_PORT } from '../../sandbox/defaults.js';
 
 export interface StartOptions {
@@ -90,17 +91,23 @@ export async function startSandbox(ctx: Needs<'clock' | 'env' | 'globals' | 'int
     throw err;
   }
   sandboxNow = () => handle.now();
+  // The profile that was current before this sandbox made its own current: an ephemeral sandbox
+  // hands back to it when it stops, so the current profile never points at a dead port.
+  let previousCurrent: string | null = null;
+  let madeCurrent = false;
 
   try {
     const { apiKey, createdKeyFor } = await profileKey(handle, existing, profileName);
     // Written under the config lock, checked again there: a profile of that name made meanwhile is not replaced.
     const current = await store.update((config) => {
+      previousCurrent = config.current;
       const profile: Profile = { ...ownProfile(config.get(profileName), profileName), apiKey, baseUrl: handle.url, sandboxAdminToken: handle.adminToken, sandbox: true };
       // A first seed hands out @alice's decryption key once: the profile keeps it (0600), the sandbox does not.
       const aliceDk = handle.seeded.find((a) => a.handle === '@alice')?.decryptionKey;
       if (aliceDk) profile.decryptionKey = aliceDk;
       else if (createdKeyFor) delete profile.decryptionKey;
       config.set(profileName, profile);
+      madeCurrent = previousCurrent !== profileName && config.current === profileName;
       return config.current === profileName;
     });
 
@@ -155,11 +162,29 @@ export async function startSandbox(ctx: Needs<'clock' | 'env' | 'globals' | 'int
     throw err;
   }
 
-  ctx.io.err(`svc sandbox listening on ${handle.url}\n`);
-  const signal = await ctx.interrupt.wait();
-  ctx.io.err(`${signal === 'SIGINT' ? '\n' : ''}stopping: ${statePath ? `every change is already saved in ${sanitize(statePath)}` : 'ephemeral state discarded'}\n`);
-  await handle.close();
+  // Found by `svc sandbox stop` (running.ts); removed once this sandbox has stopped.
+  const forget = recordRunning(ctx.env, { url: handle.url, profile: profileName, ephemeral: Boolean(opts.ephemeral) });
+  try {
+    ctx.io.err(`svc sandbox listening on ${handle.url}\n`);
+    const signal = await ctx.interrupt.wait();
+    ctx.io.err(`${signal === 'SIGINT' ? '\n' : ''}stopping: ${statePath ? `every change is already saved in ${sanitize(statePath)}` : 'ephemeral state discarded'}\n`);
+    await handle.close();
+  } finally {
+    if (opts.ephemeral && madeCurrent) await handBack(ctx, profileName, previousCurrent);
+    forget();
+  }
   ctx.io.err('sandbox stopped\n');
+}
+
+/** An ephemeral sandbox's profile stops being current: the one before it is current again (if still current: a `profile use` meanwhile wins). */
+async function handBack(ctx: Needs<'io' | 'profiles'>, profileName: string, previous: string | null): Promise<void> {
+  const store = await ctx.profiles();
+  const now = await store.update((config) => {
+    if (config.current !== profileName) return undefined;
+    config.handBack(previous);
+    return config.current;
+  });
+  if (now !== undefined) ctx.io.err(now ? `current profile: "${sanitize(now)}" again\n` : `profile "${sanitize(profileName)}" is no longer current\n`);
 }
 
 /**

@@ -1,0 +1,84 @@
+// What a running `svc sandbox start` leaves in the config dir so `svc sandbox stop` can find it:
+// <config dir>/sandbox/running/<pid>.json (0600) with its pid, URL and profile, removed when it
+// stops. A record whose process is gone (killed, crashed) is stale and is removed when read.
+import { mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { configDir, ensurePrivateDir } from '../../config/paths.js';
+
+export interface RunningSandbox {
+  pid: number;
+  url: string;
+  profile: string;
+  ephemeral: boolean;
+}
+
+function runningDir(env: NodeJS.ProcessEnv): string {
+  return join(configDir(env), 'sandbox', 'running');
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Records this process as a running sandbox; returns a function that removes the record. */
+export function recordRunning(env: NodeJS.ProcessEnv, sandbox: Omit<RunningSandbox, 'pid'>): () => void {
+  const dir = runningDir(env);
+  ensurePrivateDir(configDir(env));
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = join(dir, `${process.pid}.json`);
+  writeFileSync(file, `${JSON.stringify({ pid: process.pid, ...sandbox })}\n`, { mode: 0o600 });
+  return () => {
+    try {
+      unlinkSync(file);
+    } catch {
+      // already gone: nothing to undo
+    }
+  };
+}
+
+function parseRecord(text: string, pid: number): RunningSandbox | undefined {
+  try {
+    const data = JSON.parse(text) as Partial<RunningSandbox>;
+    if (data.pid !== pid || typeof data.url !== 'string' || typeof data.profile !== 'string') return undefined;
+    return { pid, url: data.url, profile: data.profile, ephemeral: data.ephemeral === true };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The sandboxes of this config dir whose process is alive; stale records are removed. */
+export function listRunning(env: NodeJS.ProcessEnv): RunningSandbox[] {
+  const dir = runningDir(env);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const found: RunningSandbox[] = [];
+  for (const name of names) {
+    const m = /^(\d+)\.json$/.exec(name);
+    if (!m) continue;
+    const pid = Number(m[1]);
+    let record: RunningSandbox | undefined;
+    try {
+      record = parseRecord(readFileSync(join(dir, name), 'utf8'), pid);
+    } catch {
+      continue;
+    }
+    if (record && alive(pid)) found.push(record);
+    else {
+      try {
+        unlinkSync(join(dir, name));
+      } catch {
+        // removed meanwhile
+      }
+    }
+  }
+  return found.sort((a, b) => a.pid - b.pid);
+}

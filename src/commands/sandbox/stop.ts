@@ -1,0 +1,64 @@
+// `svc sandbox stop`: stops the sandbox this config dir records as running (running.ts): checks
+// that a sandbox answers at its URL (a pid reused by another program is never signalled), sends
+// SIGTERM (the sandbox stops as on Ctrl-C: saves, hands its profile back if ephemeral), waits
+// for the process to end, then says so.
+import type { Needs } from '../../runtime/factory.js';
+import { CliError, UsageError } from '../../errors.js';
+import { printJson } from '../../io/render.js';
+import { sanitize } from '../../io/sanitize.js';
+import { CHAIN_ID } from '../../sandbox/auth.js';
+import { listRunning, type RunningSandbox } from './running.js';
+
+const POLL_MS = 50;
+const STOP_WAIT_POLLS = 200; // 10 s
+
+export interface StopOptions {
+  pid?: string;
+}
+
+function pick(running: RunningSandbox[], pidText: string | undefined): RunningSandbox {
+  if (pidText !== undefined && !/^\d{1,10}$/.test(pidText)) throw new UsageError(`--pid must be a process id (a whole number), got "${sanitize(pidText)}"`);
+  const candidates = pidText === undefined ? running : running.filter((r) => r.pid === Number(pidText));
+  if (candidates.length === 0) {
+    throw new CliError('not_found', 'sandbox_not_running', pidText === undefined ? 'no sandbox is running for this config directory' : `no sandbox of this config directory runs as process ${pidText}`,
+      { hint: 'start one with `svc sandbox start`' });
+  }
+  if (candidates.length > 1) {
+    throw new UsageError(`${candidates.length} sandboxes are running (processes ${candidates.map((r) => r.pid).join(', ')}): name one with --pid`, undefined, 'invalid_option');
+  }
+  return candidates[0]!;
+}
+
+async function answersAsSandbox(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${url}/_sandbox/health`, { signal: AbortSignal.timeout(2000) });
+    const body = (await res.json()) as { ok?: unknown; chain_id?: unknown };
+    return res.ok && body.ok === true && body.chain_id === CHAIN_ID;
+  } catch {
+    return false;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export async function stopSandbox(ctx: Needs<'clock' | 'env' | 'io' | 'json'>, opts: StopOptions): Promise<void> {
+  const target = pick(listRunning(ctx.env), opts.pid);
+  if (!(await answersAsSandbox(target.url))) {
+    throw new CliError('failure', 'sandbox_not_answering', `process ${target.pid} is recorded as the sandbox at ${sanitize(target.url)}, but no sandbox answers there; nothing was signalled`,
+      { hint: `if it is hung, stop it yourself: kill ${target.pid}` });
+  }
+  process.kill(target.pid, 'SIGTERM');
+  for (let i = 0; i < STOP_WAIT_POLLS && alive(target.pid); i++) await ctx.clock.sleep(POLL_MS);
+  if (alive(target.pid)) {
+    throw new CliError('failure', 'sandbox_not_answering', `the sandbox (process ${target.pid}) has not stopped 10s after SIGTERM`, { hint: `kill -9 ${target.pid}` });
+  }
+  if (ctx.json) printJson(ctx.io, { stopped: true, pid: target.pid, url: target.url, profile: target.profile, ephemeral: target.ephemeral });
+  else ctx.io.err(`stopped the sandbox at ${sanitize(target.url)} (process ${target.pid})\n`);
+}
