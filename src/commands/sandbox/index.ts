@@ -41,7 +41,14 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     .command('stop')
     .description('Stop the sandbox started from this config directory (SIGTERM; waits until it has stopped)')
     .option('--pid <pid>', 'which one, when several are running')
-    .addHelpText('after', '\nAn ephemeral sandbox that made its profile current hands back to the profile current before it.\n\nExamples:\n  $ svc sandbox stop\n  $ svc sandbox stop --pid 4242')
+    .addHelpText('after', helpFooter([
+      '',
+      'An ephemeral sandbox that made its profile current hands back to the profile current before it.',
+      '',
+      'Examples:',
+      '  $ svc sandbox stop',
+      '  $ svc sandbox stop --pid 4242',
+    ]))
     .action(async (_opts, cmd: Command) => {
       const { stopSandbox } = await import('./stop.js');
       await stopSandbox(deps.factory(cmd), cmd.opts());
