@@ -75,7 +75,11 @@ describe(`the packed and installed tool (on Node ${NODE_VERSION})`, () => {
 
   it('ships the bundle as its one program, and few dependencies', () => {
     expect(readdirSync(join(installed, 'dist'))).toEqual(['bundle']);
-    expect(readdirSync(installed).sort()).toEqual(['LICENSE', 'README.md', 'bin', 'completions', 'dist', 'node_modules', 'package.json']);
+    expect(readdirSync(installed).sort()).toEqual(['LICENSE', 'README.md', 'bin', 'completions', 'dist', 'docs', 'man', 'node_modules', 'package.json']);
+    // `man svc` after a global install: npm links the page into the prefix's man path.
+    expect(realpathSync(join(prefix, 'share/man/man1/svc.1'))).toBe(join(installed, 'man/svc.1'));
+    // Every doc the help names is in the package (docs/ shipped, not only linked).
+    expect(readdirSync(join(installed, 'docs'))).toContain('exit-codes.md');
     const deps = packages(installed);
     expect(deps).toContain('libsql');
     expect(deps.length, deps.join(' ')).toBeLessThanOrEqual(10);
