@@ -8,6 +8,7 @@ import { closeSync, constants, openSync, readSync, renameSync, rmSync, unlinkSyn
 import { hostname } from 'node:os';
 import type { Clock } from '../clock.js';
 import { CliError, UsageError } from '../errors.js';
+import { processAlive } from './pid.js';
 
 /** How long a write waits for the lock before giving up. */
 export const LOCK_WAIT_MS = 5_000;
@@ -67,14 +68,6 @@ function holderOf(text: string | undefined): Holder | undefined {
   return m ? { pid: Number(m[1]), host: m[2]! } : undefined;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'; // someone else's process: alive
-  }
-}
 
 /**
  * A lock whose holder is known to be gone: its pid on this host is not alive. A lock being
@@ -82,7 +75,7 @@ function alive(pid: number): boolean {
  */
 function isStale(text: string | undefined): boolean {
   const holder = holderOf(text);
-  return holder !== undefined && holder.host === HOST && holder.pid !== process.pid && !alive(holder.pid);
+  return holder !== undefined && holder.host === HOST && holder.pid !== process.pid && !processAlive(holder.pid);
 }
 
 /**

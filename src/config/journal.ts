@@ -14,6 +14,7 @@ import { closeSync, existsSync, fstatSync, lstatSync, openSync, readFileSync, re
 import { join } from 'node:path';
 import { configDir, ensurePrivateDir } from './paths.js';
 import { checkPrivatePath } from './safe-path.js';
+import { processAlive } from './pid.js';
 
 export interface JournalFile<T> {
   readonly path: string;
@@ -188,10 +189,5 @@ function holderAlive(lockPath: string): boolean {
   }
   // Being written this instant (no pid yet) counts as alive.
   if (!Number.isInteger(pid) || pid <= 0) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return processAlive(pid);
 }

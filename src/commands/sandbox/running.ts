@@ -4,6 +4,7 @@
 import { mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configDir, ensurePrivateDir } from '../../config/paths.js';
+import { processAlive } from '../../config/pid.js';
 
 export interface RunningSandbox {
   pid: number;
@@ -16,14 +17,6 @@ function runningDir(env: NodeJS.ProcessEnv): string {
   return join(configDir(env), 'sandbox', 'running');
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Records this process as a running sandbox; returns a function that removes the record. */
 export function recordRunning(env: NodeJS.ProcessEnv, sandbox: Omit<RunningSandbox, 'pid'>): () => void {
@@ -71,7 +64,7 @@ export function listRunning(env: NodeJS.ProcessEnv): RunningSandbox[] {
     } catch {
       continue;
     }
-    if (record && alive(pid)) found.push(record);
+    if (record && processAlive(pid)) found.push(record);
     else {
       try {
         unlinkSync(join(dir, name));

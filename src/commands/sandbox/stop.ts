@@ -8,6 +8,7 @@ import { printJson } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
 import { CHAIN_ID } from '../../sandbox/auth.js';
 import { listRunning, type RunningSandbox } from './running.js';
+import { processAlive } from '../../config/pid.js';
 
 const POLL_MS = 50;
 const STOP_WAIT_POLLS = 200; // 10 s
@@ -39,14 +40,6 @@ async function answersAsSandbox(url: string): Promise<boolean> {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 export async function stopSandbox(ctx: Needs<'clock' | 'env' | 'io' | 'json'>, opts: StopOptions): Promise<void> {
   const target = pick(listRunning(ctx.env), opts.pid);
@@ -55,8 +48,8 @@ export async function stopSandbox(ctx: Needs<'clock' | 'env' | 'io' | 'json'>, o
       { hint: `if it is hung, stop it yourself: kill ${target.pid}` });
   }
   process.kill(target.pid, 'SIGTERM');
-  for (let i = 0; i < STOP_WAIT_POLLS && alive(target.pid); i++) await ctx.clock.sleep(POLL_MS);
-  if (alive(target.pid)) {
+  for (let i = 0; i < STOP_WAIT_POLLS && processAlive(target.pid); i++) await ctx.clock.sleep(POLL_MS);
+  if (processAlive(target.pid)) {
     throw new CliError('failure', 'sandbox_not_answering', `the sandbox (process ${target.pid}) has not stopped 10s after SIGTERM`, { hint: `kill -9 ${target.pid}` });
   }
   if (ctx.json) printJson(ctx.io, { stopped: true, pid: target.pid, url: target.url, profile: target.profile, ephemeral: target.ephemeral });

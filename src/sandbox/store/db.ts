@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import Database from 'libsql';
 import { SandboxStartError } from '../errors.js';
 import { MIGRATIONS } from './migrations.js';
+import { processAlive } from '../../config/pid.js';
 
 export type Db = Database.Database;
 
@@ -33,14 +34,6 @@ export function openMemoryDatabase(): Db {
 /** Lock files of the databases this process opened, to remove at close. */
 const locks = new WeakMap<Db, string>();
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * `<db>.lock` holds the pid of the sandbox using the database. A lock left by a process that is
