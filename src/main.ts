@@ -1,6 +1,5 @@
 // Entry point: main(argv, ctx) parses, runs one command and returns its exit code. Only the
 // bin shim (through run()) touches the process: exit code, signals, stdout errors.
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { buildProgram } from './cli/program.js';
@@ -80,6 +79,8 @@ export async function main(argv: readonly string[], ctx: MainContext = {}): Prom
 function launchDetachedCheck(): void {
   const script = process.argv[1];
   if (!script) return;
+  // Loaded here, not at the top: node:child_process (and node:dgram behind it) cost every start ~7 ms.
+  const { spawn } = process.getBuiltinModule('node:child_process');
   const child = spawn(process.execPath, [script, UPDATE_CHECK_ARG], { detached: true, stdio: 'ignore', env: process.env });
   child.on('error', () => {});
   child.unref();

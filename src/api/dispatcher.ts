@@ -8,6 +8,7 @@ import { Agent, buildConnector as undiciConnector, type Dispatcher } from './und
 import { attachOpenings, givenUp, Openings } from './openings.js';
 import { tunnelThrough } from './tunnel.js';
 import { onShutdown } from '../lifecycle.js';
+import { MAX_HEADER_BYTES } from './limits.js';
 import { isLoopbackHost } from './url.js';
 
 const KEEP_ALIVE_MS = 4_000;
@@ -75,7 +76,7 @@ export function dispatcherFor(target: URL, vars: NodeJS.ProcessEnv, ca?: string)
   let d = pool.get(key);
   if (!d) {
     const openings = new Openings();
-    d = new Agent({ keepAliveTimeout: KEEP_ALIVE_MS, connect: proxy ? tunnelThrough(new URL(proxy), openings, ca) : directThrough(openings, ca) });
+    d = new Agent({ keepAliveTimeout: KEEP_ALIVE_MS, maxHeaderSize: MAX_HEADER_BYTES, connect: proxy ? tunnelThrough(new URL(proxy), openings, ca) : directThrough(openings, ca) });
     attachOpenings(d, openings);
     pool.set(key, d);
     const created = d;

@@ -5,3 +5,9 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /** The largest answer the tool reads (a page of 100 transfers is about 60 KB). Never retried. */
 export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+/**
+ * The largest header block of an answer: Node's default (16 KiB), given to every undici Agent
+ * explicitly, so that undici need not load node:http to learn it (scripts/bundle.mjs).
+ */
+export const MAX_HEADER_BYTES = 16 * 1024;

@@ -95,18 +95,24 @@ export async function startSandbox(ctx: Needs<'clock' | 'env' | 'globals' | 'int
   // hands back to it when it stops, so the current profile never points at a dead port.
   let previousCurrent: string | null = null;
   let madeCurrent = false;
+  // The profile this sandbox replaced (a persistent sandbox's, under the same name) and what it
+  // wrote instead: an ephemeral sandbox puts the old one back when it stops.
+  let replaced: Profile | undefined;
+  let written: Profile | undefined;
 
   try {
     const { apiKey, createdKeyFor } = await profileKey(handle, existing, profileName);
     // Written under the config lock, checked again there: a profile of that name made meanwhile is not replaced.
     const current = await store.update((config) => {
       previousCurrent = config.current;
-      const profile: Profile = { ...ownProfile(config.get(profileName), profileName), apiKey, baseUrl: handle.url, sandboxAdminToken: handle.adminToken, sandbox: true };
+      replaced = ownProfile(config.get(profileName), profileName);
+      const profile: Profile = { ...replaced, apiKey, baseUrl: handle.url, sandboxAdminToken: handle.adminToken, sandbox: true };
       // A first seed hands out @alice's decryption key once: the profile keeps it (0600), the sandbox does not.
       const aliceDk = handle.seeded.find((a) => a.handle === '@alice')?.decryptionKey;
       if (aliceDk) profile.decryptionKey = aliceDk;
       else if (createdKeyFor) delete profile.decryptionKey;
       config.set(profileName, profile);
+      written = profile;
       madeCurrent = previousCurrent !== profileName && config.current === profileName;
       return config.current === profileName;
     });
@@ -170,6 +176,7 @@ export async function startSandbox(ctx: Needs<'clock' | 'env' | 'globals' | 'int
     ctx.io.err(`${signal === 'SIGINT' ? '\n' : ''}stopping: ${statePath ? `every change is already saved in ${sanitize(statePath)}` : 'ephemeral state discarded'}\n`);
     await handle.close();
   } finally {
+    if (opts.ephemeral && replaced && written) await restoreReplaced(ctx, profileName, replaced, written);
     if (opts.ephemeral && madeCurrent) await handBack(ctx, profileName, previousCurrent);
     forget();
   }
@@ -185,6 +192,22 @@ async function handBack(ctx: Needs<'io' | 'profiles'>, profileName: string, prev
     return config.current;
   });
   if (now !== undefined) ctx.io.err(now ? `current profile: "${sanitize(now)}" again\n` : `profile "${sanitize(profileName)}" is no longer current\n`);
+}
+
+/**
+ * An ephemeral sandbox that replaced a profile (a persistent sandbox's of the same name) puts it
+ * back when it stops, so that profile works again with its own state; only if the profile still
+ * holds what this sandbox wrote (one changed meanwhile is the user's newer choice).
+ */
+async function restoreReplaced(ctx: Needs<'io' | 'profiles'>, profileName: string, replaced: Profile, written: Profile): Promise<void> {
+  const store = await ctx.profiles();
+  const restored = await store.update((config) => {
+    const now = config.get(profileName);
+    if (!now || now.apiKey !== written.apiKey || now.baseUrl !== written.baseUrl) return false;
+    config.set(profileName, replaced);
+    return true;
+  });
+  if (restored) ctx.io.err(`profile "${sanitize(profileName)}" is back to what it was before this sandbox (${sanitize(replaced.baseUrl)})\n`);
 }
 
 /**

@@ -3,6 +3,7 @@
 // most 64 KiB of the answer read and thrown away. Never throws: every way it can go wrong is an
 // outcome the engine records.
 import { Agent, request } from 'undici';
+import { MAX_HEADER_BYTES } from '../../api/limits.js';
 import { formatDuration } from '../../domain/duration.js';
 import { describeNetFailure } from '../../domain/net-failure.js';
 import { retryAfterMs } from './schedule.js';
@@ -31,6 +32,7 @@ export class HttpSender {
   ) {
     this.agent = new Agent({
       keepAliveTimeout: 4_000,
+      maxHeaderSize: MAX_HEADER_BYTES,
       connect: { timeout: timeoutMs },
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,

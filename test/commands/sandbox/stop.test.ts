@@ -130,6 +130,32 @@ describe('an ephemeral sandbox that made its profile current hands it back when 
     expect(config().profiles.sandbox?.baseUrl).toBe(p.url);
   });
 
+  it('an ephemeral sandbox that replaced a persistent sandbox\'s profile puts it back when it stops, keys and all', async () => {
+    const p = await start();
+    const before = config().profiles.sandbox as { baseUrl?: string; apiKey?: string; decryptionKey?: string };
+    const e = await start(['--ephemeral']);
+    expect(config().profiles.sandbox?.baseUrl).toBe(e.url);
+    expect((await runSvc(['sandbox', 'stop', '--pid', String(e.child.pid)], env)).code).toBe(0);
+    expect(await exited(e)).toBe(0);
+    expect(e.stderr()).toContain(`profile "sandbox" is back to what it was before this sandbox (${p.url})\n`);
+    expect(config().profiles.sandbox).toEqual(before);
+    expect(config().current).toBe('sandbox');
+    // It works again: the persistent sandbox, still running, knows the restored key.
+    const account = await runSvc(['--json', 'account'], env);
+    expect(account.code).toBe(0);
+    expect(JSON.parse(account.stdout).handle).toBe('@alice');
+  });
+
+  it('a profile changed while the ephemeral sandbox ran is the user\'s newer choice: not put back', async () => {
+    await start();
+    const e = await start(['--ephemeral']);
+    const changed = { ...config(), profiles: { ...config().profiles, sandbox: { ...config().profiles.sandbox, baseUrl: 'http://127.0.0.1:1' } } };
+    writeFileSync(join(configDir, 'config.json'), JSON.stringify(changed), { mode: 0o600 });
+    expect(await e.stop('SIGINT')).toBe(0);
+    expect(config().profiles.sandbox?.baseUrl).toBe('http://127.0.0.1:1');
+    expect(e.stderr()).not.toContain('is back to what it was');
+  });
+
   it('a persistent sandbox keeps its profile current (it comes back on the same state)', async () => {
     const s = await start();
     expect((await runSvc(['sandbox', 'stop'], env)).code).toBe(0);

@@ -1,0 +1,61 @@
+// The bundle's start-up stubs (scripts/bundle.mjs): a real command through the built bin/svc.js
+// works without Node's HTTP, assert or child_process modules ever loading, and the plain HTTP
+// parser kept in a file of its own still loads. `npm run build` first (npm test does).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSandbox, type TestSandbox } from '../helpers/e2e.js';
+import { BIN, machineEnv, ROOT } from '../helpers/run.js';
+
+let t: TestSandbox;
+let work: string;
+beforeAll(async () => {
+  t = await startTestSandbox();
+  work = mkdtempSync(join(tmpdir(), 'svc-bundle-'));
+});
+afterAll(async () => {
+  await t.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** Runs bin/svc.js with a hook that writes, at exit, the Node modules the process loaded. */
+async function modulesLoadedBy(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string; loaded: string[] }> {
+  const list = join(work, 'loaded.txt');
+  const hook = join(work, 'hook.cjs');
+  writeFileSync(hook, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n')));\n`);
+  // Not spawnSync: the sandbox answering it runs in this process.
+  const child = spawn(process.execPath, ['--require', hook, BIN, ...args], { env: { ...machineEnv(), ...t.env, SVC_NO_UPDATE_NOTIFIER: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  const r = { status, stdout, stderr };
+  const loaded = readFileSync(list, 'utf8').split('\n').filter((l) => l.startsWith('NativeModule ')).map((l) => l.slice('NativeModule '.length));
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr, loaded };
+}
+
+describe('the bundle loads only what a command needs', () => {
+  it('a command that talks to the service works without node:http, node:http2, node:assert or node:child_process', async () => {
+    // The first command of a config dir stores the account it found (through conf, which loads
+    // node:assert for its schema checks); from then on a command only reads.
+    expect((await modulesLoadedBy(['--json', 'balance'])).status).toBe(0);
+    for (const args of [['--json', 'account'], ['--json', 'balance'], ['--json', 'transfer', 'ls']]) {
+      const r = await modulesLoadedBy(args);
+      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(() => JSON.parse(r.stdout)).not.toThrow();
+      // The request went through undici (its parser and sockets are here) ...
+      expect(r.loaded).toContain('net');
+      // ... and none of these was needed for it.
+      for (const m of ['http', 'http2', 'assert', 'child_process', 'dgram']) expect(r.loaded, `${args.join(' ')} loaded ${m}`).not.toContain(m);
+    }
+  });
+
+  it('the plain (non-SIMD) HTTP parser kept beside the chunks is a WebAssembly module', () => {
+    const wasm = createRequire(import.meta.url)(join(ROOT, 'dist', 'bundle', 'llhttp-wasm.cjs')) as Buffer;
+    expect(WebAssembly.validate(wasm)).toBe(true);
+  });
+});
