@@ -50,8 +50,9 @@ const withStubs = {
   },
 };
 
-await build({
+const result = await build({
   entryPoints: { svc: 'src/main.ts' },
+  metafile: true,
   outdir: 'dist/bundle',
   bundle: true,
   splitting: true,
@@ -68,6 +69,12 @@ await build({
   plugins: [withStubs],
   logLevel: 'warning',
 });
+
+// undici's index (lib/global.js) installs a global dispatcher at load, which Node's own fetch()
+// then uses: built from the stubs above it has no header size limit and refuses every request.
+// Code of svc reaches undici only through src/api/undici.ts (its deep imports).
+const globalDispatcher = Object.keys(result.metafile.inputs).filter((f) => f.endsWith(join('undici', 'lib', 'global.js')));
+if (globalDispatcher.length) throw new Error(`bundle: undici's index is bundled (${globalDispatcher.join(', ')}); import it through src/api/undici.ts`);
 
 // The plain HTTP parser the stub above requires, relative to the chunk that holds undici.
 copyFileSync(join('node_modules', 'undici', 'lib', 'llhttp', 'llhttp-wasm.js'), join('dist', 'bundle', 'llhttp-wasm.cjs'));

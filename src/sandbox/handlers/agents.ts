@@ -70,24 +70,6 @@ export function pendingView(h: HeldTransaction) {
   };
 }
 
-/**
- * The 202 answer of a held transfer (approve and reject answer the whole resource: held.ts):
- * `decided_at` once decided, `transfer_id` once approved (a rejection made no transfer: omitted).
- */
-export function heldView(h: HeldTransaction) {
-  return {
-    transaction_id: h.transaction_id,
-    status: h.status,
-    agent: h.agent,
-    to: h.to,
-    asset: h.asset,
-    requested_at: iso(h.requested_at),
-    expires_at: iso(h.expires_at),
-    ...(h.decided_at !== null ? { decided_at: iso(h.decided_at) } : {}),
-    ...(h.transfer_id !== null ? { transfer_id: h.transfer_id } : {}),
-  };
-}
-
 function invalidPolicy(v: { field: string; message: string }): ApiFault {
   return new ApiFault(400, 'invalid_policy', v.message, { field: v.field });
 }

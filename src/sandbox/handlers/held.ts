@@ -6,10 +6,9 @@
 // ciphertexts to the reader's own viewing key, as transfers carry them.
 import { heldFor, heldHistory, heldStatus, HELD_READ_STATUSES, type HeldStatus } from '../agents.js';
 import type { ApiContext, Routes } from '../http/context.js';
-import { invalid } from '../faults.js';
 import { ok, type Reply } from '../http/respond.js';
 import type { Account, HeldTransaction } from '../records.js';
-import { intParam, queryParam } from './validate.js';
+import { pageParams } from './validate.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -22,20 +21,35 @@ function ciphertextsFor(h: HeldTransaction, reader: Account): { amount_ciphertex
   return {};
 }
 
-/**
- * The resource: unset fields omitted, never null. `status` is as read `now` (a pending one past
- * `expires_at` is `expired`, whether or not anything touched it; an expiry has no `decided_*`).
- */
-export function heldResource(h: HeldTransaction, reader: Account, now: number) {
+/** What every view of a held transaction shows, with its status as given. */
+function heldFields(h: HeldTransaction, status: string) {
   return {
     transaction_id: h.transaction_id,
-    status: heldStatus(h, now),
+    status,
     agent: h.agent,
     to: h.to,
     asset: h.asset,
     requested_at: iso(h.requested_at),
     expires_at: iso(h.expires_at),
     ...(h.decided_at !== null ? { decided_at: iso(h.decided_at) } : {}),
+  };
+}
+
+/**
+ * The 202 answer of a held transfer (approve and reject answer the whole resource, below):
+ * `decided_at` once decided, `transfer_id` once approved (a rejection made no transfer: omitted).
+ */
+export function heldView(h: HeldTransaction) {
+  return { ...heldFields(h, h.status), ...(h.transfer_id !== null ? { transfer_id: h.transfer_id } : {}) };
+}
+
+/**
+ * The resource: unset fields omitted, never null. `status` is as read `now` (a pending one past
+ * `expires_at` is `expired`, whether or not anything touched it; an expiry has no `decided_*`).
+ */
+export function heldResource(h: HeldTransaction, reader: Account, now: number) {
+  return {
+    ...heldFields(h, heldStatus(h, now)),
     ...(h.decided_by ? { decided_by: { key_name: h.decided_by.key_name, account: h.decided_by.account } } : {}),
     // Every hold is the approval threshold's; one held before the rule was recorded says so too.
     rule: h.rule ?? 'hitl_threshold',
@@ -52,15 +66,10 @@ function getHeld(ctx: ApiContext): Reply {
 }
 
 function listHeld(ctx: ApiContext): Reply {
-  const { query } = ctx;
-  const limit = intParam(query, 'limit', 20, 1, 100);
-  const offset = intParam(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
-  const status = queryParam(query, 'status');
-  if (status !== undefined && !HELD_READ_STATUSES.includes(status as HeldStatus)) {
-    throw invalid(`status must be one of ${HELD_READ_STATUSES.join(', ')}`);
-  }
+  const page = pageParams<HeldStatus>(ctx.query, HELD_READ_STATUSES);
+  const { limit, offset } = page;
   const now = ctx.world.now();
-  const { items, hasMore } = heldHistory(ctx.world, ctx.account, { limit, offset, ...(status ? { status: status as HeldStatus } : {}) });
+  const { items, hasMore } = heldHistory(ctx.world, ctx.account, page);
   return ok({ transactions: items.map((h) => heldResource(h, ctx.account, now)), limit, offset, has_more: hasMore });
 }
 

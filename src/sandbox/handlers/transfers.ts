@@ -7,13 +7,13 @@ import { agentSuspended, gateAgentTransfer } from '../agents.js';
 import type { ApiContext, Routes } from '../http/context.js';
 import { ApiFault, invalid } from '../faults.js';
 import { ok, type Reply } from '../http/respond.js';
-import { heldView } from './agents.js';
+import { heldView } from './held.js';
 import { findRecipient } from '../recipient.js';
 import { TRANSFER_STATUSES, type Transfer, type TransferStatus } from '../records.js';
 import {
   amountField,
   assetField,
-  intParam,
+  pageParams,
   objectBody,
   optionalBoolean,
   optionalString,
@@ -111,18 +111,13 @@ function listTransfers(ctx: ApiContext): Reply {
  */
 export function transfersPage(ctx: ApiContext, accountId: string): Reply {
   const { query } = ctx;
-  const limit = intParam(query, 'limit', 20, 1, 100);
-  const offset = intParam(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
-  const statusText = queryParam(query, 'status');
-  if (statusText !== undefined && !TRANSFER_STATUSES.includes(statusText as TransferStatus)) {
-    throw invalid(`status must be one of ${TRANSFER_STATUSES.join(', ')}`);
-  }
+  const { limit, offset, status } = pageParams<TransferStatus>(query, TRANSFER_STATUSES);
   const after = timeParam(query, 'from');
   const before = timeParam(query, 'to');
   const { items, hasMore } = ctx.world.store.listTransfers(accountId, {
     limit,
     offset,
-    ...(statusText ? { status: statusText as TransferStatus } : {}),
+    ...(status ? { status } : {}),
     // created strictly after `from` (floor is exact for whole-ms created_at) ...
     ...(after ? { after: after.ms } : {}),
     // ... and strictly before `to` (a cut-off sub-ms fraction rounds up)

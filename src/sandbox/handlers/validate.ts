@@ -74,3 +74,16 @@ export function intParam(query: URLSearchParams, name: string, dflt: number, min
   return n;
 }
 
+
+/**
+ * The paging and status filter of a list: `limit` (1 to 100, default 20), `offset` (default 0)
+ * and an optional `status` that must be one of `statuses`.
+ */
+export function pageParams<S extends string>(query: URLSearchParams, statuses: readonly S[]): { limit: number; offset: number; status?: S } {
+  const limit = intParam(query, 'limit', 20, 1, 100);
+  const offset = intParam(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
+  const status = queryParam(query, 'status');
+  if (status === undefined) return { limit, offset };
+  if (!(statuses as readonly string[]).includes(status)) throw invalid(`status must be one of ${statuses.join(', ')}`);
+  return { limit, offset, status: status as S };
+}

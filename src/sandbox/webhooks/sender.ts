@@ -2,7 +2,10 @@
 // covering connect, headers and body, no redirect followed (a 3xx is a failed attempt), and at
 // most 64 KiB of the answer read and thrown away. Never throws: every way it can go wrong is an
 // outcome the engine records.
-import { Agent, request } from 'undici';
+// Through the CLI's deep imports of undici, never its index: the index installs a global
+// dispatcher at load, which Node's own fetch() would then use (scripts/bundle.mjs stubs what
+// that dispatcher needs, and refuses to bundle the index).
+import { Agent, httpRequest } from '../../api/undici.js';
 import { MAX_HEADER_BYTES } from '../../api/limits.js';
 import { formatDuration } from '../../domain/duration.js';
 import { describeNetFailure } from '../../domain/net-failure.js';
@@ -23,7 +26,7 @@ export interface SendInput {
 export type Send = (input: SendInput) => Promise<AttemptOutcome>;
 
 export class HttpSender {
-  private readonly agent: Agent;
+  private readonly agent: InstanceType<typeof Agent>;
 
   constructor(
     /** Sandbox time: a Retry-After date is read against it, as the retry is scheduled on it. */
@@ -45,7 +48,7 @@ export class HttpSender {
     const combined = AbortSignal.any([timeout, signal]);
     const elapsed = () => Math.round(performance.now() - started);
     try {
-      const res = await request(url, { method: 'POST', headers, body, dispatcher: this.agent, signal: combined });
+      const res = await httpRequest(this.agent, url, { method: 'POST', headers, body, signal: combined });
       const status = res.statusCode;
       const durationMs = elapsed();
       // The answer's body is never stored; read a little of it so the connection can be reused.
