@@ -28,10 +28,21 @@ export interface JournalFile<T> {
 export interface JournalOptions<T> {
   /** An entry as read back, or undefined to skip a line that is not one. */
   parse: (value: unknown) => T | undefined;
-  /** Entries to keep when the file is opened; the others are dropped from it (pruning). */
+  /**
+   * Entries to keep when the file is opened; the others are never returned, and are dropped from
+   * the file (pruning) when one was read, or when `stale` finds one.
+   */
   keep?: (entry: T) => boolean;
+  /** With `containing`: whether the file holds an entry `keep` drops (a cheap test of its bytes, without parsing every line). */
+  stale?: (data: Buffer) => boolean;
+  /**
+   * Only lines holding one of these texts become `entries`: a large journal read for one key
+   * parses a handful of lines, not all of them (pruning still reads every line).
+   */
+  containing?: readonly string[];
 }
 
+const NEWLINE = 0x0a;
 const WRITE_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
 
 /** Opens (without creating) `<config dir>/<folder>/<name>.jsonl`; the file is created at the first append. */
@@ -41,16 +52,20 @@ export function openJournalFile<T>(env: NodeJS.ProcessEnv, folder: string, name:
   ensurePrivateDir(dir);
   const path = join(dir, `${name}.jsonl`);
   checkPrivatePath(path, 'config file');
-  const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
-  let entries = parseLines(text, opts.parse);
-  let torn = text.length > 0 && !text.endsWith('\n');
+  const data = existsSync(path) ? readFileSync(path) : Buffer.alloc(0);
+  // Searched as bytes: decoding a file of hundreds of thousands of lines costs more than the search.
+  let entries = opts.containing ? parseLinesHolding(data, opts.containing, opts.parse) : parseLines(data.toString('utf8'), opts.parse);
+  let torn = data.length > 0 && data[data.length - 1] !== NEWLINE;
   if (opts.keep) {
     const kept = entries.filter(opts.keep);
-    if (kept.length < entries.length) {
+    if (kept.length < entries.length || opts.stale?.(data)) {
       const pruned = prune(path, opts.parse, opts.keep);
       // Not pruned (another run is at it): the dropped entries are still ignored here.
-      entries = pruned ?? kept;
+      const wanted = opts.containing;
+      entries = pruned ? (wanted ? pruned.filter((e) => wanted.some((w) => JSON.stringify(e).includes(w))) : pruned) : kept;
       if (pruned) torn = false;
+    } else {
+      entries = kept;
     }
   }
   // Opened at the first entry: a run that records nothing leaves no file behind.
@@ -78,6 +93,22 @@ export function openJournalFile<T>(env: NodeJS.ProcessEnv, folder: string, name:
       fd = undefined;
     },
   };
+}
+
+/** The entries of the lines that hold one of `texts`, in file order. */
+function parseLinesHolding<T>(data: Buffer, texts: readonly string[], parse: (value: unknown) => T | undefined): T[] {
+  const starts = new Set<number>();
+  for (const text of texts) {
+    const needle = Buffer.from(text);
+    for (let at = data.indexOf(needle); at >= 0; at = data.indexOf(needle, at + needle.length)) {
+      starts.add(at === 0 ? 0 : data.lastIndexOf(NEWLINE, at - 1) + 1);
+    }
+  }
+  const lines = [...starts].sort((a, b) => a - b).map((start) => {
+    const end = data.indexOf(NEWLINE, start);
+    return data.toString('utf8', start, end < 0 ? data.length : end);
+  });
+  return parseLines(lines.join('\n'), parse);
 }
 
 function parseLines<T>(text: string, parse: (value: unknown) => T | undefined): T[] {

@@ -49,3 +49,38 @@ describe('pruning while another run appends', () => {
     expect(ids(readFileSync(first.path, 'utf8'))).toEqual(['new']);
   });
 });
+
+describe('reading a large journal for one key', () => {
+  it('`containing`: only lines holding the text become entries; the file keeps every line', () => {
+    const w = openJournalFile<Entry>(env, 'j', 'x', { parse });
+    for (const id of ['a-1', 'b-2', 'a-3', 'c-4']) w.append({ id });
+    w.close();
+    const r = openJournalFile<Entry>(env, 'j', 'x', { parse, containing: ['"a-'] });
+    expect(r.entries).toEqual([{ id: 'a-1' }, { id: 'a-3' }]);
+    expect(ids(readFileSync(r.path, 'utf8'))).toEqual(['a-1', 'b-2', 'a-3', 'c-4']);
+  });
+
+  it('an entry `keep` drops is pruned when one read is dropped, or when `stale` finds one in the text; never returned either way', () => {
+    const w = openJournalFile<Entry>(env, 'j', 'x', { parse });
+    for (const id of ['old-1', 'new-2', 'new-3']) w.append({ id });
+    w.close();
+    const keep = (e: Entry) => !e.id.startsWith('old');
+    // Not read (another key), and `stale` says nothing: left on file.
+    const quiet = openJournalFile<Entry>(env, 'j', 'x', { parse, keep, containing: ['new-2'], stale: () => false });
+    expect(quiet.entries).toEqual([{ id: 'new-2' }]);
+    expect(ids(readFileSync(quiet.path, 'utf8'))).toEqual(['old-1', 'new-2', 'new-3']);
+    // `stale` finds it in the text: pruned, though no line read was dropped.
+    const swept = openJournalFile<Entry>(env, 'j', 'x', { parse, keep, containing: ['new-3'], stale: (data) => data.includes('"old-') });
+    expect(swept.entries).toEqual([{ id: 'new-3' }]);
+    expect(ids(readFileSync(swept.path, 'utf8'))).toEqual(['new-2', 'new-3']);
+  });
+
+  it('a dropped entry that is read is pruned even when `stale` is not given', () => {
+    const w = openJournalFile<Entry>(env, 'j', 'x', { parse });
+    for (const id of ['old-1', 'new-2']) w.append({ id });
+    w.close();
+    const r = openJournalFile<Entry>(env, 'j', 'x', { parse, keep: (e) => !e.id.startsWith('old'), containing: ['old-1'] });
+    expect(r.entries).toEqual([]);
+    expect(ids(readFileSync(r.path, 'utf8'))).toEqual(['new-2']);
+  });
+});

@@ -43,7 +43,7 @@ export interface SendEntry {
 
 export interface SendJournal {
   readonly path: string;
-  /** The latest entry of a key, if it is remembered. */
+  /** The latest entry of the key the journal was opened for, if it is remembered (another key: an error). */
   find(key: string): SendEntry | undefined;
   /** The request's fingerprint: equal for the same request, and nothing else learnt from it. */
   fingerprint(req: TransferRequest): string;
@@ -51,12 +51,19 @@ export interface SendJournal {
   record(entry: Omit<SendEntry, 'at'>): void;
 }
 
-/** The journal of one service (base URL) and account; entries older than 90 days are dropped. */
-export function openSendJournal(env: NodeJS.ProcessEnv, scope: { baseUrl: string; accountId: string }, now: () => number): SendJournal {
+/**
+ * The journal of one service (base URL) and account, read for one idempotency key: only the lines
+ * naming it are parsed, so a send costs the same with a few entries or hundreds of thousands.
+ * Entries older than 90 days are dropped.
+ */
+export function openSendJournal(env: NodeJS.ProcessEnv, scope: { baseUrl: string; accountId: string }, now: () => number, key: string): SendJournal {
   const name = createHash('sha256').update(`${scope.baseUrl}\u0000${scope.accountId}`).digest('hex').slice(0, 32);
   const file = openJournalFile<SendEntry>(env, SENDS_FOLDER, name, {
     parse: parseEntry,
     keep: (e) => now() - Date.parse(e.at) < KEEP_MS,
+    // As written by JSON.stringify: the key, or a sent_key, equal to it.
+    containing: [JSON.stringify(key)],
+    stale: (data) => holdsTimeBefore(data, new Date(now() - KEEP_MS).toISOString(), new Date(now()).toISOString()),
   });
   const secret = localKey(env, SENDS_FOLDER, 'fingerprint.key', { create: true })!;
   // By the command's key, and by the key a standard transfer offered after a 422 went under.
@@ -68,7 +75,11 @@ export function openSendJournal(env: NodeJS.ProcessEnv, scope: { baseUrl: string
   file.entries.forEach(remember);
   return {
     path: file.path,
-    find: (key) => last.get(key),
+    find(asked) {
+      // Any other key was not read: "not remembered" would send it again.
+      if (asked !== key) throw new Error(`send journal opened for key ${key} asked for ${asked}`);
+      return last.get(asked);
+    },
     fingerprint(req) {
       // Field by field, in a fixed order: the same request always gives the same text.
       const text = JSON.stringify([req.to, req.amount, req.asset, req.confidential, req.memo ?? null]);
@@ -80,6 +91,27 @@ export function openSendJournal(env: NodeJS.ProcessEnv, scope: { baseUrl: string
       remember(full);
     },
   };
+}
+
+const AT = Buffer.from('"at":"');
+
+/**
+ * Whether an entry is older than `cutoff`. Entries are appended as time goes, so the first is the
+ * oldest and is the one looked at; only when it is later than `now` (the clock was set back
+ * since) is every line looked at. Times as toISOString() writes them (one width, UTC) compare
+ * as bytes: the file is never decoded or parsed for this.
+ */
+function holdsTimeBefore(data: Buffer, cutoff: string, now: string): boolean {
+  const cut = Buffer.from(cutoff);
+  const later = Buffer.from(now);
+  for (let at = data.indexOf(AT), first = true; at >= 0; at = data.indexOf(AT, at + AT.length), first = false) {
+    const start = at + AT.length;
+    const end = data.indexOf(0x22, start); // its closing quote
+    if (end < 0) return false;
+    if (data.compare(cut, 0, cut.length, start, end) < 0) return true;
+    if (first && data.compare(later, 0, later.length, start, end) <= 0) return false;
+  }
+  return false;
 }
 
 const STATUSES: ReadonlySet<string> = new Set(['tried', 'not_sent', 'sent', 'held']);

@@ -72,8 +72,8 @@ export async function sendTransfer(ctx: SendCtx, to: string, amount: string, opt
   const out: Out = { ctx, mode, p: await palette(ctx.io), env: auth.environment, show };
 
   // A key this account has had accepted is never sent again: the earlier transfer is the answer.
-  const journal = openSendJournal(ctx.env, { baseUrl: client.baseUrl, accountId: (await ctx.account()).account_id }, () => ctx.clock.now());
   const key = opts.idempotencyKey ?? randomUUID();
+  const journal = openSendJournal(ctx.env, { baseUrl: client.baseUrl, accountId: (await ctx.account()).account_id }, () => ctx.clock.now(), key);
   const fingerprint = journal.fingerprint(req);
   const earlier = priorUse(journal.find(key), fingerprint, ctx.clock.now());
   if (earlier) return showEarlier(out, client, earlier, wait);
