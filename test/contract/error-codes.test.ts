@@ -207,6 +207,11 @@ describe('every local code', () => {
   it('invalid_argument → 2', async () => {
     await expectFailure('invalid_argument', 2, ['transfer', 'ls', '--limit', '0']);
   });
+  it('id_shortened → 2: an id copied from a screen that cut it (docs/ux.md, Ids)', async () => {
+    await expectFailure('id_shortened', 2, ['transfer', 'get', 'tr_n8gOnwt…s5T5nESr']);
+    await expectFailure('id_shortened', 2, ['pending', 'approve', 'txn_cj…oyrw']);
+    await expectFailure('id_shortened', 2, ['sandbox', 'key', 'revoke', 'key_Ab3…x9Zq', '--yes']);
+  });
   it('invalid_amount, invalid_recipient, invalid_asset, invalid_memo, invalid_idempotency_key → 2, nothing sent', async () => {
     const before = (await run(['--json', 'transfer', 'ls', '--limit', '100'])).stdout;
     const [amount] = await expectFailure('invalid_amount', 2, ['transfer', 'send', '@acme', '12.3456789']);

@@ -19,8 +19,8 @@ function terminal(columns: number) {
 const ID = 'tr_5cDq2ZxkQ8wLmN3pR7sTGpcv';
 
 describe('truncation', () => {
-  it('keeps both ends of ids and addresses', () => {
-    expect(truncateMiddle(ID, 11)).toBe('tr_5cD…Gpcv');
+  it('keeps both ends of addresses', () => {
+    expect(truncateMiddle('@acme/payroll-disbursement-bot', 11)).toBe('@acme/…-bot');
     expect(truncateMiddle('0x7a3f1111111111111111111111111111111191c2', 11)).toBe('0x7a3f…91c2');
     expect(truncateMiddle(ID, ID.length)).toBe(ID);
   });
@@ -34,11 +34,12 @@ describe('truncation', () => {
 });
 
 describe('fitColumns', () => {
+  // A column that shrinks in the middle (an address) and one that goes whole (an id, drop 1).
   const cols = [
-    { header: 'ID', shrink: 'middle' as const, min: 11 },
+    { header: 'TO', shrink: 'middle' as const, min: 11 },
     { header: 'STATUS' },
     { header: 'AMOUNT', align: 'right' as const },
-    { header: 'HASH', shrink: 'middle' as const, min: 11, drop: 1 },
+    { header: 'NOTE', shrink: 'end' as const, min: 11, drop: 1 },
   ];
 
   it('leaves a table that fits alone', () => {
@@ -64,9 +65,22 @@ describe('fitColumns', () => {
   });
 
   it('keeps columns that may neither shrink nor drop, even past the width (an amount is never cut)', () => {
+    // With nothing left to drop, the address goes below its floor (to 8) before anything else.
     const { shown, widths } = fitColumns(cols, [27, 9, 30, 20], 20);
     expect(shown).toEqual([0, 1, 2]);
-    expect(widths).toEqual([11, 9, 30]);
+    expect(widths).toEqual([8, 9, 30]);
+  });
+
+  it('never narrows an id: a droppable id column goes whole, a kept one keeps its width', () => {
+    const ids = [
+      { header: 'ID' },
+      { header: 'TO', shrink: 'middle' as const, min: 13 },
+      { header: 'TX HASH', drop: 1 },
+    ];
+    expect(fitColumns(ids, [27, 42, 66], 200)).toEqual({ shown: [0, 1, 2], widths: [27, 42, 66] });
+    expect(fitColumns(ids, [27, 42, 66], 100)).toEqual({ shown: [0, 1], widths: [27, 42] });
+    expect(fitColumns(ids, [27, 42, 66], 40)).toEqual({ shown: [0, 1], widths: [27, 11] });
+    expect(fitColumns(ids, [27, 42, 66], 20)).toEqual({ shown: [0, 1], widths: [27, 8] });
   });
 });
 
@@ -86,7 +100,7 @@ describe('ListWriter tables', () => {
     { transfer_id: 'tr_3', status: 'failed', amount: 'encrypted', asset: 'USDG', created_at: '2026-11-20T12:00:00Z' },
   ];
 
-  for (const width of [80, 60, 40]) {
+  for (const width of [80, 60]) {
     it(`fits ${width} columns: no line longer, amounts right-aligned with one number of decimals`, () => {
       const t = terminal(width);
       const w = new ListWriter(t.io, 'table', columns);
@@ -103,7 +117,7 @@ describe('ListWriter tables', () => {
     });
   }
 
-  it('at 80 columns shows relative times and keeps the whole id; narrower, the id keeps both ends', () => {
+  it('at 80 columns shows relative times and keeps the whole id; narrower, the id is still whole', () => {
     const wide = terminal(80);
     new ListWriter(wide.io, 'table', columns).write(rows);
     expect(wide.lines()[1]).toContain(ID);
@@ -113,7 +127,8 @@ describe('ListWriter tables', () => {
     const narrow = terminal(40);
     new ListWriter(narrow.io, 'table', columns).write(rows);
     expect(narrow.lines()[0]).not.toContain('TX HASH');
-    expect(narrow.lines()[1]).toMatch(/^tr_5cD\S*…\S*Gpcv /);
+    expect(narrow.lines()[1]).toMatch(new RegExp(`^${ID} `)); // wider than 40 rather than cut
+    expect(narrow.lines().join('\n')).not.toContain('…');
   });
 
   it('keeps the columns of the first page for the rest of a stream, and never cuts a wider amount', () => {

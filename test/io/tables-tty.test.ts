@@ -1,4 +1,4 @@
-// Tables in a real terminal of 80 columns (tmux): every list fits without wrapping, with ids and
+// Tables in a real terminal of 80 columns (tmux): every list fits without wrapping, with ids whole,
 // addresses shortened in the middle and amounts whole, right-aligned with their asset.
 // (tmux's capture joins wrapped lines, so a line that wrapped shows up longer than 80.)
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -74,8 +74,8 @@ describe.skipIf(!hasTmux())('lists at 80 columns', () => {
 
   it('sandbox key ls', async () => {
     const lines = await screenOf(['sandbox', 'key', 'ls']);
-    expect(lines[0]).toMatch(/^(KEY ID\s+)?NAME\s+ACCOUNT\s+KEY\b/);
-    expect(lines.some((l) => /^the nightly \S*.*…/.test(l))).toBe(true); // the name is cut at the end
+    expect(lines[0]).toMatch(/^KEY ID\s+NAME\s+ACCOUNT\s+KEY\b/); // the id revoke takes, whole (docs/ux.md, Ids)
+    expect(lines.some((l) => /^key_[A-Za-z0-9]{16}\s+the nightly \S*.*…/.test(l))).toBe(true); // the name is cut at the end
     expect(lines.join('\n')).not.toContain(botKey); // the key itself never shows
   }, 30_000);
 

@@ -7,6 +7,7 @@ import { REJECT_REASON_RULE, rejectReasonFits } from '../../domain/reject-reason
 import { ApiError, CliError, NetworkError, UsageError } from '../../errors.js';
 import { printJson, printRecord, outputMode } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
+import { checkTransactionId } from './held.js';
 import { approvalsLog, type ApprovalsLog, type DecisionFacts, type DecisionResult } from './approvals-log.js';
 import { agentKeyError, approverNow, describeHeld, fetchQueue, heldDetails, heldSummary, line, ruleLookup, type HeldView } from './queue.js';
 
@@ -94,7 +95,8 @@ export function approveQuestion(view: HeldView): string {
   return `Approve ${heldSummary(view)} on a LIVE account?`;
 }
 
-export async function decide(ctx: Needs<'account' | 'auth' | 'client' | 'clock' | 'confirm' | 'env' | 'globals' | 'io' | 'json' | 'reader' | 'serviceClock'>, id: string, decision: Decision, opts: { reason?: string } = {}): Promise<void> {
+export async function decide(ctx: Needs<'account' | 'auth' | 'client' | 'clock' | 'confirm' | 'env' | 'globals' | 'io' | 'json' | 'reader' | 'serviceClock'>, idText: string, decision: Decision, opts: { reason?: string } = {}): Promise<void> {
+  const id = checkTransactionId(idText); // a shortened id is refused before the queue is read
   const reason = decision === 'reject' ? parseReason(opts.reason) : undefined;
   const shownId = sanitize(id);
   const live = (await ctx.auth()).environment === 'live';

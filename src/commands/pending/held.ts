@@ -5,6 +5,7 @@
 // offer them (`unsupported_by_service`, exit 1) instead of claiming the transaction is unknown.
 import type { ApiClient } from '../../api/client.js';
 import { HeldResourceSchema, listOf, type HeldResource } from '../../api/schemas.js';
+import { refuseShortenedId } from '../../domain/pasted-id.js';
 import { ApiError, CliError, UsageError } from '../../errors.js';
 import type { PageAnswer } from '../../runtime/pages.js';
 
@@ -15,6 +16,7 @@ export function heldPath(id: string): string {
 /** Checks a transaction id given on the command line (the service decides whether it exists). */
 export function checkTransactionId(id: string): string {
   const trimmed = id.trim();
+  refuseShortenedId('transaction id', trimmed, 'svc pending ls');
   if (!trimmed || trimmed.length > 200 || /[\s/?#]/.test(trimmed)) {
     throw new UsageError(`transaction id "${id}" is invalid: it must be a single word such as txn_1a2b3c`);
   }

@@ -1,8 +1,8 @@
 // `svc pending ls`: the approval queue, soonest to expire first.
 import type { Needs } from '../../runtime/factory.js';
-import { addressCell, addressDisplay } from '../../io/addresses.js';
+import { addressCell, addressDisplay, type ShowAddress } from '../../io/addresses.js';
 import { addressColumn, idColumn, textColumn, timeColumn } from '../../io/columns.js';
-import { outputMode, printList } from '../../io/render.js';
+import { outputMode, printList, type Column } from '../../io/render.js';
 import { approverNow, describeHeld, EMPTY_QUEUE, fetchApproverQueue, heldTimeLeft, openHeld } from './queue.js';
 
 export async function listPending(ctx: Needs<'account' | 'client' | 'io' | 'json' | 'reader' | 'serviceClock'>, opts: { decrypt?: boolean } = {}): Promise<void> {
@@ -22,9 +22,13 @@ export async function listPending(ctx: Needs<'account' | 'client' | 'io' | 'json
     const view = await describeHeld(ctx, tx);
     rows.push({ ...tx, amount: view.amount, memo: view.memo ?? '', time_left: heldTimeLeft(view, serviceNow) });
   }
-  const now = () => serviceNow;
   const show = await addressDisplay(mode);
-  printList(ctx.io, mode, rows, [
+  printList(ctx.io, mode, rows, pendingColumns(show, () => serviceNow), EMPTY_QUEUE);
+}
+
+/** Columns of `svc pending ls`: the id whole, to paste into `pending approve` (docs/ux.md, Ids). */
+export function pendingColumns(show: ShowAddress, now: () => number): Column[] {
+  return [
     idColumn('transaction_id', 'ID'),
     addressColumn('agent', 'AGENT'),
     addressColumn('to', 'TO', { format: addressCell(show) }),
@@ -33,5 +37,5 @@ export async function listPending(ctx: Needs<'account' | 'client' | 'io' | 'json
     timeColumn('requested_at', 'REQUESTED', now, { drop: 2 }),
     timeColumn('expires_at', 'EXPIRES', now, { drop: 1 }), // the time left says it too
     { key: 'time_left', header: 'TIME LEFT' },
-  ], EMPTY_QUEUE);
+  ];
 }
