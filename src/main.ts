@@ -9,7 +9,7 @@ import { ExitCode } from './errors.js';
 import { shutdown } from './lifecycle.js';
 import { terminalPrompter, type Prompter } from './io/prompter.js';
 import { createStreams, type StreamOptions } from './io/streams.js';
-import { createFactory, type Factory } from './runtime/factory.js';
+import { createFactory, type Factory, type GlobalOptions } from './runtime/factory.js';
 import type { Interrupt } from './runtime/interrupt.js';
 import { afterCommand } from './runtime/update/notice.js';
 import { checkRegistry, UPDATE_CHECK_ARG } from './runtime/update/check.js';
@@ -64,7 +64,14 @@ export async function main(argv: readonly string[], ctx: MainContext = {}): Prom
     code = ExitCode.ok;
   } catch (err) {
     if (err instanceof CommanderError && (err.code === 'commander.helpDisplayed' || err.code === 'commander.version')) code = ExitCode.ok;
-    else code = reportError(io, err, { json: factory?.json ?? json, verbose: Boolean(factory?.globals.verbose) || globalFlag(argv, '--verbose') });
+    else {
+      // Before the command ran (a usage error), the root's options parsed so far choose the target.
+      const globals = factory?.globals ?? (program.opts() as GlobalOptions);
+      code = reportError(io, err, {
+        json: factory?.json ?? json, verbose: Boolean(globals.verbose) || globalFlag(argv, '--verbose'),
+        target: { profile: globals.profile, baseUrl: globals.baseUrl },
+      });
+    }
   }
   // After the command's own output: a stored update notice, and (once a day) the next check, not waited for.
   afterCommand({

@@ -45,5 +45,5 @@ export function apiErrorFromBody(status: number, rawBody: string, headerRequestI
   const requestId = str(inner.request_id) ?? (isObj(body) ? str(body.request_id) : undefined) ?? headerRequestId;
   const details: Json = {};
   if (!tooDeep) for (const [k, v] of Object.entries(inner)) if (!['code', 'message', 'request_id'].includes(k)) details[k] = v;
-  return new ApiError(status, code, message, requestId, details, hints ? hintForApiError(code, status, hints) : undefined);
+  return new ApiError(status, code, message, requestId, details, hints ? hintForApiError(code, status, hints, message) : undefined);
 }

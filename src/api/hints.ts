@@ -27,8 +27,14 @@ export function connectionHint(ctx: HintContext): string {
     : 'check the base URL (`svc profile show`; --base-url or SVC_BASE_URL override it) and your network';
 }
 
-/** 401: the key is unknown, revoked or for another service. */
-export function unauthorizedHint(ctx: HintContext): string {
+/** 401: the key is unknown, revoked or for another service (the service's message says which). */
+export function unauthorizedHint(ctx: HintContext, message = ''): string {
+  // A revoked key is known: saying "does not know this key" would contradict the error line.
+  if (/\brevoked\b/i.test(message)) {
+    return ctx.loopback
+      ? 'this key was revoked and stays so: save a working one with `svc profile add <name>` (new sandbox keys: `svc sandbox key create --account <handle>`)'
+      : 'this key was revoked and stays so: save a working one with `svc profile add <name>`';
+  }
   return ctx.loopback
     ? 'the sandbox does not know this key: save a working one with `svc profile add <name>` (new sandbox keys: `svc sandbox key create --account <handle>`)'
     : 'the key is unknown or was revoked: save a working one with `svc profile add <name>`';
@@ -44,12 +50,25 @@ export function insufficientBalanceHint(ctx: HintContext & { handle?: string; as
 /** 403 policy_violation: the owner can replay the attempt against the policy, locally. */
 export function policyDeniedHint(ctx: { agent?: string; to?: string; asset?: string }): string {
   const asset = ctx.asset && ctx.asset !== DEFAULT_ASSET ? ` --asset ${ctx.asset}` : '';
-  return `see which rule denies it (with the owner's profile): \`svc agent policy check ${ctx.agent ?? '<agent>'} --to ${ctx.to ?? '<recipient>'} --amount <amount>${asset}\``;
+  return `see which rule denies it with the owner's profile: \`svc --profile <owner-profile> agent policy check ${ctx.agent ?? '<agent>'} --to ${ctx.to ?? '<recipient>'} --amount <amount>${asset}\``;
 }
 
-/** The hint an API error gets from its code alone (commands add sharper ones where they know more). */
-export function hintForApiError(code: string, status: number, ctx: HintContext): string | undefined {
-  if (code === 'unauthorized' || (status === 401 && code !== 'invalid_api_key')) return unauthorizedHint(ctx);
+/**
+ * 422 recipient_not_confidential_ready: the service speaks its API (`"confidential": false`);
+ * the hint says it in this tool's words.
+ */
+export function standardTransferHint(to = '<recipient>'): string {
+  return `the recipient's wallet takes standard transfers only; to send one (its amount becomes public on chain): \`svc transfer send ${to} <amount> --no-confidential\``;
+}
+
+/** 409 idempotency_key_reused, the service's words for a header: the flag that sets it. */
+const KEY_REUSED_HINT = 'a new payment needs a new `--idempotency-key` (or none: svc makes one); the same key retries only the same payment';
+
+/** The hint an API error gets from its code and message (commands add sharper ones where they know more). */
+export function hintForApiError(code: string, status: number, ctx: HintContext, message = ''): string | undefined {
+  if (code === 'unauthorized' || (status === 401 && code !== 'invalid_api_key')) return unauthorizedHint(ctx, message);
   if (code === 'policy_violation') return policyDeniedHint({});
+  if (code === 'recipient_not_confidential_ready') return standardTransferHint();
+  if (code === 'idempotency_key_reused') return KEY_REUSED_HINT;
   return undefined;
 }

@@ -7,6 +7,7 @@ import type { ProgramDeps } from '../runtime/registration.js';
 import { VERSION } from '../version.js';
 import { HELP_WIDTH, helpFooter } from '../runtime/help-text.js';
 import { findTopic, HELP_TOPICS } from './help-topics.js';
+import { explainUsage } from './usage-mistakes.js';
 import { registerAccount } from '../commands/account/index.js';
 import { registerAgent } from '../commands/agent/index.js';
 import { registerApi } from '../commands/api/index.js';
@@ -59,9 +60,13 @@ export function buildProgram(deps: ProgramDeps): Command {
 /**
  * Every command applies the root's output and exit settings (commander does not inherit them).
  * Commander's own error line is dropped: main's report prints every failure in one format.
+ * A usage error's hint is the next step (usage-mistakes.ts).
  */
 function configure(cmd: Command, io: IOStreams, writeErr?: (s: string) => void): void {
-  cmd.exitOverride();
+  // Commander's error, or a sharper one for the commonest mistakes (usage-mistakes.ts).
+  cmd.exitOverride((err) => {
+    throw explainUsage(cmd, err);
+  });
   cmd.configureOutput({
     writeOut: (s) => io.out(s),
     writeErr: writeErr ?? ((s) => io.err(s)),

@@ -7,10 +7,13 @@ import { ApiError, CancelledError, CliError, ExitCode, SilentExit } from '../err
 import { stderrPaint } from '../io/colors.js';
 import { safeJson, sanitize } from '../io/sanitize.js';
 import type { IOStreams } from '../io/streams.js';
+import { withTarget, type HintTarget } from '../runtime/hint-command.js';
 
 export interface ReportOptions {
   json: boolean;
   verbose: boolean;
+  /** The options that chose this run's target: every `svc …` command in a hint carries them. */
+  target?: HintTarget;
 }
 
 /** Server error messages can be long; a report line stays readable. */
@@ -54,8 +57,10 @@ export function errorObject(e: CliError): Record<string, unknown> {
 
 /** Prints an error and returns its exit code. */
 export function reportError(io: IOStreams, err: unknown, opts: ReportOptions): number {
-  const e = toCliError(err);
-  if (e instanceof SilentExit) return e.exitCode; // the command said it all already
+  const raw = toCliError(err);
+  if (raw instanceof SilentExit) return raw.exitCode; // the command said it all already
+  // The hint is a command that works as typed: with the --profile / --base-url of this run.
+  const e = raw.hint && opts.target ? raw.with({ hint: withTarget(raw.hint, opts.target) }) : raw;
   if (opts.json) {
     io.err(`${safeJson({ error: errorObject(e) })}\n`);
   } else if (e instanceof CancelledError) {

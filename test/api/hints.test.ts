@@ -65,8 +65,8 @@ describe('hints', () => {
   });
 
   it('policy denied: the policy check of the same send, the amount a placeholder', () => {
-    expect(policyDeniedHint({ agent: '@a/bot', to: '@acme', asset: 'USDC' })).toBe("see which rule denies it (with the owner's profile): `svc agent policy check @a/bot --to @acme --amount <amount> --asset USDC`");
-    expect(policyDeniedHint({})).toContain('`svc agent policy check <agent> --to <recipient> --amount <amount>`');
+    expect(policyDeniedHint({ agent: '@a/bot', to: '@acme', asset: 'USDC' })).toBe("see which rule denies it with the owner's profile: `svc --profile <owner-profile> agent policy check @a/bot --to @acme --amount <amount> --asset USDC`");
+    expect(policyDeniedHint({})).toContain('`svc --profile <owner-profile> agent policy check <agent> --to <recipient> --amount <amount>`');
   });
 
   it('the client attaches the code hints to API errors (the JSON error object carries them too)', () => {

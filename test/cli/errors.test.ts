@@ -72,14 +72,15 @@ const ACCOUNT = { account_id: 'acc_1', handle: '@alice', type: 'personal', publi
 const TRANSFER = { transfer_id: 'tr_fake1', status: 'pending', to: '@acme', confidential: true, tx_hash: '0xfeed', created_at: '2024-01-01T00:00:00Z' };
 
 describe('local validation of transfer send (exit 2, nothing sent)', () => {
-  const cases: Array<[string, string[], RegExp]> = [
+  // A fourth element: the hint line the error has (issue 25: the commonest mistakes get the next step).
+  const cases: Array<[string, string[], RegExp, string?]> = [
     ['too many decimals', ['@acme', '1.1234567'], /^error: amount must have at most 6 decimal places for USDG \(invalid_amount\)$/],
     ['an exponent', ['@acme', '1e3'], /^error: amount must be a plain decimal like 12\.50.* \(invalid_amount\)$/],
     ['a sign', ['@acme', '+5'], /^error: amount must be a plain decimal.* \(invalid_amount\)$/],
     ['a negative amount', ['@acme', '-5'], /^error: amount must be a plain decimal.* \(invalid_amount\)$/],
     ['zero', ['@acme', '0.000'], /^error: amount must be greater than zero \(invalid_amount\)$/],
     ['a comma', ['@acme', '1,50'], /^error: amount must be a plain decimal.* \(invalid_amount\)$/],
-    ['a bare name', ['acme', '1'], /^error: recipient "acme" must be an @handle or a 0x address of 40 hex digits \(invalid_recipient\)$/],
+    ['a bare name', ['acme', '1'], /^error: recipient "acme" must be an @handle or a 0x address of 40 hex digits \(invalid_recipient\)$/, 'hint: a handle starts with @: did you mean `@acme`?'],
     ['a short address', ['0x1234', '1'], /^error: recipient "0x1234" must be an @handle or a 0x address.* \(invalid_recipient\)$/],
     ['a bad asset', ['@acme', '1', '--asset', 'US$'], /^error: --asset "US\$" must be one of USDG, USDC \(invalid_asset\)$/],
     ['an unknown asset', ['@acme', '1', '--asset', 'EUR'], /^error: --asset "EUR" must be one of USDG, USDC \(invalid_asset\)$/],
@@ -88,13 +89,12 @@ describe('local validation of transfer send (exit 2, nothing sent)', () => {
     ['a bad idempotency key', ['@acme', '1', '--idempotency-key', 'has space'], /^error: --idempotency-key must be.* \(invalid_idempotency_key\)$/],
     ['a bad --timeout-wait', ['@acme', '1', '--wait', '--timeout-wait', '10'], /^error: --timeout-wait "10" must be a duration.* \(invalid_argument\)$/],
   ];
-  it.each(cases)('refuses %s', async (_name, args, message) => {
+  it.each(cases)('refuses %s', async (_name, args, message, hint) => {
     const before = await transferIds();
     const r = await t.svc(['transfer', 'send', ...args]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(lines(r.stderr)).toHaveLength(1);
-    expect(r.stderr.trimEnd()).toMatch(message);
+    expect(lines(r.stderr)).toEqual(hint === undefined ? [expect.stringMatching(message)] : [expect.stringMatching(message), hint]);
     expect(await transferIds()).toEqual(before);
   });
 

@@ -65,12 +65,13 @@ describe('each common failure has a hint with the next command', () => {
     expect(r.code).toBe(6);
     const [error, hint] = lines(r.stderr);
     expect(error).toMatch(/\(policy_violation: recipient_not_allowed, request req_\w+\)$/);
-    expect(hint).toBe("hint: see which rule denies it (with the owner's profile): `svc agent policy check @alice/strictbot --to @bob --amount <amount> --asset USDC`");
+    expect(hint).toBe("hint: see which rule denies it with the owner's profile: `svc --profile <owner-profile> agent policy check @alice/strictbot --to @bob --amount <amount> --asset USDC`");
     expect(r.stderr).not.toContain('12.5');
     const j = await t.svc(['--json', 'transfer', 'send', '@bob', '12.5', '--asset', 'USDC'], { env: { SVC_API_KEY: key } });
     expect(jsonError(j.stderr)).toMatchObject({ code: 'policy_violation', reason: 'recipient_not_allowed', hint: hint!.slice('hint: '.length) });
-    // The hint is a working command: with the amount filled in, the owner's profile gets the verdict.
-    const command = /`svc (.*)`$/.exec(hint!)![1]!.replace('<amount>', '12.5').split(' ');
+    // The hint is a working command: with the amount and the owner's profile (the harness's
+    // "sandbox") filled in, the owner gets the verdict.
+    const command = /`svc (.*)`$/.exec(hint!)![1]!.replace('<amount>', '12.5').replace('<owner-profile>', 'sandbox').split(' ');
     const check = await t.svc(command);
     expect(check.code, check.stderr).toBe(0); // a simulation: it ran, whatever the verdict
     expect(check.stdout).toMatch(/^DENY {2}recipient @bob is not in the agent/);

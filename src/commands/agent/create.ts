@@ -6,9 +6,10 @@ import { outputMode, printJson, printRecord } from '../../io/render.js';
 import { UsageError } from '../../errors.js';
 import { AGENT_NAME_RE, AGENT_NAME_RULE } from '../../domain/agent-name.js';
 import { sanitize } from '../../io/sanitize.js';
+import { withTarget } from '../../runtime/hint-command.js';
 import { policyFieldsFrom, type PolicyFlags } from './policy-input.js';
 
-export async function createAgent(ctx: Needs<'client' | 'confirm' | 'io' | 'json'>, name: string, flags: PolicyFlags): Promise<void> {
+export async function createAgent(ctx: Needs<'client' | 'confirm' | 'globals' | 'io' | 'json'>, name: string, flags: PolicyFlags): Promise<void> {
   if (!AGENT_NAME_RE.test(name)) throw new UsageError(`agent name "${sanitize(name)}" ${AGENT_NAME_RULE}`, undefined, 'invalid_agent_name');
   const fields = await policyFieldsFrom(ctx, flags, 'create');
   if (!ctx.json) for (const w of policyWarnings(compilePolicy(fields))) ctx.io.err(`warning: ${sanitize(w)}\n`);
@@ -30,5 +31,5 @@ export async function createAgent(ctx: Needs<'client' | 'confirm' | 'io' | 'json
   if (typeof dk === 'string') {
     ctx.io.err(`\nThe agent's decryption key is shown ONCE; store it now (it reads the agent's amounts):\n  ${sanitize(dk)}\n`);
   }
-  ctx.io.err(`next: give it a key with the dashboard (sandbox: \`svc sandbox key create --account ${sanitize(data.handle)}\`)\n`);
+  ctx.io.err(`next: give it a key with the dashboard (sandbox: ${sanitize(withTarget(`\`svc sandbox key create --account ${sanitize(data.handle)}\``, ctx.globals))})\n`);
 }

@@ -76,7 +76,7 @@ export async function loadPolicyPreview(ctx: Needs<'account' | 'client' | 'reade
     // count the agent itself out. Then nothing here can tell what the policy would decide.
     if (err instanceof ApiError && (err.status === 403 || err.status === 404)) {
       throw new CliError('failure', 'policy_unavailable', `cannot preview the spend policy of ${sanitize(agent)}: the service does not let the agent's own key read it (${sanitize(err.code)}), so whether it would be sent, held or denied is unknown`, {
-        hint: `the owner can simulate it: \`svc agent policy check ${sanitize(agent)} --to <recipient> --amount <amount>\``,
+        hint: `the owner can simulate it: \`svc --profile <owner-profile> agent policy check ${sanitize(agent)} --to <recipient> --amount <amount>\``,
         details: { agent },
       });
     }

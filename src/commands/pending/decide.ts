@@ -21,6 +21,9 @@ export type DecisionAnswer = z.infer<typeof DecisionSchema>;
 
 export type Decision = 'approve' | 'reject';
 
+/** The next step after an id that is not in the queue: the command that lists the ids. */
+const QUEUE_HINT = '`svc pending ls` lists the transactions waiting for your decision';
+
 /**
  * A reject's reason as given (--reason, or typed in review): trimmed; empty means none. Longer
  * than the service keeps (500 characters) is a usage error naming the field; nothing is sent.
@@ -114,7 +117,7 @@ export async function decide(ctx: Needs<'account' | 'auth' | 'client' | 'clock' 
     // Never approve on a live key what has not been shown: not in the queue, it is unknown,
     // already decided or expired, and would be refused anyway (404 / 409).
     throw (await agentKeyError(ctx)) ?? new CliError('not_found', 'transaction_not_found', `${shownId} is not in the approval queue of this account (unknown, already decided, or expired); nothing was sent`, {
-      hint: 'svc pending ls lists what can be approved; with a live key svc approves only what it has shown you',
+      hint: `${QUEUE_HINT}; with a live key svc approves only what it has shown you`,
     });
   }
   if (live) {
@@ -138,6 +141,10 @@ export async function decide(ctx: Needs<'account' | 'auth' | 'client' | 'clock' 
       transaction_id: id, decision, via: decision === 'approve' ? 'pending approve' : 'pending reject',
       ...(view ? { agent: view.agent, to: view.to } : {}), ...(reason !== undefined ? { reason } : {}),
     });
+  } catch (err) {
+    // An id the service does not know (mistyped, or not this account's): where the right one is.
+    if (err instanceof ApiError && err.status === 404 && err.code === 'transaction_not_found') throw err.with({ hint: QUEUE_HINT });
+    throw err;
   } finally {
     log.close();
   }

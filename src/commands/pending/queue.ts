@@ -57,7 +57,7 @@ export async function agentKeyError(ctx: Needs<'account'>): Promise<CliError | u
   const owner = agentOwner(handle);
   if (owner === undefined) return undefined;
   return new CliError('auth', 'forbidden', `${handle} is an agent: agents cannot approve or reject, so its key has no approval queue`, {
-    hint: `the queue belongs to its owner ${owner}: use ${owner}'s key (svc --profile <name> pending ls); this key can follow its own held transactions: svc pending ls --all, svc pending wait <id>`,
+    hint: `the queue belongs to its owner ${owner}: use ${owner}'s key (\`svc --profile <owner-profile> pending ls\`); this key can follow its own held transactions: \`svc pending ls --all\`, \`svc pending wait <id>\``,
   });
 }
 

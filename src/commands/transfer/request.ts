@@ -4,7 +4,7 @@
 import { formatUnits, parseAmount } from '../../domain/amount.js';
 import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../../domain/idempotency.js';
 import { memoFits, MEMO_RULE } from '../../domain/memo.js';
-import { checkRecipient } from '../../domain/recipient.js';
+import { checkRecipient, HANDLE_RE } from '../../domain/recipient.js';
 import { UsageError } from '../../errors.js';
 import { sanitize } from '../../io/sanitize.js';
 import { parseAssetFlag } from '../../runtime/flags.js';
@@ -29,7 +29,7 @@ export interface TransferRequest {
 export function buildTransferRequest(to: string, amount: string, opts: RequestFlags): TransferRequest {
   // A mixed-case 0x address must match its EIP-55 checksum: a mismatch is a typo (no flag skips it).
   const checked = checkRecipient(to);
-  if (!checked.ok) throw new UsageError(`recipient "${sanitize(to)}" ${checked.rule}`, undefined, checked.code);
+  if (!checked.ok) throw new UsageError(`recipient "${sanitize(to)}" ${checked.rule}`, recipientHint(to), checked.code);
   const recipient = checked.recipient;
   const asset = parseAssetFlag(opts.asset);
   // The amount itself is never echoed in an error: it may be a real, confidential amount.
@@ -52,4 +52,10 @@ export function buildTransferRequest(to: string, amount: string, opts: RequestFl
   };
   if (opts.memo !== undefined) req.memo = opts.memo;
   return req;
+}
+
+/** A handle typed without its @ (`acme`) is the commonest wrong recipient: the one it means. */
+function recipientHint(to: string): string | undefined {
+  if (/^0x/i.test(to)) return undefined; // an address, mistyped: no handle is meant
+  return HANDLE_RE.test(`@${to}`) ? `a handle starts with @: did you mean \`@${to}\`?` : undefined;
 }

@@ -73,6 +73,6 @@ export async function followHeld(ctx: Needs<'clock' | 'env' | 'interrupt' | 'io'
 function withSendHint(err: unknown, id: string, expiresAt: string | undefined): unknown {
   if (!(err instanceof CliError) || err.code !== 'unsupported_by_service') return err;
   return err.with({
-    hint: `it stays held for approval${expiresAt ? ` until ${expiresAt}` : ''}: the account owner can approve it with \`svc pending approve ${id}\`; the transfer it makes then shows in \`svc transfer ls\``,
+    hint: `it stays held for approval${expiresAt ? ` until ${expiresAt}` : ''}: the account owner can approve it with \`svc --profile <owner-profile> pending approve ${id}\`; the transfer it makes then shows in \`svc transfer ls\``,
   });
 }

@@ -11,7 +11,8 @@ import type { Needs } from '../../runtime/factory.js';
 import type { ApiClient } from '../../api/client.js';
 import { HeldTransactionSchema, TransferSchema, type HeldTransaction, type Transfer } from '../../api/schemas.js';
 import { ApiError, CliError, NetworkError, SilentExit, UsageError } from '../../errors.js';
-import { insufficientBalanceHint, isLoopbackUrl, policyDeniedHint } from '../../api/hints.js';
+import { insufficientBalanceHint, isLoopbackUrl, policyDeniedHint, standardTransferHint } from '../../api/hints.js';
+import { shellWord, withTarget } from '../../runtime/hint-command.js';
 import { DEFAULT_ASSET } from '../../domain/assets.js';
 import { sanitize } from '../../io/sanitize.js';
 import { addressDisplay, type ShowAddress } from '../../io/addresses.js';
@@ -44,6 +45,12 @@ interface Out {
   p: Palette;
   env: 'live' | 'test';
   show: ShowAddress;
+  /**
+   * The receipt: the amount and memo as typed. The service never returns them in plaintext, so
+   * the record a person reads on a terminal restates them; TSV and --json stay the service's
+   * fields (a pipe may be a log file; a script knows what it typed: docs/json.md, docs/ux.md).
+   */
+  typed: { amount: string; memo?: string };
 }
 
 export async function sendTransfer(ctx: SendCtx, to: string, amount: string, opts: SendOptions): Promise<void> {
@@ -69,7 +76,7 @@ export async function sendTransfer(ctx: SendCtx, to: string, amount: string, opt
   // Asked before any request: a live key without a yes contacts nothing.
   await ctx.confirm.live(`Send ${req.amount} ${req.asset} to ${sanitize(show(req.to))} from a LIVE account?`, `Sending ${req.asset} to ${sanitize(show(req.to))} from a LIVE account`);
   const client = await ctx.client();
-  const out: Out = { ctx, mode, p: await palette(ctx.io), env: auth.environment, show };
+  const out: Out = { ctx, mode, p: await palette(ctx.io), env: auth.environment, show, typed: { amount: req.amount, ...(req.memo !== undefined ? { memo: req.memo } : {}) } };
 
   // A key this account has had accepted is never sent again: the earlier transfer is the answer.
   const key = opts.idempotencyKey ?? randomUUID();
@@ -84,8 +91,8 @@ export async function sendTransfer(ctx: SendCtx, to: string, amount: string, opt
     result = await send(req, key);
   } catch (err) {
     if (!(err instanceof ApiError) || err.code !== 'recipient_not_confidential_ready' || !req.confidential) throw err;
-    const hint = `the recipient's wallet cannot receive confidential tokens; to send a standard transfer instead (the amount becomes public on chain), run the command again with --no-confidential`;
-    if (!ctx.io.canPrompt) throw err.with({ hint });
+    // The service's message speaks its API (`"confidential": false`); the hint, this tool's flag.
+    if (!ctx.io.canPrompt) throw err.with({ hint: standardTransferHint(req.to) });
     ctx.io.err(`${out.p.yellow('!')} ${sanitize(show(req.to))} cannot receive confidential transfers.\n`);
     const ok = await ctx.prompter.confirm('Send it as a standard transfer instead? Its amount will be PUBLIC on chain');
     if (!ok) throw err.with({ hint: 'nothing was sent; add --no-confidential to send a standard transfer' });
@@ -133,7 +140,8 @@ async function finish(out: Out, client: ApiClient, made: Transfer, key: string, 
   }
   printTransfer(out, { ...transfer, ...extra, idempotency_key: key });
   if (mode === 'table' && transfer.status === 'pending') {
-    ctx.io.err(`${p.dim(`it settles after the next block; follow it with \`svc transfer get ${sanitize(transfer.transfer_id)} --wait\``)}\n`);
+    const follow = withTarget(`\`svc transfer get ${sanitize(transfer.transfer_id)} --wait\``, ctx.globals);
+    ctx.io.err(`${p.dim(`it settles after the next block; follow it with ${sanitize(follow)}`)}\n`);
   }
 }
 
@@ -239,7 +247,7 @@ async function post(ctx: Needs<'account' | 'auth' | 'globals'>, client: ApiClien
     if (err instanceof ApiError) err = await withRefusalHint(ctx, err, body);
     if (!(err instanceof CliError) || !outcomeUnknown(err)) throw err;
     throw err.with({
-      hint: `the transfer may or may not have been made; retry safely (it cannot pay twice) with the same amount: \`${retryCommand(ctx, body, key)}\``,
+      hint: `the transfer may or may not have been made; retry safely (it cannot pay twice) with the same amount: \`${retryCommand(body, key)}\``,
       details: { idempotency_key: key },
     });
   }
@@ -274,15 +282,16 @@ async function ownHandle(ctx: Needs<'account'>): Promise<string | undefined> {
   }
 }
 
-/** The command line that repeats this request with its key; the amount and memo stay placeholders (never printed). */
-function retryCommand(ctx: Needs<'globals'>, body: TransferRequest, key: string): string {
-  const words = ['svc'];
-  if (ctx.globals.profile) words.push('--profile', ctx.globals.profile);
-  words.push('transfer', 'send', body.to, '<amount>');
-  if (body.asset !== DEFAULT_ASSET) words.push('--asset', body.asset);
+/**
+ * The command line that repeats this request with its key; the amount and memo stay placeholders
+ * (never printed). The report adds this run's --profile / --base-url (runtime/hint-command.ts).
+ */
+function retryCommand(body: TransferRequest, key: string): string {
+  const words = ['svc', 'transfer', 'send', shellWord(body.to), '<amount>'];
+  if (body.asset !== DEFAULT_ASSET) words.push('--asset', shellWord(body.asset));
   if (body.memo !== undefined) words.push('--memo', '<memo>');
   if (!body.confidential) words.push('--no-confidential');
-  words.push('--idempotency-key', key);
+  words.push('--idempotency-key', shellWord(key));
   return words.join(' ');
 }
 
@@ -290,10 +299,12 @@ function isHeld(data: Transfer | HeldTransaction): data is HeldTransaction {
   return typeof (data as HeldTransaction).transaction_id === 'string' && typeof (data as Transfer).transfer_id !== 'string';
 }
 
+/** The transfer; on a terminal, a receipt with the amount and memo as typed. */
 function printTransfer(out: Out, t: Transfer): void {
   const { ctx, mode, p } = out;
   if (mode === 'table') ctx.io.out(`${p.badge(out.env)} ${p.bold(`transfer ${sanitize(t.transfer_id)}`)}\n`);
-  printRecord(ctx.io, mode, t, transferFields(p, () => ctx.serviceClock.now(), out.show));
+  const row = mode === 'table' ? { ...t, amount: out.typed.amount, ...(out.typed.memo !== undefined ? { memo: out.typed.memo } : {}) } : t;
+  printRecord(ctx.io, mode, row, transferFields(p, () => ctx.serviceClock.now(), out.show));
 }
 
 /** The held transaction (exit 8 follows); a new one says on stderr who may approve it, and its key. */

@@ -141,7 +141,7 @@ function breakdown(server: Server, stopping: AbortSignal): { failed: (err: unkno
   return { failed, ended };
 }
 
-export async function listen(ctx: Needs<'client' | 'clock' | 'env' | 'interrupt' | 'io' | 'json' | 'network' | 'serviceClock'>, opts: ListenOptions): Promise<void> {
+export async function listen(ctx: Needs<'client' | 'clock' | 'env' | 'globals' | 'interrupt' | 'io' | 'json' | 'network' | 'serviceClock'>, opts: ListenOptions): Promise<void> {
   const planned = plan(ctx, opts);
   // Ctrl-C (and SIGTERM) is ours from here on: one that comes while subscribing still deletes what was made.
   const interrupted = ctx.interrupt.wait();

@@ -4,6 +4,7 @@ import type { ApiClient } from '../../api/client.js';
 import { WebhookSchema } from '../../api/schemas.js';
 import { CliError } from '../../errors.js';
 import { sanitize } from '../../io/sanitize.js';
+import { withTarget } from '../../runtime/hint-command.js';
 
 export interface Subscription {
   id: string;
@@ -17,13 +18,13 @@ export async function subscribe(client: ApiClient, url: string, events: readonly
 }
 
 /** Deletes it; a failure is a warning with the command that finishes the job, never an error. */
-export async function unsubscribe(ctx: Needs<'io'>, client: ApiClient, webhookId: string): Promise<void> {
+export async function unsubscribe(ctx: Needs<'globals' | 'io'>, client: ApiClient, webhookId: string): Promise<void> {
   const id = sanitize(webhookId);
   try {
     await client.delete(`/v1/webhooks/${encodeURIComponent(webhookId)}`);
     ctx.io.err(`deleted subscription ${id}\n`);
   } catch (err) {
-    ctx.io.err(`warning: could not delete subscription ${id}: ${sanitize((err as Error).message)} (delete it with \`svc webhook rm ${id} --yes\`)\n`);
+    ctx.io.err(`warning: could not delete subscription ${id}: ${sanitize((err as Error).message)} (delete it with ${sanitize(withTarget(`\`svc webhook rm ${id} --yes\``, ctx.globals))})\n`);
   }
 }
 

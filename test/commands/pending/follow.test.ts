@@ -370,7 +370,7 @@ describe('a service without the held-transaction routes: said in one line, a cle
         expect(sent.stdout).toBe('');
         expect(JSON.parse(sent.stderr).error).toMatchObject({
           code: 'unsupported_by_service', transaction_id: 'txn_1', idempotency_key: 'old-service-1',
-          hint: expect.stringContaining('svc pending approve txn_1'),
+          hint: expect.stringContaining('`svc --profile <owner-profile> pending approve txn_1`'),
         });
       } finally {
         await s.close();

@@ -78,7 +78,7 @@ describe('pending approve / reject restate what they decide', () => {
   it('not in the queue with a test key: the decision is sent and the service\'s 404 / 409 reach the user', async () => {
     const unknown = await t.svc(['pending', 'approve', 'txn_doesnotexist']);
     expect(unknown.code).toBe(4);
-    expect(unknown.stderr).toMatch(/\(transaction_not_found, request req_\w+\)\n$/);
+    expect(unknown.stderr).toMatch(/\(transaction_not_found, request req_\w+\)\nhint: `svc pending ls` lists the transactions waiting for your decision\n$/);
     const id = await hold('65');
     await t.sandbox.advance(16 * 60_000);
     for (const verb of ['approve', 'reject']) {
@@ -177,7 +177,7 @@ describe('pending approve / reject with a live key', () => {
         expect(r.code).toBe(4);
         expect(r.stdout).toBe('');
         if (json) expect(JSON.parse(r.stderr)).toMatchObject({ error: { code: 'transaction_not_found' } });
-        else expect(r.stderr).toMatch(/^error: txn_gone is not in the approval queue of this account \(unknown, already decided, or expired\); nothing was sent \(transaction_not_found\)\nhint: svc pending ls/);
+        else expect(r.stderr).toMatch(/^error: txn_gone is not in the approval queue of this account \(unknown, already decided, or expired\); nothing was sent \(transaction_not_found\)\nhint: `svc pending ls` lists/);
       }
       expect(posts(s)).toEqual([]);
     }, FAKE_LIVE_KEY, viewing.decryptionKey);
@@ -201,7 +201,7 @@ describe('an agent\'s key has no queue: told why (exit 3, forbidden)', () => {
       const r = await runCli(['pending', 'ls'], { env: { ...t.env, SVC_API_KEY: agentKey }, tty: { stdout: tty, stderr: tty } });
       expect(r.code).toBe(3);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toBe("error: @alice/bot is an agent: agents cannot approve or reject, so its key has no approval queue (forbidden)\nhint: the queue belongs to its owner @alice: use @alice's key (svc --profile <name> pending ls); this key can follow its own held transactions: svc pending ls --all, svc pending wait <id>\n");
+      expect(r.stderr).toBe("error: @alice/bot is an agent: agents cannot approve or reject, so its key has no approval queue (forbidden)\nhint: the queue belongs to its owner @alice: use @alice's key (`svc --profile <owner-profile> pending ls`); this key can follow its own held transactions: `svc pending ls --all`, `svc pending wait <id>`\n");
     }
     const json = await t.svc(['--json', 'pending', 'ls'], { env: { SVC_API_KEY: agentKey } });
     expect(json.code).toBe(3);

@@ -209,7 +209,7 @@ describe('transfer send --dry-run against a service that does not let an agent r
       const r = await runCli(['transfer', 'send', '@acme', '5', '--dry-run'], { env });
       expectExit(r, 1);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(/^error: cannot preview the spend policy of @alice\/bot: the service does not let the agent's own key read it \(not_agent_owner\), so whether it would be sent, held or denied is unknown \(policy_unavailable\)\nhint: the owner can simulate it: `svc agent policy check @alice\/bot --to <recipient> --amount <amount>`\n$/);
+      expect(r.stderr).toMatch(/^error: cannot preview the spend policy of @alice\/bot: the service does not let the agent's own key read it \(not_agent_owner\), so whether it would be sent, held or denied is unknown \(policy_unavailable\)\nhint: the owner can simulate it: `svc --profile <owner-profile> agent policy check @alice\/bot --to <recipient> --amount <amount>`\n$/);
       const json = await runCli(['--json', 'transfer', 'send', '@acme', '5', '--dry-run'], { env });
       expectExit(json, 1);
       expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: 'policy_unavailable', agent: '@alice/bot' } });

@@ -388,7 +388,7 @@ describe('a failure after the service accepted the transfer names it (transfer_i
       expect(r.stderr).toMatch(/`svc pending approve txn_9` \(it was accepted under idempotency key big-1\)\n$/);
       const w = await runCli(['transfer', 'send', '@acme', '900', '--wait', '--idempotency-key', 'big-2'], { env: envAt(held) });
       expect(w.code).toBe(1);
-      expect(w.stderr).toMatch(/cannot wait for a decision on txn_9; idempotency key big-2 \(unsupported_by_service\)\nhint: it stays held for approval until 2030-01-01T00:15:00Z: the account owner can approve it with `svc pending approve txn_9`/);
+      expect(w.stderr).toMatch(/cannot wait for a decision on txn_9; idempotency key big-2 \(unsupported_by_service\)\nhint: it stays held for approval until 2030-01-01T00:15:00Z: the account owner can approve it with `svc --profile <owner-profile> pending approve txn_9`/);
     } finally {
       await held.close();
     }
