@@ -9,12 +9,14 @@ import { outputMode, printList, type Column, type Row } from '../../io/render.js
 import { judgedAt, spentTodayFromService } from './policy-preview.js';
 import { limitText } from './policy-view.js';
 import { fetchAgents } from './resolve.js';
+import { ApiError } from '../../errors.js';
 
 /** How many policy reads run at once. */
 const PARALLEL = 4;
 
+/** A limit cell: `500.00 USD`, `none` when unset, `?` when the policy could not be read. */
 const limitColumn = (key: string, header: string, drop?: number): Column => ({
-  key, header, align: 'right', format: (v) => limitText(v) ?? 'none', ...(drop === undefined ? {} : { drop }),
+  key, header, align: 'right', format: (v, row) => (row.policy_unread ? '?' : limitText(v) ?? 'none'), ...(drop === undefined ? {} : { drop }),
 });
 
 /**
@@ -28,7 +30,7 @@ export function agentColumns(): Column[] {
     { key: 'spend_policy_id', header: 'POLICY', only: 'tsv' },
     { key: 'public_key', header: 'CHAIN ADDRESS', only: 'tsv' },
     limitColumn('daily_limit_usdc', 'DAILY LIMIT'),
-    { key: 'spent_today', header: 'SPENT TODAY', align: 'right', format: (v) => (typeof v === 'string' && v ? v : 'unknown') },
+    { key: 'spent_today', header: 'SPENT TODAY', align: 'right', format: (v, row) => (row.policy_unread ? '?' : typeof v === 'string' && v ? v : 'unknown') },
     limitColumn('per_transaction_limit_usdc', 'PER-TRANSACTION LIMIT', 2),
     limitColumn('hitl_threshold_usdc', 'APPROVAL THRESHOLD', 1),
     { key: 'held', header: 'HELD', align: 'right', format: (v) => (v === undefined || v === null || v === '' ? '?' : String(v)) },
@@ -44,14 +46,24 @@ export async function listAgents(ctx: Needs<'client' | 'io' | 'json' | 'reader' 
   const held = agents.length ? await heldCounts(client) : undefined;
   const rows = await inBatches(agents, (a) => agentRow(ctx, client, a, held));
   printList(ctx.io, mode, rows, agentColumns(), 'No agents yet. Create one: svc agent create <name> --daily-limit 100');
-  if (mode === 'table' && rows.some((r) => r.spent_today === undefined && r.daily_limit_usdc !== undefined)) {
+  if (mode !== 'table') return;
+  if (rows.some((r) => r.policy_unread)) ctx.io.err('?: the service did not let this key read that agent\'s policy (`svc agent policy get <agent>` says why)\n');
+  if (rows.some((r) => !r.policy_unread && r.spent_today === undefined && r.daily_limit_usdc !== undefined)) {
     ctx.io.err("today's spend is unknown where the service does not give it or it does not decrypt here (no decryption key in this profile)\n");
   }
 }
 
 /** One row: the agent, its limits (as the service sent them) and today's spend when it decrypts here. */
 async function agentRow(ctx: Needs<'reader' | 'serviceClock'>, client: ApiClient, agent: Agent, held: Map<string, number> | undefined): Promise<Row> {
-  const { data, serverTime } = await client.get(`/v1/agents/${encodeURIComponent(agent.account_id)}/spend-policy`, { schema: SpendPolicySchema });
+  let read;
+  try {
+    read = await client.get(`/v1/agents/${encodeURIComponent(agent.account_id)}/spend-policy`, { schema: SpendPolicySchema });
+  } catch (err) {
+    // A policy this key may not read (or a service without the route): the row says `?`, never "none".
+    if (err instanceof ApiError) return { ...agent, policy_unread: true, held: held?.get(agent.handle.toLowerCase()) ?? (held ? 0 : undefined) };
+    throw err;
+  }
+  const { data, serverTime } = read;
   const spent = await spentTodayFromService(ctx, data, agent.account_id, judgedAt(serverTime, ctx.serviceClock)).catch(() => undefined);
   return {
     ...agent,

@@ -5,6 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type RunResult, type TestSandbox } from '../../helpers/e2e.js';
 import { runCli } from '../../helpers/cli.js';
+import { startScriptedServer } from '../../helpers/scripted-server.js';
+
+const FAKE_TEST_KEY = 'svc_test_Ag3ntLsQuietKeyAbCdEf123456';
 
 const HOUR = 3_600_000;
 
@@ -113,5 +116,25 @@ describe('policies as people read them', () => {
     const json = await t.svcJson<Array<Record<string, unknown>>>(['agent', 'ls']);
     const spender = json.find((a) => a.handle === '@alice/spender')!;
     expect(Object.keys(spender).sort()).toEqual(['account_id', 'created_at', 'handle', 'public_key', 'spend_policy_id', 'status', 'type']);
+  });
+});
+
+describe('agent ls against a service that will not give a policy', () => {
+  it('shows "?" for that agent\'s limits, never "none", and says why on stderr', async () => {
+    const agent = { account_id: 'acc_1', handle: '@alice/quiet', public_key: `0x${'a'.repeat(40)}`, status: 'active', spend_policy_id: 'pol_1' };
+    const server = await startScriptedServer((req) => {
+      if (req.url === '/v1/accounts/me/agents') return { status: 200, body: { agents: [agent] } };
+      if (req.url === '/v1/agents/transactions/pending') return { status: 200, body: { pending: [] } };
+      return { status: 403, body: { error: { code: 'not_agent_owner', message: 'not yours', request_id: 'req_1' } } };
+    });
+    try {
+      const r = await runCli(['agent', 'ls'], { env: { SVC_API_KEY: FAKE_TEST_KEY, SVC_BASE_URL: server.url, NO_COLOR: '1' }, tty: { stdout: true }, columns: 200 });
+      expectExit(r, 0);
+      const row = r.stdout.trim().split('\n')[1]!.split(/\s{2,}/);
+      expect(row).toEqual(['@alice/quiet', 'active', '?', '?', '?', '?', '0']);
+      expect(r.stderr).toContain("?: the service did not let this key read that agent's policy");
+    } finally {
+      await server.close();
+    }
   });
 });

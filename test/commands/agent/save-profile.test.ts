@@ -2,7 +2,8 @@
 // agent, its API key (the sandbox's control API) and a 0600 profile holding both of its secrets,
 // each shown once. A profile of that name is refused unless --force (the sandbox's own always);
 // a service that cannot make agent keys is told apart before anything is created.
-import { statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type RunResult, type TestSandbox } from '../../helpers/e2e.js';
@@ -96,6 +97,39 @@ describe('agent create --save-profile', () => {
       expect(new ProfileStore(t.configDir).get('elsewhere')).toBeUndefined();
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('agent create --save-profile when the sandbox makes the agent but not its key', () => {
+  it('says the agent exists, shows its decryption key once (in the JSON error with --json), saves no profile', async () => {
+    const dk = 'svc_dk_test_NotARealKeyButShapedLikeOne0123456789abcdef';
+    const agent = { account_id: 'acc_9', handle: '@alice/half', public_key: `0x${'b'.repeat(40)}`, status: 'active', spend_policy_id: 'pol_9', decryption_key: dk };
+    const server = await startScriptedServer((req) => {
+      if (req.method === 'POST' && req.url === '/v1/accounts/me/agents') return { status: 201, body: agent };
+      if (req.url === '/v1/agents/acc_9/spend-policy') return { status: 200, body: { policy_id: 'pol_9', updated_at: '2026-01-01T00:00:00Z' } };
+      return { status: 403, body: { error: { code: 'forbidden', message: 'keys are off', request_id: 'req_1' } } };
+    });
+    const configDir = mkdtempSync(join(tmpdir(), 'svc-half-'));
+    try {
+      const store = new ProfileStore(configDir);
+      const ownerKey = 'svc_test_HalfOwnerKeyAbCdEf1234567890';
+      await store.set('sandbox', { apiKey: ownerKey, baseUrl: server.url, sandboxAdminToken: 'tok', sandbox: true }, { makeCurrent: true });
+      const env = { SVC_CONFIG_DIR: configDir, NO_COLOR: '1' };
+      const r = await svcIn(['agent', 'create', 'half', '--save-profile', 'half'], env);
+      expectExit(r, 3);
+      expect(count(r.stderr, dk)).toBe(1);
+      expect(r.stderr).toMatch(/error: agent @alice\/half was created, but the sandbox did not make its API key: .*profile "half" was not saved \(forbidden/);
+      expect(r.stderr).toContain('svc sandbox key create --account @alice/half');
+      expect(new ProfileStore(configDir).get('half')).toBeUndefined();
+
+      const json = await svcIn(['--json', 'agent', 'create', 'half', '--save-profile', 'half'], env);
+      expectExit(json, 3);
+      expect(json.stdout).toBe('');
+      expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'forbidden', agent: '@alice/half', decryption_key: dk });
+    } finally {
+      await server.close();
+      rmSync(configDir, { recursive: true, force: true });
     }
   });
 });
