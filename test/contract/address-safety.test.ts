@@ -127,7 +127,7 @@ describe('the sandbox refuses a mistyped address too, and shows addresses checks
     expect(record.stdout).toContain(`to\t${LOWER}\n`);
   });
 
-  it('account, agent create / ls, pending ls and the approval receipt: chain addresses and recipients in EIP-55 form', async () => {
+  it('account, agent create / get, pending ls and the approval receipt: chain addresses and recipients in EIP-55 form', async () => {
     const tty = { stdout: true };
     const { toChecksumAddress } = await import('../../src/domain/eip55.js');
     const me = await t.svcJson<{ public_key: string }>(['account']);
@@ -139,8 +139,9 @@ describe('the sandbox refuses a mistyped address too, and shows addresses checks
     const agents = await t.svcJson<Array<{ handle: string; public_key: string }>>(['agent', 'ls']);
     const agent = agents.find((a) => a.handle === '@alice/payer')!;
     expect(created.stdout).toMatch(new RegExp(`^Chain address\\s+${toChecksumAddress(agent.public_key)}$`, 'm'));
-    const ls = await runCli(['agent', 'ls'], { env: t.env, tty, columns: 200 });
-    expect(ls.stdout).toContain(toChecksumAddress(agent.public_key));
+    // `agent ls` leaves the chain address to `agent get` on a terminal (issue 25), shown there in EIP-55 form.
+    const got = await runCli(['agent', 'get', 'payer'], { env: t.env, tty, columns: 200 });
+    expect(got.stdout).toMatch(new RegExp(`^Chain address\\s+${toChecksumAddress(agent.public_key)}$`, 'm'));
     expect((await t.svc(['agent', 'ls'])).stdout).toContain(agent.public_key); // TSV: as the service gives it
 
     // A held transfer to a lower-case address: the approver sees it checksummed.

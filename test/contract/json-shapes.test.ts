@@ -125,8 +125,15 @@ describe('--json documents, command by command', () => {
       name: z.string(), current: z.boolean(), environment: z.enum(['live', 'test']), api_key: z.string().regex(/^svc_test_\*{4}\w{4}$/),
       base_url: z.string(), decryption_key: z.string().optional(),
     });
-    await shape(profile.omit({ current: true }).extend({ current: z.boolean(), verified: z.boolean(), account_id: z.string(), handle: z.string() }),
-      ['--base-url', t.url, 'profile', 'add', 'p1', '--key-stdin'], { env, input: `${t.keyOf('@acme')}\n` });
+    const change = z.enum(['unchanged', 'replaced', 'added', 'kept', 'removed', 'none']);
+    const added = profile.omit({ current: true }).extend({
+      current: z.boolean(), verified: z.boolean(), account_id: z.string(), handle: z.string(), replaced: z.boolean(),
+      changes: z.strictObject({ api_key: change, base_url: change, decryption_key: change }).optional(),
+    });
+    await shape(added, ['--base-url', t.url, 'profile', 'add', 'p1', '--key-stdin'], { env, input: `${t.keyOf('@acme')}\n` });
+    // Replacing it says what changed (added fields, issue 25).
+    expect((await shape(added, ['--base-url', t.url, 'profile', 'add', 'p1', '--key-stdin'], { env, input: `${t.keyOf('@acme')}\n` })).changes)
+      .toEqual({ api_key: 'unchanged', base_url: 'unchanged', decryption_key: 'none' });
     await shape(list(profile), ['profile', 'ls'], { env });
     await shape(profile, ['profile', 'show', 'p1'], { env });
   });

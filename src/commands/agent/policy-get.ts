@@ -1,8 +1,8 @@
 import type { Needs } from '../../runtime/factory.js';
 import { SpendPolicySchema } from '../../api/schemas.js';
-import { outputMode, printRecord } from '../../io/render.js';
+import { outputMode } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
-import { policyColumns } from './policy-view.js';
+import { printPolicy } from './policy-view.js';
 import { resolveAgent } from './resolve.js';
 
 export async function getPolicy(ctx: Needs<'client' | 'io' | 'json' | 'serviceClock'>, ref: string): Promise<void> {
@@ -11,5 +11,5 @@ export async function getPolicy(ctx: Needs<'client' | 'io' | 'json' | 'serviceCl
   const { data } = await client.get(`/v1/agents/${encodeURIComponent(agent.account_id)}/spend-policy`, { schema: SpendPolicySchema });
   const mode = outputMode(ctx.io, ctx.json);
   if (mode === 'table') ctx.io.out(`${sanitize(agent.handle)}\n`);
-  printRecord(ctx.io, mode, data, policyColumns(() => ctx.serviceClock.now()));
+  printPolicy(ctx.io, mode, data, () => ctx.serviceClock.now());
 }

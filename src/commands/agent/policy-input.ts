@@ -6,11 +6,15 @@ import { POLICY_FIELDS, validatePolicyFields, type PolicyFields } from '../../do
 import { readStdin } from '../../io/secret-input.js';
 import { parseNonNegativeDecimal } from '../../domain/amount.js';
 import { sanitize } from '../../io/sanitize.js';
-import { CLEARABLE } from './clear-flags.js';
+import { CLEARABLE, CLEARABLE_NAMES } from './clear-flags.js';
+import { POLICY_NAMES } from './policy-names.js';
 import { parseAssetFlag } from '../../runtime/flags.js';
 
 export interface PolicyFlags {
   dailyLimit?: string;
+  perTransactionLimit?: string;
+  approvalThreshold?: string;
+  /** The old names of the two flags above (hidden aliases). */
   perTxLimit?: string;
   hitlThreshold?: string;
   allow?: string[];
@@ -25,20 +29,21 @@ export interface PolicyFlags {
 /** Sandbox-only fields of a policy read; dropped so `policy get --json` output works as input. */
 const READ_ONLY_EXTENSIONS = ['daily_spent_ciphertext', 'daily_spent_day'];
 
-const FLAG_OF: Record<string, string> = {
-  daily_limit_usdc: '--daily-limit',
-  per_transaction_limit_usdc: '--per-tx-limit',
-  hitl_threshold_usdc: '--hitl-threshold',
-  allowed_recipients: '--allow',
-  assets: '--asset',
-  active_hours: '--active-hours',
-};
+const FLAG_OF: Record<string, string> = Object.fromEntries(POLICY_NAMES.map((n) => [n.field, n.flag]));
+
+/** A renamed flag's value: the new name or its hidden old one, not both with different values. */
+function renamed(value: string | undefined, old: string | undefined, flag: string, oldFlag: string): string | undefined {
+  if (value !== undefined && old !== undefined && value !== old) {
+    throw new UsageError(`${oldFlag} is the old name of ${flag}: give one of them`, undefined, 'usage');
+  }
+  return value ?? old;
+}
 
 function clearedField(name: string): string {
   const bare = name.trim().replace(/^--/, '');
   const field = CLEARABLE[bare] ?? ((POLICY_FIELDS as readonly string[]).includes(bare) ? bare : undefined);
   if (!field) {
-    throw new UsageError(`--clear ${sanitize(name)}: not a policy flag (known: ${Object.keys(CLEARABLE).join(', ')})`, undefined, 'invalid_policy');
+    throw new UsageError(`--clear ${sanitize(name)}: not a policy flag (known: ${CLEARABLE_NAMES.join(', ')})`, undefined, 'invalid_policy');
   }
   return field;
 }
@@ -76,8 +81,8 @@ export async function policyFieldsFrom(ctx: Needs<'io'>, flags: PolicyFlags, mod
     byFlag.add(field);
   };
   set('daily_limit_usdc', flags.dailyLimit);
-  set('per_transaction_limit_usdc', flags.perTxLimit);
-  set('hitl_threshold_usdc', flags.hitlThreshold);
+  set('per_transaction_limit_usdc', renamed(flags.perTransactionLimit, flags.perTxLimit, '--per-transaction-limit', '--per-tx-limit'));
+  set('hitl_threshold_usdc', renamed(flags.approvalThreshold, flags.hitlThreshold, '--approval-threshold', '--hitl-threshold'));
   set('allowed_recipients', flags.allow);
   // Each --asset is checked on its own, like every --asset flag (invalid_asset, exit 2).
   set('assets', flags.asset?.map((a) => parseAssetFlag(a)));

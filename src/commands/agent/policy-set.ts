@@ -4,10 +4,10 @@ import { SpendPolicySchema } from '../../api/schemas.js';
 import { compilePolicy, mergePolicyFields, policyWarnings, validatePolicyFields, type PolicyFields } from '../../domain/policy.js';
 import { addressPatternTypo, parseRecipientPattern } from '../../domain/recipient-pattern.js';
 import { UsageError } from '../../errors.js';
-import { outputMode, printJson, printRecord } from '../../io/render.js';
+import { outputMode, printJson } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
 import { policyFieldsFrom, type PolicyFlags } from './policy-input.js';
-import { pickPolicyFields, policyColumns, policyDiff } from './policy-view.js';
+import { pickPolicyFields, policyDiff, printPolicy } from './policy-view.js';
 import { resolveAgent } from './resolve.js';
 
 export async function setPolicy(ctx: Needs<'client' | 'confirm' | 'io' | 'json' | 'serviceClock'>, ref: string, flags: PolicyFlags): Promise<void> {
@@ -43,7 +43,7 @@ export async function setPolicy(ctx: Needs<'client' | 'confirm' | 'io' | 'json' 
   const { data } = await client.patch(path, { body: patch, schema: SpendPolicySchema });
   if (ctx.json) return printJson(ctx.io, data);
   ctx.io.err(`updated the spend policy of ${handle}\n`);
-  printRecord(ctx.io, outputMode(ctx.io, false), data, policyColumns(() => ctx.serviceClock.now()));
+  printPolicy(ctx.io, outputMode(ctx.io, false), data, () => ctx.serviceClock.now());
 }
 
 interface AllowEdits {

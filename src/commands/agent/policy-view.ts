@@ -1,23 +1,64 @@
-// Showing a policy and the difference between two.
+// Showing a policy and the difference between two. Every field is shown, named as its flag names
+// it (policy-names.ts), with its unit; an unset one says what it means ("none", "any"), in the
+// words `policy check` uses. TSV and JSON keep the service's fields and values.
 import { timeColumn } from '../../io/columns.js';
-import type { Column, Row } from '../../io/render.js';
+import { printRecord, type Column, type OutputMode, type Row } from '../../io/render.js';
+import type { IOStreams } from '../../io/streams.js';
 import { POLICY_FIELDS } from '../../domain/policy-fields.js';
+import { formatUnits, parseNonNegativeDecimal } from '../../domain/amount.js';
+import { flagOf, labelOf } from './policy-names.js';
 
-/** The fields of a policy read; `updated_at` relative to `now` (the service's clock). */
+/** The unit of the three limits: USD, USDG and USDC counting 1:1 (docs/agents.md). */
+export const LIMIT_UNIT = 'USD';
+
+/** A limit as people read it (`500.00 USD`), exact (bigint, never a float); undefined when unset. */
+export function limitText(v: unknown): string | undefined {
+  if (v === null || v === undefined) return undefined;
+  const units = parseNonNegativeDecimal(String(v), 6);
+  return units === undefined ? String(v) : `${formatUnits(units, 'USDG', { minFraction: 2 })} ${LIMIT_UNIT}`;
+}
+
+/** How each field reads when set, and what unset means. */
+const SHOW: Record<string, (v: unknown) => string> = {
+  daily_limit_usdc: (v) => (limitText(v) ? `${limitText(v)} per UTC day` : 'none (no daily limit)'),
+  per_transaction_limit_usdc: (v) => (limitText(v) ? `${limitText(v)} per transfer` : 'none (no per-transaction limit)'),
+  hitl_threshold_usdc: (v) => (limitText(v) ? `${limitText(v)} (above it: held for approval)` : 'none (nothing is held)'),
+  allowed_recipients: (v) => list(v, 'any recipient', 'none (no recipient is allowed)'),
+  assets: (v) => list(v, 'any asset', 'none (no asset is allowed)'),
+  active_hours: (v) => (v ? `${String(v)} UTC` : 'any time'),
+};
+
+function list(v: unknown, unset: string, empty: string): string {
+  if (v === null || v === undefined) return unset;
+  if (Array.isArray(v)) return v.length ? v.join(', ') : empty;
+  return String(v);
+}
+
+/** The rows of a policy read, in the order of the flags; `updated_at` relative to `now` (the service's clock). */
 export function policyColumns(now: () => number): Column[] {
   return [
     { key: 'policy_id', header: 'Policy ID' },
-    { key: 'daily_limit_usdc', header: 'Daily limit', format: (v) => show(v) },
-    { key: 'per_transaction_limit_usdc', header: 'Per transaction', format: (v) => show(v) },
-    { key: 'hitl_threshold_usdc', header: 'Approval above', format: (v) => show(v) },
-    { key: 'allowed_recipients', header: 'Recipients', format: (v) => show(v, 'anyone') },
-    { key: 'assets', header: 'Assets', format: (v) => show(v, 'any') },
-    { key: 'active_hours', header: 'Active hours', format: (v) => (v ? `${v} UTC` : 'any time') },
+    ...['daily_limit_usdc', 'per_transaction_limit_usdc', 'hitl_threshold_usdc', 'allowed_recipients', 'assets', 'active_hours'].map((field) => ({
+      key: field,
+      header: `${labelOf(field)} (${flagOf(field)})`,
+      format: SHOW[field]!,
+    })),
     timeColumn('updated_at', 'Updated', now),
   ];
 }
 
-export function show(v: unknown, none = 'no limit'): string {
+/**
+ * Prints a policy read. On a terminal every field shows, an unset one as what it means (a read
+ * omits it); TSV keeps the fields the service sent, JSON the read itself.
+ */
+export function printPolicy(io: IOStreams, mode: OutputMode, data: Row, now: () => number): void {
+  const record: Row = { ...data };
+  if (mode === 'table') for (const f of POLICY_FIELDS) if (record[f] === undefined) record[f] = null;
+  printRecord(io, mode, record, policyColumns(now));
+}
+
+/** A policy field's value in one short cell (`agent ls`, diffs): the limit with its unit, or "none" / "any". */
+export function show(v: unknown, none = 'none'): string {
   if (v === null || v === undefined) return none;
   if (Array.isArray(v)) return v.length ? v.join(', ') : '(none)';
   return String(v);

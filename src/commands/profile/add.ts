@@ -10,7 +10,8 @@ import { maskSecret } from '../../config/mask.js';
 import { type Profile } from '../../config/profiles.js';
 import { checkProfileName } from '../../config/profile-name.js';
 import { baseUrlRequired, checkBaseUrl } from '../../api/url.js';
-import { defaultBaseUrl } from '../../domain/key-transport.js';
+import type { ProfileLookup } from '../../config/profile-file.js';
+import { sandboxBaseUrl } from './sandbox-url.js';
 import { printJson } from '../../io/render.js';
 import { palette } from '../../io/colors.js';
 import { promptSecret, readStdin } from '../../io/secret-input.js';
@@ -49,24 +50,30 @@ export async function addProfile(ctx: Needs<'clientFor' | 'env' | 'globals' | 'i
     });
   }
   const env = environmentOfKey(apiKey)!;
-  const baseUrl = baseUrlFor(ctx.globals.baseUrl, env);
+  const store = await ctx.profiles();
+  const base = baseUrlFor(ctx, store, env);
+  const baseUrl = base.url;
+  const before = store.get(name);
 
   let decryptionKey = fromStdin.decryptionKey ?? (ctx.env.SVC_DECRYPTION_KEY || undefined);
   if (decryptionKey === undefined && !opts.keyStdin && ctx.io.canPrompt) {
-    decryptionKey = (await promptSecret(ctx.io, ctx.prompter, 'Decryption key (optional, Enter to skip):', '--decryption-key-stdin')) || undefined;
+    const question = before?.decryptionKey ? 'Decryption key (Enter keeps the saved one):' : 'Decryption key (optional, Enter to skip):';
+    decryptionKey = (await promptSecret(ctx.io, ctx.prompter, question, '--decryption-key-stdin')) || undefined;
   }
   const parsedKey = decryptionKey === undefined ? undefined : await parseDecryptionKeyFor(decryptionKey, env);
 
   // The key is checked against the service before anything is saved (--no-verify: offline set-up).
   const account = opts.verify === false ? undefined : await fetchAccount(ctx, baseUrl, apiKey);
   if (parsedKey && account) await matchDecryptionKey(ctx, parsedKey, account);
+  // Replacing a profile keeps its decryption key unless one is given or it is another account's.
+  const kept = decryptionKey === undefined && before?.decryptionKey ? await keptDecryptionKey(before, before.decryptionKey, apiKey, env, account) : undefined;
 
-  const store = await ctx.profiles();
   // Merged with what is stored now, under the config lock (a concurrent change is not lost).
-  const { profile, current } = await store.update((config) => {
+  const { profile, current, existing } = await store.update((config) => {
     const existing = config.get(name);
     const next: Profile = { apiKey, baseUrl };
-    const keep = decryptionKey ?? (existing?.apiKey === apiKey ? existing.decryptionKey : undefined);
+    // The kept key only if it is still the one stored (a concurrent change is the newer choice).
+    const keep = decryptionKey ?? (kept?.keep && existing?.decryptionKey === kept.key ? kept.key : undefined);
     if (keep) next.decryptionKey = keep;
     // Still the sandbox's profile (same sandbox URL): its admin commands keep working.
     if (existing?.sandboxAdminToken && existing.baseUrl === baseUrl) {
@@ -75,25 +82,89 @@ export async function addProfile(ctx: Needs<'clientFor' | 'env' | 'globals' | 'i
     }
     if (account) next.account = accountCacheFor(baseUrl, apiKey, account);
     config.set(name, next, { makeCurrent: opts.use });
-    return { profile: next, current: config.current === name };
+    return { profile: next, current: config.current === name, existing };
   });
+  const changes = existing ? changesOf(existing, profile, kept) : undefined;
   if (ctx.json) {
     printJson(ctx.io, {
       name, environment: env, base_url: baseUrl, api_key: maskSecret(apiKey),
       ...(profile.decryptionKey ? { decryption_key: maskSecret(profile.decryptionKey) } : {}),
       ...(account ? { account_id: account.account_id, handle: account.handle } : {}),
       verified: account !== undefined, current,
+      replaced: existing !== undefined,
+      ...(changes ? { changes: Object.fromEntries(changes.map((c) => [c.field, c.change])) } : {}),
     });
     return;
   }
   const p = await palette(ctx.io);
   const who = account ? ` for ${sanitize(account.handle)}` : ' (key not checked: --no-verify)';
-  ctx.io.err(`${p.badge(env)} profile "${name}" saved${who} (${maskSecret(apiKey)}, ${sanitize(baseUrl)})${profile.decryptionKey ? ' with a decryption key' : ''}${current ? ', now current' : ''}\n`);
+  ctx.io.err(`${p.badge(env)} profile "${name}" ${existing ? 'replaced' : 'saved'}${who} (${maskSecret(apiKey)}, ${sanitize(baseUrl)})${profile.decryptionKey ? ' with a decryption key' : ''}${current ? ', now current' : ''}\n`);
+  if (base.source) ctx.io.err(`  base URL: ${sanitize(base.url)} (${sanitize(base.source)})\n`);
+  for (const c of changes ?? []) if (!(base.source && c.field === 'base_url')) ctx.io.err(`  ${c.text}\n`);
 }
 
-/** The profile's base URL, checked for its key now that the key is known: a live key has no default and goes over https only. */
-function baseUrlFor(flag: string | undefined, env: Environment): string {
-  const baseUrl = flag ?? defaultBaseUrl(env);
+interface Kept {
+  key: string;
+  /** Why it was kept (may be empty) or removed, for the change line. */
+  note: string;
+  keep: boolean;
+}
+
+/**
+ * Whether a saved decryption key stays with a new API key: yes for the same key or the same
+ * account (the account's published viewing key, else the account the profile remembers); no
+ * for another account's, or another environment's. Unchecked (--no-verify): kept, and said so.
+ */
+async function keptDecryptionKey(before: Profile, dk: string, apiKey: string, env: Environment, account: Account | undefined): Promise<Kept> {
+  const drop = (note: string): Kept => ({ key: dk, note, keep: false });
+  if (before.apiKey === apiKey) return { key: dk, note: '', keep: true };
+  const { parseDecryptionKey, encodeViewingPublicKey } = await import('../../crypto/viewing-key.js');
+  const parsed = parseDecryptionKey(dk);
+  if (!parsed.ok || parsed.value.environment !== env) return drop(`removed: the saved one is not for a ${env} key`);
+  if (!account) return { key: dk, note: 'not checked against the new key: --no-verify', keep: true };
+  if (account.viewing_public_key !== undefined) {
+    return account.viewing_public_key === encodeViewingPublicKey(parsed.value.publicKey)
+      ? { key: dk, note: `it matches the viewing key of ${sanitize(account.handle)}`, keep: true }
+      : drop(`removed: the saved one is not ${sanitize(account.handle)}'s (give its own with --decryption-key-stdin)`);
+  }
+  if (before.account && before.account.account_id !== account.account_id) {
+    return drop(`removed: the saved one is ${sanitize(before.account.handle)}'s, the new key is ${sanitize(account.handle)}'s`);
+  }
+  return { key: dk, note: 'the service does not publish viewing keys: not checked', keep: true };
+}
+
+interface Change {
+  field: 'api_key' | 'base_url' | 'decryption_key';
+  change: 'unchanged' | 'replaced' | 'added' | 'kept' | 'removed' | 'none';
+  text: string;
+}
+
+/** What replacing `before` with `after` changed, one line per part (secrets masked). */
+function changesOf(before: Profile, after: Profile, kept: Kept | undefined): Change[] {
+  const key: Change = before.apiKey === after.apiKey
+    ? { field: 'api_key', change: 'unchanged', text: `API key: unchanged (${maskSecret(after.apiKey)})` }
+    : { field: 'api_key', change: 'replaced', text: `API key: ${maskSecret(before.apiKey)} → ${maskSecret(after.apiKey)}` };
+  const url: Change = before.baseUrl === after.baseUrl
+    ? { field: 'base_url', change: 'unchanged', text: `base URL: unchanged (${sanitize(after.baseUrl)})` }
+    : { field: 'base_url', change: 'replaced', text: `base URL: ${sanitize(before.baseUrl)} → ${sanitize(after.baseUrl)}` };
+  let dk: Change;
+  if (!before.decryptionKey && !after.decryptionKey) dk = { field: 'decryption_key', change: 'none', text: 'decryption key: none' };
+  else if (!before.decryptionKey) dk = { field: 'decryption_key', change: 'added', text: `decryption key: added (${maskSecret(after.decryptionKey!)})` };
+  else if (!after.decryptionKey) dk = { field: 'decryption_key', change: 'removed', text: `decryption key: ${kept && !kept.keep ? kept.note : 'removed'}` };
+  else if (before.decryptionKey === after.decryptionKey) dk = { field: 'decryption_key', change: 'kept', text: `decryption key: kept ${maskSecret(after.decryptionKey)}${kept?.note ? ` (${kept.note})` : ''}` };
+  else dk = { field: 'decryption_key', change: 'replaced', text: `decryption key: ${maskSecret(before.decryptionKey)} → ${maskSecret(after.decryptionKey)}` };
+  return [key, url, dk];
+}
+
+/**
+ * The profile's base URL, checked for its key now that the key is known: --base-url; a test key
+ * without it takes the sandbox's (sandbox-url.ts: `source` says which, for the output); a live
+ * key has no default and goes over https only.
+ */
+function baseUrlFor(ctx: Needs<'env' | 'globals'>, store: ProfileLookup, env: Environment): { url: string; source?: string } {
+  const flag = ctx.globals.baseUrl;
+  const fromSandbox = flag === undefined && env === 'test' ? sandboxBaseUrl(ctx.env, store) : undefined;
+  const baseUrl = flag ?? fromSandbox?.url;
   if (baseUrl === undefined) throw baseUrlRequired('give the service\'s https:// URL with --base-url; nothing was saved');
   try {
     checkBaseUrl(baseUrl, env, '--base-url');
@@ -101,7 +172,7 @@ function baseUrlFor(flag: string | undefined, env: Environment): string {
     if (err instanceof UsageError) throw new UsageError(`${err.message}; nothing was saved`, err.hint, err.code);
     throw err;
   }
-  return baseUrl;
+  return { url: baseUrl, ...(fromSandbox ? { source: fromSandbox.source } : {}) };
 }
 
 /** GET /v1/accounts/me with the new key: a refused key is exit 3, an unreachable service exit 7; nothing is saved either way. */

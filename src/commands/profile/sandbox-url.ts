@@ -1,0 +1,30 @@
+// The base URL a test key takes when `profile add` is given none (issue 25): the sandbox of this
+// config dir, never a port guessed in advance. A running sandbox first (the record `sandbox
+// start` leaves: its real URL, whatever --port picked), preferring the one whose profile is the
+// `sandbox` profile; else the URL the sandbox profile holds (not running now); only when neither
+// exists the default address. A live key never gets a default (src/domain/key-transport.ts).
+import type { ProfileLookup } from '../../config/profile-file.js';
+import { isSandboxProfile } from '../../config/sandbox-profile.js';
+import { DEFAULT_SANDBOX_URL } from '../../domain/sandbox-address.js';
+import { listRunning } from '../sandbox/running.js';
+import { SANDBOX_PROFILE } from '../sandbox/profile-name.js';
+
+export interface SandboxUrl {
+  url: string;
+  /** Where it came from, in the words of the output: `the running sandbox`. */
+  source: string;
+}
+
+const first = <T>(items: readonly T[], better: (t: T) => boolean): T | undefined => items.find(better) ?? items[0];
+
+export function sandboxBaseUrl(env: NodeJS.ProcessEnv, profiles: ProfileLookup): SandboxUrl {
+  const running = first(listRunning(env), (r) => r.profile === SANDBOX_PROFILE);
+  if (running) return { url: running.url, source: 'the running sandbox' };
+  const sandboxProfiles = profiles.names().filter((name) => {
+    const p = profiles.get(name);
+    return p !== undefined && isSandboxProfile(p);
+  });
+  const name = first(sandboxProfiles, (n) => n === SANDBOX_PROFILE);
+  if (name !== undefined) return { url: profiles.get(name)!.baseUrl, source: `the sandbox profile "${name}"; no sandbox runs now` };
+  return { url: DEFAULT_SANDBOX_URL, source: 'the default sandbox address: no sandbox runs or has a profile in this config dir' };
+}
