@@ -25,7 +25,7 @@ function __svc_takes_value
     set -l p $argv[1]
     while true
         switch "$p|$argv[2]"
-            case '|-p' '|--profile' '|--base-url' '|--timeout' 'balance|--asset' 'transfer send|--asset' 'transfer send|--memo' 'transfer send|--idempotency-key' 'transfer send|--timeout-wait' 'transfer batch|--batch-id' 'transfer batch|--concurrency' 'transfer batch|--out' 'transfer get|--timeout-wait' 'transfer ls|--status' 'transfer ls|--since' 'transfer ls|--until' 'transfer ls|--limit' 'transfer ls|--offset' 'agent create|--daily-limit' 'agent create|--per-tx-limit' 'agent create|--hitl-threshold' 'agent create|--allow' 'agent create|--asset' 'agent create|--active-hours' 'agent create|--policy-file' 'agent policy set|--add-allow' 'agent policy set|--remove-allow' 'agent policy set|--clear' 'agent policy set|--daily-limit' 'agent policy set|--per-tx-limit' 'agent policy set|--hitl-threshold' 'agent policy set|--allow' 'agent policy set|--asset' 'agent policy set|--active-hours' 'agent policy set|--policy-file' 'agent policy check|--to' 'agent policy check|--amount' 'agent policy check|--asset' 'agent policy check|--at' 'agent policy check|--spent-today' 'pending ls|--status' 'pending wait|--timeout-wait' 'pending reject|--reason' 'pending review|--interval' 'pending review|--notify-command' 'pending log|--limit' 'webhook create|--events' 'webhook verify|--secret-env' 'webhook verify|--secret-file' 'webhook verify|--signature' 'webhook verify|--payload-file' 'webhook verify|--tolerance' 'webhook listen|--port' 'webhook listen|--events' 'webhook listen|--forward-to' 'webhook listen|--secret-env' 'webhook listen|--secret-file' 'webhook listen|--tolerance' 'api|-d' 'api|--data' 'api|-q' 'api|--query' 'api|--idempotency-key' 'sandbox start|--port' 'sandbox start|--host' 'sandbox start|--block-time' 'sandbox start|--approval-window' 'sandbox start|--state' 'sandbox stop|--pid' 'sandbox fund|--asset' 'sandbox key create|--account' 'sandbox key create|--name' 'sandbox key ls|--account' 'sandbox trigger|--account'
+            case '|-p' '|--profile' '|--base-url' '|--timeout' 'balance|--asset' 'transfer send|--asset' 'transfer send|--memo' 'transfer send|--idempotency-key' 'transfer send|--timeout-wait' 'transfer batch|--batch-id' 'transfer batch|--concurrency' 'transfer batch|--out' 'transfer get|--timeout-wait' 'transfer ls|--status' 'transfer ls|--since' 'transfer ls|--until' 'transfer ls|--limit' 'transfer ls|--offset' 'agent create|--daily-limit' 'agent create|--per-tx-limit' 'agent create|--hitl-threshold' 'agent create|--allow' 'agent create|--asset' 'agent create|--active-hours' 'agent create|--policy-file' 'agent policy set|--add-allow' 'agent policy set|--remove-allow' 'agent policy set|--clear' 'agent policy set|--daily-limit' 'agent policy set|--per-tx-limit' 'agent policy set|--hitl-threshold' 'agent policy set|--allow' 'agent policy set|--asset' 'agent policy set|--active-hours' 'agent policy set|--policy-file' 'agent policy check|--to' 'agent policy check|--amount' 'agent policy check|--asset' 'agent policy check|--at' 'agent policy check|--spent-today' 'pending ls|--status' 'pending wait|--timeout-wait' 'pending reject|--reason' 'pending review|--interval' 'pending review|--notify-command' 'pending log|--limit' 'webhook create|--events' 'webhook verify|--secret-env' 'webhook verify|--secret-file' 'webhook verify|--signature' 'webhook verify|--payload-file' 'webhook verify|--tolerance' 'webhook listen|--port' 'webhook listen|--events' 'webhook listen|--forward-to' 'webhook listen|--secret-env' 'webhook listen|--secret-file' 'webhook listen|--tolerance' 'api|-d' 'api|--data' 'api|-q' 'api|--query' 'api|--idempotency-key' 'sandbox start|--port' 'sandbox start|--host' 'sandbox start|--block-time' 'sandbox start|--approval-window' 'sandbox start|--state' 'sandbox stop|--pid' 'sandbox fund|--asset' 'sandbox key create|--account' 'sandbox key create|--name' 'sandbox key ls|--account' 'sandbox trigger|--account' 'mcp|--max-total'
                 return 0
         end
         test -z "$p"; and return 1
@@ -58,6 +58,8 @@ function __svc_subcommand
             echo 'completion'
         case '|doctor'
             echo 'doctor'
+        case '|mcp'
+            echo 'mcp'
         case '|help'
             echo 'help'
         case 'profile|add'
@@ -216,6 +218,7 @@ complete -c svc -n '__svc_at "" 0' -a 'api' -d 'Send an authenticated request to
 complete -c svc -n '__svc_at "" 0' -a 'sandbox' -d 'Run the local sandbox (testnet emulator) and manage it: reset, fund, keys, clock, webhook triggers'
 complete -c svc -n '__svc_at "" 0' -a 'completion' -d 'Print a shell completion script (bash, zsh or fish)'
 complete -c svc -n '__svc_at "" 0' -a 'doctor' -d 'Check the set-up: config permissions, profile, key, network, TLS, proxy, clock, decryption key'
+complete -c svc -n '__svc_at "" 0' -a 'mcp' -d 'Serve the profile\'s wallet to an AI agent over MCP (stdio): send, read, wait for a human\'s decision; never approve'
 complete -c svc -n '__svc_at "" 0' -a 'help' -d 'Show help for a command (e.g. `svc help transfer send`) or a topic: environment, exit-codes'
 complete -c svc -s V -l version -d 'output the version number'
 complete -c svc -s p -l profile -x -a '(__svc_profiles)' -d 'profile to use (env SVC_PROFILE)'
@@ -492,5 +495,9 @@ complete -c svc -n '__svc_at "sandbox clock" 0' -a 'advance' -d 'Move the sandbo
 complete -c svc -n '__svc_at "completion" 0' -a 'bash zsh fish' -d 'shell'
 
 # svc doctor
+
+# svc mcp
+complete -c svc -n '__svc_under "mcp"' -l read-only -d 'offer the read tools only (no send_transfer); the only way to serve a key that is not an agent\'s'
+complete -c svc -n '__svc_under "mcp"' -l max-total -x -d 'a budget for this session on top of the spend policy: sends (and held sends) past it are refused before any request'
 
 # svc help
