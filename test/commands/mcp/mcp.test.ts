@@ -7,6 +7,7 @@
 // malformed arguments as tool errors, and the stderr log (one line per call, never an amount).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProfileStore } from '../../../src/config/profiles.js';
 import { BIN, machineEnv, runSvc } from '../../helpers/run.js';
@@ -23,6 +24,8 @@ let agentDecryptionKey: string;
 interface Session {
   client: Client;
   stderr(): string;
+  /** What the client could not read on the server's stdout (anything but the MCP stream). */
+  errors: Error[];
   call(name: string, args?: Record<string, unknown>): Promise<{ isError?: boolean; structuredContent?: Record<string, unknown>; content: Array<{ type: string; text?: string }> }>;
   close(): Promise<void>;
 }
@@ -37,10 +40,13 @@ async function connect(args: string[], env: Record<string, string> = {}): Promis
   let stderr = '';
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
   const client = new Client({ name: 'svc-test', version: '0.0.0' });
+  const errors: Error[] = [];
+  client.onerror = (err) => errors.push(err);
   await client.connect(transport);
   const session: Session = {
     client,
     stderr: () => stderr,
+    errors,
     call: async (name, a = {}) => (await client.callTool({ name, arguments: a })) as never,
     close: () => client.close(),
   };
@@ -75,12 +81,12 @@ afterAll(async () => {
 });
 
 describe('svc mcp with an agent\'s key', () => {
-  let s: Session;
-  beforeAll(async () => {
-    s = await connect(['--profile', 'bot']);
-  }, 30_000);
+  // One session for these tests, started by the first that needs it (so each fails by itself without `svc mcp`).
+  let started: Promise<Session> | undefined;
+  const agentSession = () => (started ??= connect(['--profile', 'bot']));
 
   it('offers send_transfer and the reads, annotated; no tool approves, rejects, changes a policy, makes keys or touches profiles', async () => {
+    const s = await agentSession();
     const { tools } = await s.client.listTools();
     expect(tools.map((x) => x.name).sort()).toEqual(['send_transfer', ...READ_TOOLS].sort());
     for (const tool of tools) {
@@ -93,6 +99,7 @@ describe('svc mcp with an agent\'s key', () => {
   });
 
   it('an allowed send: the transfer, its generated key; the same key again pays once; the log names it without the amount', async () => {
+    const s = await agentSession();
     const r = await s.call('send_transfer', { to: '@acme', amount: '12.34', memo: 'lunch' });
     expect(r.isError, JSON.stringify(r)).toBeFalsy();
     const sent = r.structuredContent!;
@@ -113,6 +120,7 @@ describe('svc mcp with an agent\'s key', () => {
   });
 
   it('a held send is a result, not an error: pending_approval, its transaction id, and what to do next', async () => {
+    const s = await agentSession();
     const r = await s.call('send_transfer', { to: '@acme', amount: '60' });
     expect(r.isError).toBeFalsy();
     expect(r.structuredContent).toMatchObject({ status: 'pending_approval', transaction_id: expect.stringMatching(TXN_RE), expires_at: expect.any(String), rule: 'hitl_threshold' });
@@ -124,6 +132,7 @@ describe('svc mcp with an agent\'s key', () => {
   });
 
   it('wait_for_decision returns approved after the owner approves in another process, and rejected after a reject', async () => {
+    const s = await agentSession();
     for (const decision of ['approve', 'reject'] as const) {
       const held = await s.call('send_transfer', { to: '@acme', amount: '70' });
       const id = String(held.structuredContent!.transaction_id);
@@ -142,6 +151,7 @@ describe('svc mcp with an agent\'s key', () => {
   }, 60_000);
 
   it('a send the policy denies is a tool error with the reason and the words to relay', async () => {
+    const s = await agentSession();
     const r = await s.call('send_transfer', { to: '@acme', amount: '600' });
     expect(r.isError).toBe(true);
     expect(r.structuredContent!.error).toMatchObject({ code: 'policy_violation', reason: 'per_transaction_limit', relay: expect.stringMatching(/denied.*Nothing was sent/) });
@@ -151,6 +161,7 @@ describe('svc mcp with an agent\'s key', () => {
   });
 
   it('check_policy is the dry run: allow, hold or deny with the rule trace, nothing sent', async () => {
+    const s = await agentSession();
     const hold = await s.call('check_policy', { to: '@acme', amount: '60' });
     expect(hold.structuredContent).toMatchObject({ decision: 'hold', dry_run: true });
     const deny = await s.call('check_policy', { to: '@acme', amount: '600' });
@@ -159,6 +170,7 @@ describe('svc mcp with an agent\'s key', () => {
   });
 
   it('malformed arguments are tool errors naming the field and the rule; the server goes on', async () => {
+    const s = await agentSession();
     const cases: Array<[string, Record<string, unknown>, RegExp]> = [
       ['send_transfer', { to: '@acme', amount: 12 }, /amount must be a string/],
       ['send_transfer', { amount: '1' }, /to is required/],
@@ -176,9 +188,13 @@ describe('svc mcp with an agent\'s key', () => {
       expect(r.isError, `${tool} ${JSON.stringify(args)}`).toBe(true);
       expect(r.content[0]!.text, `${tool} ${JSON.stringify(args)}`).toMatch(message);
     }
+    // Arguments that are not an object at all: the SDK answers a protocol error (invalid params); the server lives on.
+    await expect(s.client.request({ method: 'tools/call', params: { name: 'get_balance', arguments: 'all of it' } }, CallToolResultSchema)).rejects.toThrow(/Invalid/i);
     const balance = await s.call('get_balance');
     expect(balance.isError).toBeFalsy();
     expect(balance.structuredContent!.balances).toEqual(expect.arrayContaining([expect.objectContaining({ asset: 'USDG', amount: expect.any(String) })]));
+    // All along, stdout carried the MCP stream and nothing else.
+    expect(s.errors).toEqual([]);
   });
 });
 
@@ -216,6 +232,15 @@ describe('svc mcp: what it refuses', () => {
     expect(r.stderr).not.toContain(t.keyOf('@alice'));
     const s = await connect(['--profile', 'sandbox', '--read-only']);
     expect((await s.client.listTools()).tools.map((x) => x.name).sort()).toEqual(READ_TOOLS);
+  });
+
+  it('a --max-total that is not an amount: exit 2 naming the flag, before any request', async () => {
+    const before = await requestCount();
+    const r = await runSvc(['mcp', '--profile', 'bot', '--max-total', '1e3'], t.env);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^error: --max-total must be a plain decimal .*\(invalid_amount\)/);
+    expect(await requestCount()).toBe(before);
   });
 
   it('a key from the environment (the MCP client\'s config) is refused: keys come from a profile', async () => {
