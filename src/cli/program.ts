@@ -14,6 +14,7 @@ import { registerApi } from '../commands/api/index.js';
 import { registerBalance } from '../commands/balance/index.js';
 import { registerCompletion } from '../commands/completion/index.js';
 import { registerDoctor } from '../commands/doctor/index.js';
+import { registerMcp } from '../commands/mcp/index.js';
 import { registerPending } from '../commands/pending/index.js';
 import { registerProfile } from '../commands/profile/index.js';
 import { registerSandbox } from '../commands/sandbox/index.js';
@@ -49,6 +50,7 @@ export function buildProgram(deps: ProgramDeps): Command {
   registerSandbox(program, deps);
   registerCompletion(program, deps);
   registerDoctor(program, deps);
+  registerMcp(program, deps);
   registerHelp(program);
   registerManPage(program, deps.io);
   program.addHelpText('after', helpFooter(GET_STARTED));

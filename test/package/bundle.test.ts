@@ -1,8 +1,10 @@
 // The bundle's start-up stubs (scripts/bundle.mjs): a real command through the built bin/svc.js
 // works without Node's HTTP, assert or child_process modules ever loading, and the plain HTTP
-// parser kept in a file of its own still loads. `npm run build` first (npm test does).
+// parser kept in a file of its own still loads; the MCP SDK's chunks load for `svc mcp` only.
+// `npm run build` first (npm test does).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,13 +23,24 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** Runs bin/svc.js with a hook that writes, at exit, the Node modules the process loaded. */
-async function modulesLoadedBy(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string; loaded: string[] }> {
+/**
+ * Runs bin/svc.js with a hook that writes, at exit, the Node modules the process loaded, and a
+ * module loader hook that records every file of the bundle it imports (`files`: paths under dist/bundle).
+ */
+async function modulesLoadedBy(args: string[], opts: { files?: boolean } = {}): Promise<{ status: number | null; stdout: string; stderr: string; loaded: string[]; files: string[] }> {
   const list = join(work, 'loaded.txt');
   const hook = join(work, 'hook.cjs');
+  const urls = join(work, 'urls.txt');
+  const loader = join(work, 'loader.mjs');
+  const register = join(work, 'register.mjs');
   writeFileSync(hook, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n')));\n`);
+  writeFileSync(loader, `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) { appendFileSync(${JSON.stringify(urls)}, url + '\\n'); return next(url, context); }\n`);
+  writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(loader).href)});\n`);
+  writeFileSync(urls, '');
   // Not spawnSync: the sandbox answering it runs in this process.
-  const child = spawn(process.execPath, ['--require', hook, BIN, ...args], { env: { ...machineEnv(), ...t.env, SVC_NO_UPDATE_NOTIFIER: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The loader hook only where files are asked for: it runs a thread of its own, with modules of its own.
+  const importHook = opts.files ? ['--import', pathToFileURL(register).href] : [];
+  const child = spawn(process.execPath, ['--require', hook, ...importHook, BIN, ...args], { env: { ...machineEnv(), ...t.env, SVC_NO_UPDATE_NOTIFIER: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -35,7 +48,16 @@ async function modulesLoadedBy(args: string[]): Promise<{ status: number | null;
   const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
   const r = { status, stdout, stderr };
   const loaded = readFileSync(list, 'utf8').split('\n').filter((l) => l.startsWith('NativeModule ')).map((l) => l.slice('NativeModule '.length));
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr, loaded };
+  const bundle = `${pathToFileURL(join(ROOT, 'dist', 'bundle')).href}/`;
+  const files = readFileSync(urls, 'utf8').split('\n').filter((u) => u.startsWith(bundle)).map((u) => u.slice(bundle.length));
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr, loaded, files };
+}
+
+/** The bundle's chunks that hold the MCP SDK (its server, its stdio transport, its protocol types). */
+function mcpSdkChunks(): string[] {
+  const dir = join(ROOT, 'dist', 'bundle', 'chunks');
+  const markers = ['StdioServerTransport already started', 'notifications/tools/list_changed', 'Server does not support tools'];
+  return existsSync(dir) ? readdirSync(dir).filter((f) => markers.some((m) => readFileSync(join(dir, f), 'utf8').includes(m))).map((f) => `chunks/${f}`) : [];
 }
 
 describe('the bundle loads only what a command needs', () => {
@@ -52,6 +74,22 @@ describe('the bundle loads only what a command needs', () => {
       // ... and none of these was needed for it.
       for (const m of ['http', 'http2', 'assert', 'child_process', 'dgram']) expect(r.loaded, `${args.join(' ')} loaded ${m}`).not.toContain(m);
     }
+  });
+
+  it('the MCP SDK loads for `svc mcp` only: not for `svc --help`, nor for a command that talks to the service', async () => {
+    const sdk = mcpSdkChunks();
+    expect(sdk.length).toBeGreaterThanOrEqual(2);
+    for (const args of [['--help'], ['--json', 'account']]) {
+      const r = await modulesLoadedBy(args, { files: true });
+      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(r.files).toContain('svc.js'); // the hook saw the bundle load ...
+      expect(r.files.filter((f) => sdk.includes(f)), args.join(' ')).toEqual([]); // ... and none of the SDK
+    }
+    // Its stdin closed at once: it starts, serves nobody, and ends.
+    const mcp = await modulesLoadedBy(['mcp', '--read-only'], { files: true });
+    expect(mcp.status, mcp.stderr).toBe(0);
+    expect(mcp.stdout).toBe('');
+    expect(sdk.every((f) => mcp.files.includes(f)), `${sdk.join(', ')} in ${mcp.files.join(', ')}`).toBe(true);
   });
 
   it('the plain (non-SIMD) HTTP parser kept beside the chunks is a WebAssembly module', () => {

@@ -13,7 +13,7 @@ import { addressDisplay } from '../../io/addresses.js';
 import { palette } from '../../io/colors.js';
 import { printJson } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
-import { loadPolicyPreview, verdictLines, type RowPreview } from '../agent/policy-preview.js';
+import { loadPolicyPreview, verdictLines, type PolicyPreview, type RowPreview } from '../agent/policy-preview.js';
 import type { RequestFlags, TransferRequest } from './request.js';
 
 
@@ -24,16 +24,28 @@ export interface DryRunCheck {
   detail: string;
 }
 
-interface Verdict {
+export interface Verdict {
   decision: 'allow' | 'hold' | 'deny';
   reason?: DenyReason | 'insufficient_balance';
   message: string;
   checks: DryRunCheck[];
 }
 
-export async function dryRunSend(ctx: Needs<'account' | 'auth' | 'client' | 'io' | 'json' | 'reader' | 'serviceClock'>, req: TransferRequest, opts: RequestFlags): Promise<void> {
+/** What a dry run found: the verdict, and what it was judged with (for its printers). */
+export interface DryRun {
+  verdict: Verdict;
+  /** The agent's policy as read (undefined: not an agent's key). */
+  preview: PolicyPreview | undefined;
+  row: RowPreview | undefined;
+  /** The sending account's handle. */
+  from: string;
+  units: bigint;
+}
+
+/** The verdict of a validated request, from reads only (`transfer send --dry-run`, `svc mcp`'s check_policy). */
+export async function dryRunVerdict(ctx: Needs<'account' | 'client' | 'reader' | 'serviceClock'>, req: TransferRequest): Promise<DryRun> {
   const parsed = parseAmount(req.amount, req.asset);
-  if (!parsed.ok) throw new Error('dryRunSend: the request was not validated'); // buildTransferRequest did
+  if (!parsed.ok) throw new Error('dryRunVerdict: the request was not validated'); // buildTransferRequest did
   const units = parsed.units;
   const preview = await loadPolicyPreview(ctx);
   const from = (await ctx.account()).handle;
@@ -59,6 +71,11 @@ export async function dryRunSend(ctx: Needs<'account' | 'auth' | 'client' | 'io'
       detail: verdict.decision === 'hold' ? 'a held transfer reserves nothing until it is approved' : 'not reached',
     });
   }
+  return { verdict, preview, row, from, units };
+}
+
+export async function dryRunSend(ctx: Needs<'account' | 'auth' | 'client' | 'io' | 'json' | 'reader' | 'serviceClock'>, req: TransferRequest, opts: RequestFlags): Promise<void> {
+  const { verdict, preview, row, from, units } = await dryRunVerdict(ctx, req);
 
   const at = preview?.at ?? new Date(ctx.serviceClock.now());
   const fmt = (u: bigint) => formatUnits(u, 'USDG');

@@ -188,7 +188,7 @@ async function showEarlier(out: Out, client: ApiClient, e: Earlier, wait: WaitPl
   if (ctx.json) ctx.io.err(note);
 }
 
-interface Posted {
+export interface Posted {
   status: number;
   data: Transfer | HeldTransaction;
   /** The Idempotency-Key the transfer was created with (part of --json output). */
@@ -200,7 +200,7 @@ interface Posted {
  * cannot be written stops the send), then `sent` / `held` the moment the service accepts it, or
  * `not_sent` when nothing was made. A lost answer leaves `tried`: the outcome is unknown.
  */
-async function postJournaled(ctx: Needs<'account' | 'auth' | 'globals' | 'io'>, client: ApiClient, journal: SendJournal, cmd: { key: string; request: string }, body: TransferRequest, sentKey: string): Promise<Posted> {
+export async function postJournaled(ctx: Needs<'account' | 'auth' | 'globals' | 'io'>, client: ApiClient, journal: SendJournal, cmd: { key: string; request: string }, body: TransferRequest, sentKey: string): Promise<Posted> {
   const base = { ...cmd, ...(sentKey !== cmd.key ? { sent_key: sentKey } : {}) };
   // Tried again after a lost answer: the service's memory of the key runs from the first try.
   const prior = journal.find(cmd.key);
@@ -230,7 +230,7 @@ function recordAfter(ctx: Needs<'io'>, journal: SendJournal, entry: Omit<SendEnt
 }
 
 /** A definite refusal (4xx), or no request left this machine: nothing was made under the key. */
-function nothingMade(err: unknown): boolean {
+export function nothingMade(err: unknown): boolean {
   if (err instanceof NetworkError) return err.nothingSent;
   return err instanceof ApiError && err.status >= 400 && err.status < 500;
 }
@@ -295,7 +295,7 @@ function retryCommand(body: TransferRequest, key: string): string {
   return words.join(' ');
 }
 
-function isHeld(data: Transfer | HeldTransaction): data is HeldTransaction {
+export function isHeld(data: Transfer | HeldTransaction): data is HeldTransaction {
   return typeof (data as HeldTransaction).transaction_id === 'string' && typeof (data as Transfer).transfer_id !== 'string';
 }
 

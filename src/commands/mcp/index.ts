@@ -1,0 +1,30 @@
+// `svc mcp`: an MCP server over stdio for one profile, so that an AI agent spends under its
+// policy while a human approves what is above its threshold (docs/mcp.md). Registration is
+// cheap: the MCP SDK loads only when this command runs (serve.ts).
+import type { Command } from 'commander';
+import type { ProgramDeps } from '../../runtime/registration.js';
+import { helpFooter } from '../../runtime/help-text.js';
+
+export function registerMcp(program: Command, deps: ProgramDeps): void {
+  program
+    .command('mcp')
+    .description("Serve the profile's wallet to an AI agent over MCP (stdio): send, read, wait for a human's decision; never approve")
+    .option('--read-only', 'offer the read tools only (no send_transfer); the only way to serve a key that is not an agent\'s')
+    .option('--max-total <amount>', 'a budget for this session on top of the spend policy: sends (and held sends) past it are refused before any request')
+    .addHelpText('after', helpFooter([
+      '',
+      'stdout carries the MCP stream only; every tool call is logged on stderr (tool, outcome, ids;',
+      'never an amount or a key). The key and decryption key come from the profile (--profile, else',
+      'the current one), never from the MCP client\'s arguments or environment. Money moves only with',
+      'an agent\'s key; any other key needs --read-only (exit 2 otherwise).',
+      '',
+      'Examples:',
+      '  $ svc mcp --profile bot',
+      '  $ svc mcp --profile bot --max-total 200',
+      '  $ svc mcp --profile alice --read-only',
+    ]))
+    .action(async (opts: { readOnly?: boolean; maxTotal?: string }, cmd: Command) => {
+      const { serveMcp } = await import('./serve.js');
+      await serveMcp(deps.factory(cmd), opts);
+    });
+}

@@ -1,0 +1,93 @@
+// What a tool call answers (a structured result and a short text for clients that show text),
+// what a failure becomes (a tool error: the model reads it, the server goes on), and the one
+// stderr line per call that lets the person running the client see what the model did.
+import { CliError } from '../../errors.js';
+import type { IOStreams } from '../../io/streams.js';
+import { sanitize } from '../../io/sanitize.js';
+
+/** An MCP CallToolResult. */
+export interface ToolResult {
+  [key: string]: unknown;
+  content: Array<{ type: 'text'; text: string }>;
+  structuredContent: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/** What a handler returns: the result, and what the log line says of it. */
+export interface Outcome {
+  result: ToolResult;
+  /** `ok`, `held`, `denied`, `refused`, `error`: never more than a word. */
+  outcome: string;
+  ids?: { transfer?: string | undefined; transaction?: string | undefined };
+  code?: string;
+}
+
+/** Every string of a structured result passes the one sanitiser (clients may show it as it is). */
+export function clean(value: unknown): unknown {
+  if (typeof value === 'string') return sanitize(value);
+  if (Array.isArray(value)) return value.map(clean);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, clean(v)]));
+  return value;
+}
+
+export function ok(data: Record<string, unknown>, text: string, extra: Omit<Outcome, 'result'> = { outcome: 'ok' }): Outcome {
+  return { ...extra, result: { content: [{ type: 'text', text: sanitize(text) }], structuredContent: clean(data) as Record<string, unknown> } };
+}
+
+/** Error codes the model is told to relay, with what to say (a denial carries the policy's reason). */
+function relayOf(err: CliError): string | undefined {
+  const given = err.details.relay;
+  if (typeof given === 'string') return given;
+  const reason = typeof err.details.reason === 'string' ? err.details.reason : undefined;
+  if (err.code === 'policy_violation') {
+    return `The spend policy denied this transfer${reason ? ` (${reason})` : ''}. Nothing was sent. Tell the user why; do not retry the same transfer.`;
+  }
+  if (err.code === 'insufficient_balance') return 'The account does not hold enough of this asset. Nothing was sent. Tell the user.';
+  return undefined;
+}
+
+/** The outcome word of a failure: a denial by policy or funds, a local refusal, or any other error. */
+function outcomeOf(err: CliError): string {
+  if (err.code === 'policy_violation' || err.code === 'insufficient_balance') return 'denied';
+  if (err.kind === 'usage' || err.code === 'session_budget_exceeded') return 'refused';
+  return 'error';
+}
+
+/**
+ * A failure as a tool error. A CliError says its code, message and hint (and the ids and reason
+ * of its details); anything else is a bug, said without its text. The secrets of the run are cut
+ * out of every string, whatever produced it (none should carry one).
+ */
+export function toolError(err: unknown, secrets: readonly string[]): Outcome {
+  const redact = (text: string) => secrets.reduce((t, s) => (s.length >= 8 ? t.split(s).join('[redacted]') : t), text);
+  if (!(err instanceof CliError)) {
+    const error = { code: 'internal_error', message: 'svc mcp failed to handle this call (a bug); nothing more was done' };
+    return { outcome: 'error', code: error.code, result: { isError: true, content: [{ type: 'text', text: error.message }], structuredContent: { error } } };
+  }
+  const keep = ['reason', 'transfer_id', 'transaction_id', 'idempotency_key', 'status'];
+  const details = Object.fromEntries(Object.entries(err.details).filter(([k, v]) => keep.includes(k) && typeof v === 'string'));
+  const relay = relayOf(err);
+  const error: Record<string, unknown> = {
+    code: err.code,
+    message: redact(err.message),
+    ...details,
+    ...(err.hint ? { hint: redact(err.hint) } : {}),
+    ...(relay ? { relay } : {}),
+  };
+  const text = `error: ${redact(err.message)} (${err.code}${typeof details.reason === 'string' ? `: ${details.reason}` : ''})${relay ? `\n${relay}` : ''}`;
+  return {
+    outcome: outcomeOf(err),
+    code: err.code,
+    ids: { transfer: details.transfer_id as string | undefined, transaction: details.transaction_id as string | undefined },
+    result: { isError: true, content: [{ type: 'text', text: sanitize(text) }], structuredContent: clean({ error }) as Record<string, unknown> },
+  };
+}
+
+/** One stderr line per call: tool, outcome, ids and error code; never an amount, a memo or a key. */
+export function logCall(io: IOStreams, tool: string, o: Pick<Outcome, 'outcome' | 'ids' | 'code'>): void {
+  const words = [`mcp: ${tool}`, o.outcome];
+  if (o.ids?.transfer) words.push(`transfer ${o.ids.transfer}`);
+  if (o.ids?.transaction) words.push(`transaction ${o.ids.transaction}`);
+  if (o.code) words.push(`(${o.code})`);
+  io.err(`${sanitize(words.join(' '))}\n`);
+}

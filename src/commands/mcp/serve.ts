@@ -1,0 +1,139 @@
+// `svc mcp`: the MCP server over stdio (the SDK's low-level Server with plain JSON schemas, loaded
+// only here). Before it serves anything: the key must come from a profile (never from the MCP
+// client's environment or arguments), and send_transfer is offered only to an agent's key; any
+// other key starts only with --read-only (exit 2 otherwise). Each call is checked, run through
+// the command modules, answered as a result or a tool error, and logged on stderr in one line.
+// stdout is the MCP stream and nothing else.
+import type { Needs } from '../../runtime/factory.js';
+import type { InterruptWatch } from '../../runtime/interrupt.js';
+import * as z from 'zod/mini';
+import { CliError, UsageError } from '../../errors.js';
+import type { IOStreams } from '../../io/streams.js';
+import { sanitize } from '../../io/sanitize.js';
+import { VERSION } from '../../version.js';
+import { sessionBudget } from './budget.js';
+import { checkPolicyTool, getBalanceTool, getPendingTool, getTransferTool, listTransfersTool, waitForDecisionTool } from './reads.js';
+import { logCall, toolError, type Outcome } from './results.js';
+import { sendTool } from './send.js';
+import { READ_TOOLS, SEND_TOOL, type ToolSpec } from './tools.js';
+
+export interface McpOptions {
+  readOnly?: boolean;
+  maxTotal?: string;
+}
+
+type McpCtx = Needs<'account' | 'auth' | 'client' | 'clock' | 'env' | 'globals' | 'interrupt' | 'io' | 'network' | 'reader' | 'serviceClock' | 'settings'>;
+
+/** What an MCP client is told when it connects. */
+const INSTRUCTIONS =
+  "svc's wallet for an AI agent. The agent proposes; a human approves elsewhere: a transfer above the agent's approval threshold is held " +
+  '(send_transfer answers status "pending_approval" with a transaction_id) and wait_for_decision tells the outcome. No tool approves, rejects or changes a policy.';
+
+export async function serveMcp(ctx: McpCtx, opts: McpOptions): Promise<void> {
+  const budget = sessionBudget(opts.maxTotal);
+  await checkKeySource(ctx);
+  const auth = await ctx.auth();
+  const account = opts.readOnly ? undefined : await agentAccount(ctx);
+  const secrets = [auth.apiKey, ...(auth.decryptionKey ? [auth.decryptionKey] : [])];
+
+  // Ctrl-C, SIGTERM or the client closing stdin ends the session; a wait in progress stops with it.
+  const stop = new AbortController();
+  void ctx.interrupt.wait().then(() => stop.abort());
+  const stopped = new Promise<string>((resolve) => stop.signal.addEventListener('abort', () => resolve('stopped'), { once: true }));
+  const interrupt: InterruptWatch = { wait: () => stopped, signal: () => stop.signal };
+  const io = toStderr(ctx.io);
+  const toolCtx = {
+    account: ctx.account, auth: ctx.auth, client: ctx.client, clock: ctx.clock, env: ctx.env, globals: ctx.globals,
+    network: ctx.network, reader: ctx.reader, serviceClock: ctx.serviceClock, interrupt, io, json: true,
+  };
+
+  const tools: ToolSpec[] = account ? [SEND_TOOL, ...READ_TOOLS] : [...READ_TOOLS];
+  const run: Record<string, (args: unknown) => Promise<Outcome>> = {
+    get_transfer: (a) => getTransferTool(toolCtx, a),
+    list_transfers: (a) => listTransfersTool(toolCtx, a),
+    get_balance: (a) => getBalanceTool(toolCtx, a),
+    check_policy: (a) => checkPolicyTool(toolCtx, a),
+    get_pending_transaction: (a) => getPendingTool(toolCtx, a),
+    wait_for_decision: (a) => waitForDecisionTool(toolCtx, a),
+    ...(account ? { send_transfer: (a: unknown) => sendTool(toolCtx, budget, a) } : {}),
+  };
+
+  const [{ Server }, { StdioServerTransport }, { CallToolRequestSchema, ListToolsRequestSchema }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/server/stdio.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
+  const server = new Server({ name: 'svc', version: VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const name = request.params.name;
+    let outcome: Outcome;
+    try {
+      const handler = Object.hasOwn(run, name) ? run[name] : undefined;
+      if (!handler) throw new UsageError(`unknown tool "${sanitize(name.slice(0, 64))}" (this server offers ${tools.map((t) => t.name).join(', ')})`, undefined, 'unknown_tool');
+      ctx.network.renew(); // each call has the whole --timeout
+      outcome = await handler(request.params.arguments);
+    } catch (err) {
+      outcome = toolError(err, secrets);
+    }
+    logCall(ctx.io, name.slice(0, 64), outcome);
+    return outcome.result;
+  });
+  // A message that is not JSON-RPC: the SDK answers or drops it; said on stderr, the session goes on.
+  server.onerror = (err) => ctx.io.err(`${sanitize(`mcp: ${err.message.slice(0, 200)}`)}\n`);
+
+  const transport = new StdioServerTransport(ctx.io.stdin, ctx.io.stdout);
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+  });
+  ctx.io.stdin.once('end', () => void transport.close());
+  await server.connect(transport);
+  const who = account ? `${account.handle}, an agent: send_transfer and the read tools${opts.maxTotal !== undefined ? ', with a session budget (--max-total)' : ''}` : 'read tools only (--read-only)';
+  ctx.io.err(`${sanitize(`mcp: serving profile "${auth.profileName ?? ''}" (${who}) on stdio`)}\n`);
+  await Promise.race([closed, stopped]);
+  stop.abort();
+  await server.close();
+  ctx.io.err('mcp: session ended\n');
+}
+
+/** Writes meant for stdout go to stderr: the MCP stream owns stdout. */
+function toStderr(io: IOStreams): IOStreams {
+  return { ...io, stdoutIsTTY: false, canPrompt: false, out: (text) => io.err(text) };
+}
+
+/**
+ * The key and decryption key come from a profile: a named one (--profile, SVC_PROFILE) ignores the
+ * environment; the current one would yield to SVC_API_KEY / SVC_DECRYPTION_KEY, which an MCP
+ * client's config can set, so those are refused rather than used.
+ */
+async function checkKeySource(ctx: Needs<'env' | 'globals' | 'settings'>): Promise<void> {
+  const named = ctx.globals.profile ?? ctx.env.SVC_PROFILE;
+  const fromEnv = ['SVC_API_KEY', 'SVC_DECRYPTION_KEY'].filter((v) => !named && ctx.env[v]);
+  if (fromEnv.length > 0) {
+    throw new UsageError(`svc mcp takes its keys from a profile, not from ${fromEnv.join(' or ')}`, 'name the profile with `svc mcp --profile <name>` (the environment is then ignored), or unset them', 'key_not_from_profile');
+  }
+  const settings = await ctx.settings();
+  if (settings.profileName === null) {
+    throw new UsageError('svc mcp needs a profile holding the key', 'add one with `svc profile add <name>` and run `svc mcp --profile <name>`', 'key_not_from_profile');
+  }
+}
+
+const AccountTypeSchema = z.looseObject({ account_id: z.string(), handle: z.string(), type: z.optional(z.string()) });
+
+/** The account, when the key is an agent's; otherwise (or when the service does not say) no money tool: exit 2. */
+async function agentAccount(ctx: Needs<'auth' | 'client'>): Promise<{ handle: string }> {
+  let data;
+  try {
+    ({ data } = await (await ctx.client()).get('/v1/accounts/me', { schema: AccountTypeSchema }));
+  } catch (err) {
+    if (!(err instanceof CliError)) throw err;
+    throw err.with({ message: `cannot tell whether this key is an agent's, which send_transfer needs: ${err.message}`, hint: err.hint ?? 'or serve the read tools only: `svc mcp --read-only`' });
+  }
+  if (data.type === 'agent') return { handle: data.handle };
+  const what = data.type === undefined ? 'an account whose type the service does not say' : `a ${data.type} account`;
+  throw new UsageError(
+    `svc mcp moves money only with an agent's key (bound by a spend policy and a human's approval); profile "${(await ctx.auth()).profileName ?? ''}" holds the key of ${sanitize(data.handle)}, ${sanitize(what)}`,
+    'serve the read tools only with `svc mcp --read-only`, or use an agent\'s key: `svc agent create`, then a key for it',
+    'agent_key_required',
+  );
+}
