@@ -34,7 +34,7 @@ _svc_takes_value() {
   local p="$1"
   while :; do
     case "$p|$2" in
-      '|-p'|'|--profile'|'|--base-url'|'|--timeout'|'balance|--asset'|'transfer send|--asset'|'transfer send|--memo'|'transfer send|--idempotency-key'|'transfer send|--timeout-wait'|'transfer batch|--batch-id'|'transfer batch|--concurrency'|'transfer batch|--out'|'transfer get|--timeout-wait'|'transfer ls|--status'|'transfer ls|--since'|'transfer ls|--until'|'transfer ls|--limit'|'transfer ls|--offset'|'agent create|--daily-limit'|'agent create|--per-tx-limit'|'agent create|--hitl-threshold'|'agent create|--allow'|'agent create|--asset'|'agent create|--active-hours'|'agent create|--policy-file'|'agent policy set|--add-allow'|'agent policy set|--remove-allow'|'agent policy set|--clear'|'agent policy set|--daily-limit'|'agent policy set|--per-tx-limit'|'agent policy set|--hitl-threshold'|'agent policy set|--allow'|'agent policy set|--asset'|'agent policy set|--active-hours'|'agent policy set|--policy-file'|'agent policy check|--to'|'agent policy check|--amount'|'agent policy check|--asset'|'agent policy check|--at'|'agent policy check|--spent-today'|'pending ls|--status'|'pending wait|--timeout-wait'|'pending reject|--reason'|'pending review|--interval'|'pending review|--notify-command'|'pending log|--limit'|'webhook create|--events'|'webhook verify|--secret-env'|'webhook verify|--secret-file'|'webhook verify|--signature'|'webhook verify|--payload-file'|'webhook verify|--tolerance'|'webhook listen|--port'|'webhook listen|--events'|'webhook listen|--forward-to'|'webhook listen|--secret-env'|'webhook listen|--secret-file'|'webhook listen|--tolerance'|'api|-d'|'api|--data'|'api|-q'|'api|--query'|'api|--idempotency-key'|'sandbox start|--port'|'sandbox start|--host'|'sandbox start|--block-time'|'sandbox start|--approval-window'|'sandbox start|--state'|'sandbox stop|--pid'|'sandbox fund|--asset'|'sandbox key create|--account'|'sandbox key create|--name'|'sandbox key ls|--account'|'sandbox trigger|--account'|'mcp|--max-total') return 0 ;;
+      '|-p'|'|--profile'|'|--base-url'|'|--timeout'|'balance|--asset'|'transfer send|--asset'|'transfer send|--memo'|'transfer send|--idempotency-key'|'transfer send|--timeout-wait'|'transfer batch|--batch-id'|'transfer batch|--concurrency'|'transfer batch|--out'|'transfer get|--timeout-wait'|'transfer ls|--status'|'transfer ls|--since'|'transfer ls|--until'|'transfer ls|--limit'|'transfer ls|--offset'|'agent create|--save-profile'|'agent create|--daily-limit'|'agent create|--per-transaction-limit'|'agent create|--approval-threshold'|'agent create|--allow'|'agent create|--asset'|'agent create|--active-hours'|'agent create|--policy-file'|'agent policy set|--add-allow'|'agent policy set|--remove-allow'|'agent policy set|--clear'|'agent policy set|--daily-limit'|'agent policy set|--per-transaction-limit'|'agent policy set|--approval-threshold'|'agent policy set|--allow'|'agent policy set|--asset'|'agent policy set|--active-hours'|'agent policy set|--policy-file'|'agent policy check|--to'|'agent policy check|--amount'|'agent policy check|--asset'|'agent policy check|--at'|'agent policy check|--spent-today'|'pending ls|--status'|'pending wait|--timeout-wait'|'pending reject|--reason'|'pending review|--interval'|'pending review|--notify-command'|'pending log|--limit'|'webhook create|--events'|'webhook verify|--secret-env'|'webhook verify|--secret-file'|'webhook verify|--signature'|'webhook verify|--payload-file'|'webhook verify|--tolerance'|'webhook listen|--port'|'webhook listen|--events'|'webhook listen|--forward-to'|'webhook listen|--secret-env'|'webhook listen|--secret-file'|'webhook listen|--tolerance'|'api|-d'|'api|--data'|'api|-q'|'api|--query'|'api|--idempotency-key'|'sandbox start|--port'|'sandbox start|--host'|'sandbox start|--block-time'|'sandbox start|--approval-window'|'sandbox start|--state'|'sandbox stop|--pid'|'sandbox fund|--asset'|'sandbox key create|--account'|'sandbox key create|--name'|'sandbox key ls|--account'|'sandbox trigger|--account'|'mcp|--max-total') return 0 ;;
     esac
     [[ -z $p ]] && return 1
     if [[ $p == *" "* ]]; then p="${p% *}"; else p=""; fi
@@ -96,6 +96,7 @@ _svc_subcommand() {
     'transfer|get') path='transfer get' ;;
     'transfer|ls'|'transfer|list') path='transfer ls' ;;
     'agent|ls'|'agent|list') path='agent ls' ;;
+    'agent|get') path='agent get' ;;
     'agent|create') path='agent create' ;;
     'agent|suspend') path='agent suspend' ;;
     'agent|resume') path='agent resume' ;;
@@ -169,7 +170,7 @@ _svc_words() {
       esac
       ;;
     'agent')
-      [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'ls create suspend resume policy' -- "$cur"))
+      [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'ls get create suspend resume policy' -- "$cur"))
       [[ $2 -eq 0 && ${#COMPREPLY[@]} -eq 0 ]] && COMPREPLY=($(compgen -W 'list' -- "$cur"))
       ;;
     'agent policy')
@@ -230,12 +231,13 @@ _svc_options() {
     'transfer ls') echo '--status --since --until --limit --offset --all --jsonl --decrypt --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'agent') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'agent ls') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
-    'agent create') echo '--daily-limit --per-tx-limit --hitl-threshold --allow --asset --active-hours --policy-file --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'agent get') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'agent create') echo '--save-profile --force --daily-limit --per-transaction-limit --approval-threshold --allow --asset --active-hours --policy-file --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'agent suspend') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'agent resume') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'agent policy') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'agent policy get') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
-    'agent policy set') echo '--add-allow --remove-allow --clear --daily-limit --per-tx-limit --hitl-threshold --allow --asset --active-hours --policy-file --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'agent policy set') echo '--add-allow --remove-allow --clear --daily-limit --per-transaction-limit --approval-threshold --allow --asset --active-hours --policy-file --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'agent policy check') echo '--to --amount --asset --at --spent-today --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'pending') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'pending ls') echo '--decrypt --all --status --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;

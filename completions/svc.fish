@@ -25,7 +25,7 @@ function __svc_takes_value
     set -l p $argv[1]
     while true
         switch "$p|$argv[2]"
-            case '|-p' '|--profile' '|--base-url' '|--timeout' 'balance|--asset' 'transfer send|--asset' 'transfer send|--memo' 'transfer send|--idempotency-key' 'transfer send|--timeout-wait' 'transfer batch|--batch-id' 'transfer batch|--concurrency' 'transfer batch|--out' 'transfer get|--timeout-wait' 'transfer ls|--status' 'transfer ls|--since' 'transfer ls|--until' 'transfer ls|--limit' 'transfer ls|--offset' 'agent create|--daily-limit' 'agent create|--per-tx-limit' 'agent create|--hitl-threshold' 'agent create|--allow' 'agent create|--asset' 'agent create|--active-hours' 'agent create|--policy-file' 'agent policy set|--add-allow' 'agent policy set|--remove-allow' 'agent policy set|--clear' 'agent policy set|--daily-limit' 'agent policy set|--per-tx-limit' 'agent policy set|--hitl-threshold' 'agent policy set|--allow' 'agent policy set|--asset' 'agent policy set|--active-hours' 'agent policy set|--policy-file' 'agent policy check|--to' 'agent policy check|--amount' 'agent policy check|--asset' 'agent policy check|--at' 'agent policy check|--spent-today' 'pending ls|--status' 'pending wait|--timeout-wait' 'pending reject|--reason' 'pending review|--interval' 'pending review|--notify-command' 'pending log|--limit' 'webhook create|--events' 'webhook verify|--secret-env' 'webhook verify|--secret-file' 'webhook verify|--signature' 'webhook verify|--payload-file' 'webhook verify|--tolerance' 'webhook listen|--port' 'webhook listen|--events' 'webhook listen|--forward-to' 'webhook listen|--secret-env' 'webhook listen|--secret-file' 'webhook listen|--tolerance' 'api|-d' 'api|--data' 'api|-q' 'api|--query' 'api|--idempotency-key' 'sandbox start|--port' 'sandbox start|--host' 'sandbox start|--block-time' 'sandbox start|--approval-window' 'sandbox start|--state' 'sandbox stop|--pid' 'sandbox fund|--asset' 'sandbox key create|--account' 'sandbox key create|--name' 'sandbox key ls|--account' 'sandbox trigger|--account' 'mcp|--max-total'
+            case '|-p' '|--profile' '|--base-url' '|--timeout' 'balance|--asset' 'transfer send|--asset' 'transfer send|--memo' 'transfer send|--idempotency-key' 'transfer send|--timeout-wait' 'transfer batch|--batch-id' 'transfer batch|--concurrency' 'transfer batch|--out' 'transfer get|--timeout-wait' 'transfer ls|--status' 'transfer ls|--since' 'transfer ls|--until' 'transfer ls|--limit' 'transfer ls|--offset' 'agent create|--save-profile' 'agent create|--daily-limit' 'agent create|--per-transaction-limit' 'agent create|--approval-threshold' 'agent create|--allow' 'agent create|--asset' 'agent create|--active-hours' 'agent create|--policy-file' 'agent policy set|--add-allow' 'agent policy set|--remove-allow' 'agent policy set|--clear' 'agent policy set|--daily-limit' 'agent policy set|--per-transaction-limit' 'agent policy set|--approval-threshold' 'agent policy set|--allow' 'agent policy set|--asset' 'agent policy set|--active-hours' 'agent policy set|--policy-file' 'agent policy check|--to' 'agent policy check|--amount' 'agent policy check|--asset' 'agent policy check|--at' 'agent policy check|--spent-today' 'pending ls|--status' 'pending wait|--timeout-wait' 'pending reject|--reason' 'pending review|--interval' 'pending review|--notify-command' 'pending log|--limit' 'webhook create|--events' 'webhook verify|--secret-env' 'webhook verify|--secret-file' 'webhook verify|--signature' 'webhook verify|--payload-file' 'webhook verify|--tolerance' 'webhook listen|--port' 'webhook listen|--events' 'webhook listen|--forward-to' 'webhook listen|--secret-env' 'webhook listen|--secret-file' 'webhook listen|--tolerance' 'api|-d' 'api|--data' 'api|-q' 'api|--query' 'api|--idempotency-key' 'sandbox start|--port' 'sandbox start|--host' 'sandbox start|--block-time' 'sandbox start|--approval-window' 'sandbox start|--state' 'sandbox stop|--pid' 'sandbox fund|--asset' 'sandbox key create|--account' 'sandbox key create|--name' 'sandbox key ls|--account' 'sandbox trigger|--account' 'mcp|--max-total'
                 return 0
         end
         test -z "$p"; and return 1
@@ -82,6 +82,8 @@ function __svc_subcommand
             echo 'transfer ls'
         case 'agent|ls' 'agent|list'
             echo 'agent ls'
+        case 'agent|get'
+            echo 'agent get'
         case 'agent|create'
             echo 'agent create'
         case 'agent|suspend'
@@ -306,19 +308,24 @@ complete -c svc -n '__svc_under "transfer ls"' -l jsonl -d 'print one JSON objec
 complete -c svc -n '__svc_under "transfer ls"' -l decrypt -d 'with --json or --jsonl, add amount and memo, decrypted locally'
 
 # svc agent
-complete -c svc -n '__svc_at "agent" 0' -a 'ls' -d 'List the agents under this account'
+complete -c svc -n '__svc_at "agent" 0' -a 'ls' -d 'List the agents under this account: status, limits, today\'s spend and held transfers'
+complete -c svc -n '__svc_at "agent" 0' -a 'get' -d 'Show an agent (agent = handle, name or account id): its ids, chain address and spend policy'
 complete -c svc -n '__svc_at "agent" 0' -a 'create' -d 'Create an agent account bound by a spend policy'
 complete -c svc -n '__svc_at "agent" 0' -a 'suspend' -d 'Suspend an agent: its key can no longer move money; its held transactions stay for you to decide'
 complete -c svc -n '__svc_at "agent" 0' -a 'resume' -d 'Resume a suspended agent: its key may move money again, within its spend policy'
 complete -c svc -n '__svc_at "agent" 0' -a 'policy' -d 'Read, change or simulate an agent\'s spend policy'
-complete -c svc -n '__svc_at "agent" 0; and __svc_alias_only ls create suspend resume policy' -a 'list' -d 'alias of ls'
+complete -c svc -n '__svc_at "agent" 0; and __svc_alias_only ls get create suspend resume policy' -a 'list' -d 'alias of ls'
 
 # svc agent ls
 
+# svc agent get
+
 # svc agent create
-complete -c svc -n '__svc_under "agent create"' -l daily-limit -x -d 'daily spending limit (UTC day), e.g. 500'
-complete -c svc -n '__svc_under "agent create"' -l per-tx-limit -x -d 'per-transaction limit'
-complete -c svc -n '__svc_under "agent create"' -l hitl-threshold -x -d 'amounts above this are held for human approval'
+complete -c svc -n '__svc_under "agent create"' -l save-profile -x -d 'sandbox: also make the agent\'s API key and save it, with its decryption key, as this profile'
+complete -c svc -n '__svc_under "agent create"' -l force -d 'with --save-profile: replace a profile of that name'
+complete -c svc -n '__svc_under "agent create"' -l daily-limit -x -d 'daily limit (daily_limit_usdc): the most spent per UTC day, in USD, e.g. 500'
+complete -c svc -n '__svc_under "agent create"' -l per-transaction-limit -x -d 'per-transaction limit (per_transaction_limit_usdc): the most one transfer may move, in USD'
+complete -c svc -n '__svc_under "agent create"' -l approval-threshold -x -d 'approval threshold (hitl_threshold_usdc): transfers above it, in USD, are held for human approval'
 complete -c svc -n '__svc_under "agent create"' -l allow -x -d 'allowed recipient: @handle, 0x address or *.domain (repeatable)'
 complete -c svc -n '__svc_under "agent create"' -l asset -x -a 'USDG USDC' -d 'allowed asset (repeatable)'
 complete -c svc -n '__svc_under "agent create"' -l active-hours -x -d 'when the agent may transact, UTC; may wrap midnight (22:00-06:00)'
@@ -338,10 +345,10 @@ complete -c svc -n '__svc_at "agent policy" 0' -a 'check' -d 'Simulate a transac
 # svc agent policy set
 complete -c svc -n '__svc_under "agent policy set"' -l add-allow -x -d 'add a recipient to the allowed list (repeatable)'
 complete -c svc -n '__svc_under "agent policy set"' -l remove-allow -x -d 'remove a recipient from the allowed list (repeatable)'
-complete -c svc -n '__svc_under "agent policy set"' -l clear -x -d 'remove a restriction, named by its flag: daily-limit, per-tx-limit, hitl-threshold, allow, asset, active-hours (repeatable)'
-complete -c svc -n '__svc_under "agent policy set"' -l daily-limit -x -d 'daily spending limit (UTC day), e.g. 500'
-complete -c svc -n '__svc_under "agent policy set"' -l per-tx-limit -x -d 'per-transaction limit'
-complete -c svc -n '__svc_under "agent policy set"' -l hitl-threshold -x -d 'amounts above this are held for human approval'
+complete -c svc -n '__svc_under "agent policy set"' -l clear -x -d 'remove a restriction, named by its flag: daily-limit, per-transaction-limit, approval-threshold, allow, asset, active-hours (repeatable)'
+complete -c svc -n '__svc_under "agent policy set"' -l daily-limit -x -d 'daily limit (daily_limit_usdc): the most spent per UTC day, in USD, e.g. 500'
+complete -c svc -n '__svc_under "agent policy set"' -l per-transaction-limit -x -d 'per-transaction limit (per_transaction_limit_usdc): the most one transfer may move, in USD'
+complete -c svc -n '__svc_under "agent policy set"' -l approval-threshold -x -d 'approval threshold (hitl_threshold_usdc): transfers above it, in USD, are held for human approval'
 complete -c svc -n '__svc_under "agent policy set"' -l allow -x -d 'allowed recipient: @handle, 0x address or *.domain (repeatable)'
 complete -c svc -n '__svc_under "agent policy set"' -l asset -x -a 'USDG USDC' -d 'allowed asset (repeatable)'
 complete -c svc -n '__svc_under "agent policy set"' -l active-hours -x -d 'when the agent may transact, UTC; may wrap midnight (22:00-06:00)'

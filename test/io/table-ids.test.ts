@@ -82,11 +82,11 @@ describe('ids stay whole at 80, 100 and 160 columns', () => {
     checkIds(keyColumns(now), rows, 'key_id', []);
   });
 
-  it('agent ls: ACCOUNT ID and POLICY whole or dropped', () => {
+  it('agent ls: the handle (what `agent get` and `policy` take) always whole; the ids are in TSV and `agent get` only', () => {
     const rows = [
-      { handle: BOT, account_id: id('acct_', 20, 'Q1'), status: 'active', spend_policy_id: id('pol_', 20, 'A1'), public_key: FAR },
-      { handle: '@alice/ops', account_id: id('acct_', 20, 'Z1'), status: 'suspended', spend_policy_id: id('pol_', 20, 'P0'), public_key: OTHER },
+      { handle: BOT, account_id: id('acct_', 20, 'Q1'), status: 'active', spend_policy_id: id('pol_', 20, 'A1'), public_key: FAR, daily_limit_usdc: '100000.00', spent_today: '99999.99', per_transaction_limit_usdc: '25000.00', hitl_threshold_usdc: '10000.00', held: 12 },
+      { handle: '@alice/ops', account_id: id('acct_', 20, 'Z1'), status: 'suspended', spend_policy_id: id('pol_', 20, 'P0'), public_key: OTHER, held: 0 },
     ];
-    checkIds(agentColumns(asIs), rows, undefined, ['account_id', 'spend_policy_id']);
+    checkIds(agentColumns(), rows, 'handle', []);
   });
 });

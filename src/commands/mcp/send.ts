@@ -46,8 +46,8 @@ export async function sendTool(ctx: SendCtx, budget: SessionBudget, raw: unknown
   let keep = false;
   try {
     const client = await ctx.client();
-    const journal = openSendJournal(ctx.env, { baseUrl: client.baseUrl, accountId: (await ctx.account()).account_id }, () => ctx.clock.now());
     const key = idempotencyKey ?? randomUUID();
+    const journal = openSendJournal(ctx.env, { baseUrl: client.baseUrl, accountId: (await ctx.account()).account_id }, () => ctx.clock.now(), key);
     const fingerprint = journal.fingerprint(req);
     const earlier = priorUse(journal.find(key), fingerprint, ctx.clock.now());
     // Accepted before (this session counted it then, or an earlier session did): shown, not paid again.
