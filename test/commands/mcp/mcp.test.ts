@@ -228,7 +228,7 @@ describe('svc mcp: what it refuses', () => {
     const r = await runSvc(['mcp', '--profile', 'sandbox'], t.env);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^error: svc mcp moves money only with an agent's key .* @alice, a personal account \(agent_key_required\)\nhint: .*svc mcp --read-only/);
+    expect(r.stderr).toMatch(/^error: svc mcp moves money only with an agent's key .* @alice, a personal account \(agent_key_required\)\nhint: .*`svc --profile sandbox mcp --read-only`/);
     expect(r.stderr).not.toContain(t.keyOf('@alice'));
     const s = await connect(['--profile', 'sandbox', '--read-only']);
     expect((await s.client.listTools()).tools.map((x) => x.name).sort()).toEqual(READ_TOOLS);
