@@ -51,8 +51,10 @@ export async function probeSecretService(env: NodeJS.ProcessEnv, timeoutMs: numb
 
 async function ask(bus: BusConnection): Promise<ProbeFailure | null> {
   await bus.open();
-  await bus.call({ path: '/org/freedesktop/DBus', iface: 'org.freedesktop.DBus', member: 'Hello', dest: 'org.freedesktop.DBus' });
-  const alias = await bus.call({ path: '/org/freedesktop/secrets', iface: 'org.freedesktop.Secret.Service', member: 'ReadAlias', dest: SECRETS, args: [['s', 'default']] });
+  // Hello and ReadAlias go together (the bus answers in order): one round trip fewer.
+  const hello = bus.call({ path: '/org/freedesktop/DBus', iface: 'org.freedesktop.DBus', member: 'Hello', dest: 'org.freedesktop.DBus' });
+  const aliasCall = bus.call({ path: '/org/freedesktop/secrets', iface: 'org.freedesktop.Secret.Service', member: 'ReadAlias', dest: SECRETS, args: [['s', 'default']] });
+  const [, alias] = await Promise.all([hello, aliasCall]);
   if (alias.error) return 'no_secret_service';
   const collection = alias.reader?.string();
   if (!collection || collection === '/') return 'no_default_keyring';
@@ -79,8 +81,8 @@ class BusConnection {
   private socket: Socket | undefined;
   private buffer = Buffer.alloc(0);
   private serial = 0;
-  private readonly waiting = new Map<number, (reply: Reply) => void>();
-  private failed: ((err: Error) => void) | undefined;
+  private readonly waiting = new Map<number, { resolve: (reply: Reply) => void; reject: (err: Error) => void }>();
+  private opening: ((err: Error) => void) | undefined;
 
   constructor(private readonly path: string) {}
 
@@ -89,14 +91,15 @@ class BusConnection {
       const socket = connect(this.path);
       this.socket = socket;
       socket.unref();
-      this.failed = reject;
-      socket.on('error', (err) => this.failed?.(err));
-      socket.on('close', () => this.failed?.(new Error('the bus closed the connection')));
+      this.opening = reject;
+      socket.on('error', (err) => this.fail(err));
+      socket.on('close', () => this.fail(new Error('the bus closed the connection')));
       let handshake = '';
       const onHandshake = (chunk: Buffer) => {
         handshake += chunk.toString('latin1');
         if (!handshake.includes('\r\n')) return;
         socket.off('data', onHandshake);
+        this.opening = undefined;
         if (!handshake.startsWith('OK ')) return reject(new Error('the bus refused authentication'));
         socket.write('BEGIN\r\n');
         socket.on('data', (data: Buffer) => this.receive(data));
@@ -111,15 +114,23 @@ class BusConnection {
   call(call: Call): Promise<Reply> {
     const serial = ++this.serial;
     return new Promise((resolve, reject) => {
-      this.failed = reject;
-      this.waiting.set(serial, resolve);
+      this.waiting.set(serial, { resolve, reject });
       this.socket!.write(encodeCall(call, serial));
     });
   }
 
   close(): void {
-    this.failed = undefined;
+    this.opening = undefined;
+    this.waiting.clear();
     this.socket?.destroy();
+  }
+
+  /** Every call still waiting fails with the connection. */
+  private fail(err: Error): void {
+    this.opening?.(err);
+    this.opening = undefined;
+    for (const { reject } of this.waiting.values()) reject(err);
+    this.waiting.clear();
   }
 
   private receive(data: Buffer): void {
@@ -153,7 +164,7 @@ class BusConnection {
       if (code === 4) errorName = value as string;
       if (code === 8) signature = value as string;
     }
-    const resolve = replySerial === undefined ? undefined : this.waiting.get(replySerial);
+    const resolve = replySerial === undefined ? undefined : this.waiting.get(replySerial)?.resolve;
     if (!resolve) return;
     this.waiting.delete(replySerial!);
     const body = new BodyReader(message, le, pad(16 + fieldsLength, 8));

@@ -120,6 +120,7 @@ describe.skipIf(!TOOLS)('the OS keyring (a real Secret Service: gnome-keyring on
 
   it('profile rm removes the keyring entry with the profile: nothing is left in either place', async () => {
     const id = keyringId();
+    expect(lookup('work', id)).not.toBeNull();
     const rm = await svc(['profile', 'rm', 'work', '--yes']);
     expect([rm.code, rm.stderr]).toEqual([0, 'removed profile "work"\n']);
     expect(lookup('work', id)).toBeNull();
