@@ -133,7 +133,7 @@ function lockedError(path: string, waitedMs: number): CliError {
 }
 
 /**
- * Runs `change` (synchronous) holding the lock at `path`, waiting up to LOCK_WAIT_MS (on
+ * Runs `change` (synchronous, or waiting only on the OS keyring) holding the lock at `path`, waiting up to LOCK_WAIT_MS (on
  * `clock`) for it; config_locked (exit 5) if it cannot be had.
  */
 export async function withLock<T>(path: string, clock: Clock, change: () => T | Promise<T>, waitMs = LOCK_WAIT_MS): Promise<T> {
