@@ -34,7 +34,7 @@ _svc_takes_value() {
   local p="$1"
   while :; do
     case "$p|$2" in
-      '|-p'|'|--profile'|'|--base-url'|'|--timeout'|'balance|--asset'|'transfer send|--asset'|'transfer send|--memo'|'transfer send|--idempotency-key'|'transfer send|--timeout-wait'|'transfer batch|--batch-id'|'transfer batch|--concurrency'|'transfer batch|--out'|'transfer get|--timeout-wait'|'transfer ls|--status'|'transfer ls|--since'|'transfer ls|--until'|'transfer ls|--limit'|'transfer ls|--offset'|'agent create|--save-profile'|'agent create|--daily-limit'|'agent create|--per-transaction-limit'|'agent create|--approval-threshold'|'agent create|--allow'|'agent create|--asset'|'agent create|--active-hours'|'agent create|--policy-file'|'agent policy set|--add-allow'|'agent policy set|--remove-allow'|'agent policy set|--clear'|'agent policy set|--daily-limit'|'agent policy set|--per-transaction-limit'|'agent policy set|--approval-threshold'|'agent policy set|--allow'|'agent policy set|--asset'|'agent policy set|--active-hours'|'agent policy set|--policy-file'|'agent policy check|--to'|'agent policy check|--amount'|'agent policy check|--asset'|'agent policy check|--at'|'agent policy check|--spent-today'|'pending ls|--status'|'pending wait|--timeout-wait'|'pending reject|--reason'|'pending review|--interval'|'pending review|--notify-command'|'pending log|--limit'|'webhook create|--events'|'webhook verify|--secret-env'|'webhook verify|--secret-file'|'webhook verify|--signature'|'webhook verify|--payload-file'|'webhook verify|--tolerance'|'webhook listen|--port'|'webhook listen|--events'|'webhook listen|--forward-to'|'webhook listen|--secret-env'|'webhook listen|--secret-file'|'webhook listen|--tolerance'|'api|-d'|'api|--data'|'api|-q'|'api|--query'|'api|--idempotency-key'|'sandbox start|--port'|'sandbox start|--host'|'sandbox start|--block-time'|'sandbox start|--approval-window'|'sandbox start|--state'|'sandbox stop|--pid'|'sandbox fund|--asset'|'sandbox key create|--account'|'sandbox key create|--name'|'sandbox key ls|--account'|'sandbox trigger|--account'|'mcp|--max-total') return 0 ;;
+      '|-p'|'|--profile'|'|--base-url'|'|--timeout'|'profile migrate|--to'|'balance|--asset'|'transfer send|--asset'|'transfer send|--memo'|'transfer send|--idempotency-key'|'transfer send|--timeout-wait'|'transfer batch|--batch-id'|'transfer batch|--concurrency'|'transfer batch|--out'|'transfer get|--timeout-wait'|'transfer ls|--status'|'transfer ls|--since'|'transfer ls|--until'|'transfer ls|--limit'|'transfer ls|--offset'|'agent create|--save-profile'|'agent create|--daily-limit'|'agent create|--per-transaction-limit'|'agent create|--approval-threshold'|'agent create|--allow'|'agent create|--asset'|'agent create|--active-hours'|'agent create|--policy-file'|'agent policy set|--add-allow'|'agent policy set|--remove-allow'|'agent policy set|--clear'|'agent policy set|--daily-limit'|'agent policy set|--per-transaction-limit'|'agent policy set|--approval-threshold'|'agent policy set|--allow'|'agent policy set|--asset'|'agent policy set|--active-hours'|'agent policy set|--policy-file'|'agent policy check|--to'|'agent policy check|--amount'|'agent policy check|--asset'|'agent policy check|--at'|'agent policy check|--spent-today'|'pending ls|--status'|'pending wait|--timeout-wait'|'pending reject|--reason'|'pending review|--interval'|'pending review|--notify-command'|'pending log|--limit'|'webhook create|--events'|'webhook verify|--secret-env'|'webhook verify|--secret-file'|'webhook verify|--signature'|'webhook verify|--payload-file'|'webhook verify|--tolerance'|'webhook listen|--port'|'webhook listen|--events'|'webhook listen|--forward-to'|'webhook listen|--secret-env'|'webhook listen|--secret-file'|'webhook listen|--tolerance'|'api|-d'|'api|--data'|'api|-q'|'api|--query'|'api|--idempotency-key'|'sandbox start|--port'|'sandbox start|--host'|'sandbox start|--block-time'|'sandbox start|--approval-window'|'sandbox start|--state'|'sandbox stop|--pid'|'sandbox fund|--asset'|'sandbox key create|--account'|'sandbox key create|--name'|'sandbox key ls|--account'|'sandbox trigger|--account'|'mcp|--max-total') return 0 ;;
     esac
     [[ -z $p ]] && return 1
     if [[ $p == *" "* ]]; then p="${p% *}"; else p=""; fi
@@ -90,6 +90,7 @@ _svc_subcommand() {
     'profile|ls'|'profile|list') path='profile ls' ;;
     'profile|use') path='profile use' ;;
     'profile|rm'|'profile|remove') path='profile rm' ;;
+    'profile|migrate') path='profile migrate' ;;
     'profile|show') path='profile show' ;;
     'transfer|send') path='transfer send' ;;
     'transfer|batch') path='transfer batch' ;;
@@ -142,7 +143,7 @@ _svc_words() {
       [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'profile account balance transfer agent pending webhook api sandbox completion doctor mcp help' -- "$cur"))
       ;;
     'profile')
-      [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'add ls use rm show' -- "$cur"))
+      [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'add ls use rm migrate show' -- "$cur"))
       [[ $2 -eq 0 && ${#COMPREPLY[@]} -eq 0 ]] && COMPREPLY=($(compgen -W 'list remove' -- "$cur"))
       ;;
     'profile use')
@@ -221,6 +222,7 @@ _svc_options() {
     'profile ls') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'profile use') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'profile rm') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'profile migrate') echo '--to --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'profile show') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'account') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'balance') echo '--asset --verify --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;

@@ -25,7 +25,7 @@ function __svc_takes_value
     set -l p $argv[1]
     while true
         switch "$p|$argv[2]"
-            case '|-p' '|--profile' '|--base-url' '|--timeout' 'balance|--asset' 'transfer send|--asset' 'transfer send|--memo' 'transfer send|--idempotency-key' 'transfer send|--timeout-wait' 'transfer batch|--batch-id' 'transfer batch|--concurrency' 'transfer batch|--out' 'transfer get|--timeout-wait' 'transfer ls|--status' 'transfer ls|--since' 'transfer ls|--until' 'transfer ls|--limit' 'transfer ls|--offset' 'agent create|--save-profile' 'agent create|--daily-limit' 'agent create|--per-transaction-limit' 'agent create|--approval-threshold' 'agent create|--allow' 'agent create|--asset' 'agent create|--active-hours' 'agent create|--policy-file' 'agent policy set|--add-allow' 'agent policy set|--remove-allow' 'agent policy set|--clear' 'agent policy set|--daily-limit' 'agent policy set|--per-transaction-limit' 'agent policy set|--approval-threshold' 'agent policy set|--allow' 'agent policy set|--asset' 'agent policy set|--active-hours' 'agent policy set|--policy-file' 'agent policy check|--to' 'agent policy check|--amount' 'agent policy check|--asset' 'agent policy check|--at' 'agent policy check|--spent-today' 'pending ls|--status' 'pending wait|--timeout-wait' 'pending reject|--reason' 'pending review|--interval' 'pending review|--notify-command' 'pending log|--limit' 'webhook create|--events' 'webhook verify|--secret-env' 'webhook verify|--secret-file' 'webhook verify|--signature' 'webhook verify|--payload-file' 'webhook verify|--tolerance' 'webhook listen|--port' 'webhook listen|--events' 'webhook listen|--forward-to' 'webhook listen|--secret-env' 'webhook listen|--secret-file' 'webhook listen|--tolerance' 'api|-d' 'api|--data' 'api|-q' 'api|--query' 'api|--idempotency-key' 'sandbox start|--port' 'sandbox start|--host' 'sandbox start|--block-time' 'sandbox start|--approval-window' 'sandbox start|--state' 'sandbox stop|--pid' 'sandbox fund|--asset' 'sandbox key create|--account' 'sandbox key create|--name' 'sandbox key ls|--account' 'sandbox trigger|--account' 'mcp|--max-total'
+            case '|-p' '|--profile' '|--base-url' '|--timeout' 'profile migrate|--to' 'balance|--asset' 'transfer send|--asset' 'transfer send|--memo' 'transfer send|--idempotency-key' 'transfer send|--timeout-wait' 'transfer batch|--batch-id' 'transfer batch|--concurrency' 'transfer batch|--out' 'transfer get|--timeout-wait' 'transfer ls|--status' 'transfer ls|--since' 'transfer ls|--until' 'transfer ls|--limit' 'transfer ls|--offset' 'agent create|--save-profile' 'agent create|--daily-limit' 'agent create|--per-transaction-limit' 'agent create|--approval-threshold' 'agent create|--allow' 'agent create|--asset' 'agent create|--active-hours' 'agent create|--policy-file' 'agent policy set|--add-allow' 'agent policy set|--remove-allow' 'agent policy set|--clear' 'agent policy set|--daily-limit' 'agent policy set|--per-transaction-limit' 'agent policy set|--approval-threshold' 'agent policy set|--allow' 'agent policy set|--asset' 'agent policy set|--active-hours' 'agent policy set|--policy-file' 'agent policy check|--to' 'agent policy check|--amount' 'agent policy check|--asset' 'agent policy check|--at' 'agent policy check|--spent-today' 'pending ls|--status' 'pending wait|--timeout-wait' 'pending reject|--reason' 'pending review|--interval' 'pending review|--notify-command' 'pending log|--limit' 'webhook create|--events' 'webhook verify|--secret-env' 'webhook verify|--secret-file' 'webhook verify|--signature' 'webhook verify|--payload-file' 'webhook verify|--tolerance' 'webhook listen|--port' 'webhook listen|--events' 'webhook listen|--forward-to' 'webhook listen|--secret-env' 'webhook listen|--secret-file' 'webhook listen|--tolerance' 'api|-d' 'api|--data' 'api|-q' 'api|--query' 'api|--idempotency-key' 'sandbox start|--port' 'sandbox start|--host' 'sandbox start|--block-time' 'sandbox start|--approval-window' 'sandbox start|--state' 'sandbox stop|--pid' 'sandbox fund|--asset' 'sandbox key create|--account' 'sandbox key create|--name' 'sandbox key ls|--account' 'sandbox trigger|--account' 'mcp|--max-total'
                 return 0
         end
         test -z "$p"; and return 1
@@ -70,6 +70,8 @@ function __svc_subcommand
             echo 'profile use'
         case 'profile|rm' 'profile|remove'
             echo 'profile rm'
+        case 'profile|migrate'
+            echo 'profile migrate'
         case 'profile|show'
             echo 'profile show'
         case 'transfer|send'
@@ -238,9 +240,10 @@ complete -c svc -n '__svc_at "profile" 0' -a 'add' -d 'Add or replace a profile;
 complete -c svc -n '__svc_at "profile" 0' -a 'ls' -d 'List profiles with masked keys; the current one is marked'
 complete -c svc -n '__svc_at "profile" 0' -a 'use' -d 'Make a profile the current one'
 complete -c svc -n '__svc_at "profile" 0' -a 'rm' -d 'Remove a profile and the secrets stored with it'
+complete -c svc -n '__svc_at "profile" 0' -a 'migrate' -d 'Move profiles\' secrets between the OS keyring and config.json (all profiles by default)'
 complete -c svc -n '__svc_at "profile" 0' -a 'show' -d 'Show a profile (the current one by default), secrets masked'
-complete -c svc -n '__svc_at "profile" 0; and __svc_alias_only add ls use rm show' -a 'list' -d 'alias of ls'
-complete -c svc -n '__svc_at "profile" 0; and __svc_alias_only add ls use rm show' -a 'remove' -d 'alias of rm'
+complete -c svc -n '__svc_at "profile" 0; and __svc_alias_only add ls use rm migrate show' -a 'list' -d 'alias of ls'
+complete -c svc -n '__svc_at "profile" 0; and __svc_alias_only add ls use rm migrate show' -a 'remove' -d 'alias of rm'
 
 # svc profile add
 complete -c svc -n '__svc_under "profile add"' -l key-stdin -d 'read the API key from the first line of stdin'
@@ -255,6 +258,9 @@ complete -c svc -n '__svc_at "profile use" 0' -a '(__svc_profiles)' -d 'profile'
 
 # svc profile rm
 complete -c svc -n '__svc_at "profile rm" 0' -a '(__svc_profiles)' -d 'profile'
+
+# svc profile migrate
+complete -c svc -n '__svc_under "profile migrate"' -l to -x -d 'where the secrets go: keyring or file'
 
 # svc profile show
 complete -c svc -n '__svc_at "profile show" 0' -a '(__svc_profiles)' -d 'profile'

@@ -8,9 +8,10 @@ import type { AccountCache } from './profile-types.js';
 export type { AccountCache } from './profile-types.js';
 
 /**
- * Tells whether the key or URL changed since the entry was made. Not a secret-keeping hash (the
- * key sits in the same 0600 file): FNV-1a, because node:crypto costs ~5 ms to load on commands
- * that otherwise never need it.
+ * Tells whether the key or URL changed since the entry was made. Not a secret-keeping hash: FNV-1a,
+ * because node:crypto costs ~5 ms to load on commands that otherwise never need it. A file profile's
+ * key sits in the same 0600 file; a keyring profile's is ~190 random bits, which 64 bits of hash do
+ * not give back.
  */
 export function accountCacheKey(baseUrl: string, apiKey: string): string {
   let h = 0xcbf29ce484222325n;

@@ -133,16 +133,17 @@ function lockedError(path: string, waitedMs: number): CliError {
 }
 
 /**
- * Runs `change` (synchronous) holding the lock at `path`, waiting up to LOCK_WAIT_MS (on
+ * Runs `change` (synchronous, or waiting only on the OS keyring) holding the lock at `path`, waiting up to LOCK_WAIT_MS (on
  * `clock`) for it; config_locked (exit 5) if it cannot be had.
  */
-export async function withLock<T>(path: string, clock: Clock, change: () => T, waitMs = LOCK_WAIT_MS): Promise<T> {
+export async function withLock<T>(path: string, clock: Clock, change: () => T | Promise<T>, waitMs = LOCK_WAIT_MS): Promise<T> {
   const deadline = clock.now() + waitMs;
   for (;;) {
-    // Taking the lock, the change and the release happen in one turn of the event loop.
+    // Taking the lock, the change and the release happen in one turn of the event loop, unless the
+    // change waits on the OS keyring (a keyring profile's secrets: at most its timeout).
     if (acquire(path)) {
       try {
-        return change();
+        return await change();
       } finally {
         release(path);
       }

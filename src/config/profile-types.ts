@@ -1,5 +1,8 @@
 // What a profile holds (shared by the writable store and the fast reader).
 
+/** Where a profile's secrets live: the OS keyring, or config.json itself (0600). */
+export type SecretsStore = 'keyring' | 'file';
+
 export interface Profile {
   apiKey: string;
   baseUrl: string;
@@ -11,6 +14,11 @@ export interface Profile {
    * rewrite. Any other profile of the same name is refused, never overwritten.
    */
   sandbox?: true;
+  /**
+   * "keyring": the API key, decryption key and admin token are in the OS keyring, not in
+   * config.json (src/config/credentials/). Absent or "file": they are in config.json.
+   */
+  secrets?: SecretsStore;
   /** The account the key belongs to, learnt once (src/config/account-cache.ts). */
   account?: AccountCache;
 }

@@ -41,10 +41,18 @@ export interface ResolveFlags {
   baseUrl?: string;
 }
 
+/** The profile whose secrets resolveSettings() will read, if any (the rest of the run needs no other). */
+export function profileNeedingSecrets(store: ProfileLookup, flags: ResolveFlags, env: NodeJS.ProcessEnv): string | null {
+  const named = flags.profile ?? env.SVC_PROFILE;
+  return named ?? (env.SVC_API_KEY ? null : store.current);
+}
+
 export function resolveSettings(store: ProfileLookup, flags: ResolveFlags, env: NodeJS.ProcessEnv): AuthSettings {
   const named = flags.profile ?? env.SVC_PROFILE;
   const profileName = named ?? store.current;
-  const profile = profileName ? store.get(profileName) : undefined;
+  // With SVC_API_KEY for the current profile, a keyring profile's secrets are not read (nor the module loaded).
+  const secretsUsed = named || !env.SVC_API_KEY;
+  const profile = profileName ? (secretsUsed ? store.get(profileName) : store.peek(profileName)) : undefined;
   if (named && !profile) {
     throw new CliError('not_found', 'profile_not_found', `profile "${named}" does not exist`, { hint: 'run `svc profile ls` to see your profiles' });
   }

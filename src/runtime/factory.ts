@@ -7,9 +7,10 @@ import { ServiceClock } from '../api/service-clock.js';
 import { checkKeyBaseUrl } from '../api/url.js';
 import type { Clock } from '../clock.js';
 import { configDir } from '../config/paths.js';
-import { readProfiles } from '../config/profile-file.js';
+import type { CredentialStore } from '../config/credentials/store.js';
+import { readConfig } from '../config/profile-file.js';
 import type { ProfileStore } from '../config/profiles.js';
-import { resolveSettings, type AuthSettings, type ResolvedAuth } from '../config/resolve.js';
+import { profileNeedingSecrets, resolveSettings, type AuthSettings, type ResolvedAuth } from '../config/resolve.js';
 import type { LocalReader } from '../crypto/reader.js';
 import type { DecryptionKey } from '../crypto/viewing-key.js';
 import type { Prompter } from '../io/prompter.js';
@@ -51,6 +52,8 @@ export interface Factory {
   readonly network: NetworkTime;
   /** The profiles, writable (loads conf: only commands that write ask for it). */
   profiles(): Promise<ProfileStore>;
+  /** Where secrets live: the OS keyring or config.json (shared by profiles() and settings()). */
+  credentials(): Promise<CredentialStore>;
   /** What flags, profiles and environment say (flags > named profile > env > current profile), the base URL unchecked. */
   settings(): Promise<AuthSettings>;
   /**
@@ -94,12 +97,27 @@ export function createFactory(opts: FactoryOptions): Factory {
   const { io, env, globals, clock, prompter } = opts;
   const serviceClock = new ServiceClock(clock);
   const network = networkTime(globals.timeout);
+  // Loaded only when a secret is read from or written to a store (the keyring module behind it later still).
+  const credentials = once(async () => {
+    const [{ CredentialStore }, { sanitize }] = await Promise.all([import('../config/credentials/store.js'), import('../io/sanitize.js')]);
+    return new CredentialStore({ env, warn: (text) => io.err(`${sanitize(text.trimEnd())}\n`) });
+  });
+  // The keyring profiles' secrets are read once here, so get() and list() return them whole to
+  // every command that writes profiles (one that cannot be read throws keyring_unavailable when used).
   const profiles = once(async () => {
     const { ProfileStore } = await import('../config/profiles.js');
-    return new ProfileStore(configDir(env), { clock });
+    const store = new ProfileStore(configDir(env), { clock, credentials: await credentials() });
+    await store.load();
+    return store;
   });
-  // Read-only: resolving a key must not load conf (the slowest module to import).
-  const settings = once(async () => resolveSettings(readProfiles(configDir(env)), globals, env));
+  // Read-only: resolving a key must not load conf (the slowest module to import). A keyring
+  // profile's secrets are read only when this run uses that profile's key.
+  const settings = once(async () => {
+    const config = readConfig(configDir(env));
+    const name = profileNeedingSecrets(config, globals, env);
+    if (name !== null && config.storeOf(name) === 'keyring') await (await credentials()).load(config, [name]);
+    return resolveSettings(config, globals, env);
+  });
   const auth = once(async (): Promise<ResolvedAuth> => {
     const s = await settings();
     checkKeyBaseUrl(s.baseUrl, s.environment, s.baseUrlSource);
@@ -134,6 +152,7 @@ export function createFactory(opts: FactoryOptions): Factory {
     confirm: confirmer({ io, yes: Boolean(globals.yes), prompter, environment: async () => (await auth()).environment }),
     network,
     profiles,
+    credentials,
     settings,
     auth,
     trustedCa,

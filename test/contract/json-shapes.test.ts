@@ -135,7 +135,7 @@ describe('--json documents, command by command', () => {
     expect((await shape(added, ['--base-url', t.url, 'profile', 'add', 'p1', '--key-stdin'], { env, input: `${t.keyOf('@acme')}\n` })).changes)
       .toEqual({ api_key: 'unchanged', base_url: 'unchanged', decryption_key: 'none' });
     await shape(list(profile), ['profile', 'ls'], { env });
-    await shape(profile, ['profile', 'show', 'p1'], { env });
+    await shape(profile.extend({ secrets: z.enum(['keyring', 'file']) }), ['profile', 'show', 'p1'], { env }); // where its secrets live
   });
 
   it('sandbox fund / key create / key ls / clock / trigger / reset (the control API answers)', async () => {

@@ -56,8 +56,14 @@ class Collector extends Writable {
   }
 }
 
+/**
+ * The environment main() sees: only what the test gives, plus SVC_CREDENTIAL_STORE=file unless the
+ * test names it (even as undefined: the default, auto). A test run has no session bus, so `auto`
+ * would add its one-time fallback warning to the stderr of every test that saves a profile; the
+ * keyring tests (test/config/credentials/) give their own.
+ */
 function cleanEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {};
+  const out: NodeJS.ProcessEnv = 'SVC_CREDENTIAL_STORE' in env ? {} : { SVC_CREDENTIAL_STORE: 'file' };
   for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
   return out;
 }

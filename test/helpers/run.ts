@@ -13,7 +13,9 @@ export const ROOT = resolve(import.meta.dirname, '../..');
  */
 export function machineEnv(): Record<string, string | undefined> {
   // No update check from a test's terminal (it would ask the public registry): tests of the notice unset it.
-  const env: Record<string, string | undefined> = { PATH: process.env.PATH, HOME: process.env.HOME, SVC_NO_UPDATE_NOTIFIER: '1' };
+  // Secrets in the file: a test machine has no session bus, and `auto` would warn on every profile
+  // saved (the keyring tests set their own; docs/configuration.md, "Where secrets live").
+  const env: Record<string, string | undefined> = { PATH: process.env.PATH, HOME: process.env.HOME, SVC_NO_UPDATE_NOTIFIER: '1', SVC_CREDENTIAL_STORE: 'file' };
   for (const [k, v] of Object.entries(process.env)) if (k === 'LD_PRELOAD' || k.startsWith('FAKETIME')) env[k] = v;
   return env;
 }

@@ -13,6 +13,9 @@ export const TEST_TOOLS = {
   jq: { for: 'README cron-example tests (the script run as written)', debian: 'jq' },
   groff: { for: 'man page tests (rendered with warnings on)', debian: 'groff-base' },
   man: { for: 'man page tests (`man -l man/svc.1`)', debian: 'man-db' },
+  'dbus-run-session': { for: 'OS keyring tests (a private session bus)', debian: 'dbus' },
+  'gnome-keyring-daemon': { for: 'OS keyring tests (a real Secret Service)', debian: 'gnome-keyring' },
+  'secret-tool': { for: 'OS keyring tests (what the keyring holds)', debian: 'libsecret-tools' },
 } as const;
 export type TestTool = keyof typeof TEST_TOOLS;
 

@@ -12,7 +12,7 @@ import { MIN_NODE as DOCTOR_MIN_NODE } from '../../src/commands/doctor/local.js'
 import { VERSION } from '../../src/version.js';
 import { BIN, ROOT } from '../helpers/run.js';
 
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; engines: { node: string }; dependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; engines: { node: string }; dependencies: Record<string, string>; optionalDependencies?: Record<string, string> };
 const tooOld = nodeTooOld as (version: string) => string | null;
 
 describe('the Node.js version check (bin/check-node.js)', () => {
@@ -73,9 +73,10 @@ describe('the shim and the bundle', () => {
     }
   });
 
-  it('the only runtime dependency is what the bundle leaves out (libsql, a native module)', () => {
+  it('the only runtime dependencies are what the bundle leaves out (libsql; @napi-rs/keyring, optional: native modules)', () => {
     expect(Object.keys(pkg.dependencies)).toEqual(['libsql']);
+    expect(Object.keys(pkg.optionalDependencies ?? {})).toEqual(['@napi-rs/keyring']);
     const bundler = readFileSync(join(ROOT, 'scripts/bundle.mjs'), 'utf8');
-    expect(/external: \[([^\]]*)\]/.exec(bundler)?.[1]).toBe("'libsql'");
+    expect(/external: \[([^\]]*)\]/.exec(bundler)?.[1]).toBe("'libsql', '@napi-rs/keyring'");
   });
 });

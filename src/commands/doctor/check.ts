@@ -24,6 +24,7 @@ export const LABELS: Readonly<Record<string, string>> = {
   node: 'Node.js',
   config_dir: 'config dir',
   config_file: 'config file',
+  secrets: 'secrets',
   profile: 'profile',
   base_url: 'base URL',
   proxy: 'proxy',

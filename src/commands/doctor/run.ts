@@ -13,6 +13,7 @@ import { textWidth } from '../../io/table.js';
 import { LABELS, passed, skip, type CheckResult, type CheckStatus } from './check.js';
 import { checkConfigDir, checkConfigFile, checkNode } from './local.js';
 import { checkBase, checkProfile, checkProxy } from './profile.js';
+import { checkSecrets } from './secrets.js';
 import { checkClock, checkReachable, checkTls, probe } from './network.js';
 import { checkApiKey, checkDecryptionKey } from './account.js';
 
@@ -23,7 +24,7 @@ export interface DoctorDeps {
 
 const LABEL_WIDTH = Math.max(...Object.values(LABELS).map((l) => l.length));
 
-export async function runDoctor(ctx: Needs<'settings' | 'client' | 'clock' | 'decryptionKey' | 'env' | 'globals' | 'io' | 'json' | 'network' | 'trustedCa'>, deps: DoctorDeps = {}): Promise<void> {
+export async function runDoctor(ctx: Needs<'settings' | 'client' | 'clock' | 'credentials' | 'decryptionKey' | 'env' | 'globals' | 'io' | 'json' | 'network' | 'trustedCa'>, deps: DoctorDeps = {}): Promise<void> {
   ctx.network.timeoutMs(); // a bad --timeout is a usage error before any check runs
   const results: CheckResult[] = [];
   const secrets: (string | undefined)[] = [];
@@ -49,7 +50,9 @@ export async function runDoctor(ctx: Needs<'settings' | 'client' | 'clock' | 'de
   add(checkNode(deps.nodeVersion ?? process.version));
   const dir = checkConfigDir(ctx.env);
   add(dir);
-  add(checkConfigFile(ctx.env, dir));
+  const file = checkConfigFile(ctx.env, dir);
+  add(file);
+  add(await checkSecrets(ctx, file));
 
   const profile = await checkProfile(ctx);
   add(profile.result);

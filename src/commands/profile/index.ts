@@ -1,4 +1,4 @@
-// `svc profile add|ls|use|rm|show`: named API keys and base URLs, stored 0600.
+// `svc profile add|ls|use|rm|migrate|show`: named API keys and base URLs; secrets in the OS keyring or 0600.
 import type { Command } from 'commander';
 import type { ProgramDeps } from '../../runtime/registration.js';
 import { helpFooter } from '../../runtime/help-text.js';
@@ -49,6 +49,21 @@ export function registerProfile(program: Command, deps: ProgramDeps): void {
     .action(async (name: string, _opts, cmd: Command) => {
       const { removeProfile } = await import('./rm.js');
       await removeProfile(deps.factory(cmd), name);
+    });
+
+  profile
+    .command('migrate [names...]')
+    .description('Move profiles\' secrets between the OS keyring and config.json (all profiles by default)')
+    .requiredOption('--to <store>', 'where the secrets go: keyring or file')
+    .addHelpText('after', helpFooter([
+      '',
+      'Examples:',
+      '  $ svc profile migrate --to keyring          # every profile: keys out of config.json',
+      '  $ svc profile migrate ci --to file          # a machine without a keyring',
+    ]))
+    .action(async (names: string[], opts: { to?: string }, cmd: Command) => {
+      const { migrateProfiles } = await import('./migrate.js');
+      await migrateProfiles(deps.factory(cmd), names, opts);
     });
 
   profile

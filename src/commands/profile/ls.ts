@@ -3,11 +3,13 @@ import type { Needs } from '../../runtime/factory.js';
 import { textColumn } from '../../io/columns.js';
 import { outputMode, printList } from '../../io/render.js';
 import { palette } from '../../io/colors.js';
-import { describeProfile } from './describe.js';
+import { describeProfile, profileOrStored } from './describe.js';
 
 export async function listProfiles(ctx: Needs<'io' | 'json' | 'profiles'>): Promise<void> {
   const store = await ctx.profiles();
-  const rows = store.list().map(({ name, profile, current }) => describeProfile(name, profile, current));
+  await store.load(); // keyring profiles' keys, to mask them (one that cannot be read is listed without)
+  const current = store.current;
+  const rows = store.names().map((name) => describeProfile(name, profileOrStored(store, name)!, name === current));
   const mode = outputMode(ctx.io, ctx.json);
   const p = await palette(ctx.io);
   printList(ctx.io, mode, rows, [

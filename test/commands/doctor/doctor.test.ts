@@ -78,9 +78,9 @@ describe('svc doctor against the sandbox', () => {
     expect(r.stderr).toBe('');
     expect(r.code, r.stdout).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines.slice(0, 11).map((l) => l.slice(0, 1))).toEqual(Array(11).fill('✓'));
-    expect(lines.slice(0, 11).map((l) => l.slice(2, 16).trim())).toEqual([
-      'Node.js', 'config dir', 'config file', 'profile', 'base URL', 'proxy', 'reachable', 'TLS', 'clock', 'API key', 'decryption key',
+    expect(lines.slice(0, 12).map((l) => l.slice(0, 1))).toEqual(Array(12).fill('✓'));
+    expect(lines.slice(0, 12).map((l) => l.slice(2, 16).trim())).toEqual([
+      'Node.js', 'config dir', 'config file', 'secrets', 'profile', 'base URL', 'proxy', 'reachable', 'TLS', 'clock', 'API key', 'decryption key',
     ]);
     expect(r.stdout).toContain('sandbox (current) · TEST key svc_test_****');
     expect(r.stdout).toContain('accepted: @alice, personal account, KYC verified');
@@ -96,13 +96,13 @@ describe('svc doctor against the sandbox', () => {
     const { code, report, by } = await doctorJson(t.env);
     expect(code).toBe(0);
     expect(report.ok).toBe(true);
-    expect(report.checks.map((c) => c.name)).toEqual(['node', 'config_dir', 'config_file', 'profile', 'base_url', 'proxy', 'reachable', 'tls', 'clock', 'api_key', 'decryption_key']);
+    expect(report.checks.map((c) => c.name)).toEqual(['node', 'config_dir', 'config_file', 'secrets', 'profile', 'base_url', 'proxy', 'reachable', 'tls', 'clock', 'api_key', 'decryption_key']);
     for (const c of report.checks) {
       expect(Object.keys(c).filter((k) => !['name', 'status', 'ok', 'detail', 'fix', 'data'].includes(k))).toEqual([]);
       expect(c).toMatchObject({ status: 'ok', ok: true, detail: expect.any(String) });
       expect(c.fix).toBeUndefined();
     }
-    expect(report.summary).toEqual({ ok: 11, warn: 0, fail: 0, skip: 0 });
+    expect(report.summary).toEqual({ ok: 12, warn: 0, fail: 0, skip: 0 });
     expect(by('api_key').data).toEqual({ account: { account_id: expect.stringMatching(/^acct_/), handle: '@alice', type: expect.any(String), kyc_status: expect.any(String) } });
     expect(by('clock').data).toMatchObject({ skew_ms: expect.any(Number), warn_above_ms: 30_000, fail_above_ms: 300_000 });
     expect(Math.abs(by('clock').data!.skew_ms as number)).toBeLessThan(2_000);

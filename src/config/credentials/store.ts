@@ -1,0 +1,158 @@
+// Where profiles' secrets are read from and written to: the OS keyring or config.json. One per
+// command run (the factory's), so the keyring is opened, and each entry read, at most once.
+// Reading loads only the profiles asked for; saving a change (ProfileStore.update) decides the store
+// of new profiles (SVC_CREDENTIAL_STORE: auto, keyring, file), writes the keyring entries whose
+// secrets changed before config.json, and removes the entries a change left behind after it.
+import type { ProfileConfig } from '../profile-file.js';
+import { openKeyring, failureOf, type Keyring, type KeyringOpening } from './keyring.js';
+import { KEYRING_SERVICE, keyringAccount, parseSecrets, type ProfileSecrets } from './secrets.js';
+import { keyringTimeoutMs, storeSetting } from './setting.js';
+import { fallbackWarning, keyringUnavailable, type Unavailable } from './unavailable.js';
+
+export interface CredentialOptions {
+  env: NodeJS.ProcessEnv;
+  /** Where the one-time fallback warning goes (stderr). */
+  warn?: (text: string) => void;
+  /** The native module's loader (tests: one that fails to load). */
+  load?: () => Promise<unknown>;
+}
+
+/** The keyring profiles before a change, and their loaded secrets as text. */
+export interface KeyringSnapshot {
+  names: string[];
+  state: Map<string, string>;
+}
+
+export function snapshot(config: ProfileConfig): KeyringSnapshot {
+  return { names: config.keyringNames(), state: config.keyringState() };
+}
+
+/** What a change must do in the keyring once config.json is written. */
+export type AfterWrite = () => void;
+
+export class CredentialStore {
+  private opening: Promise<KeyringOpening> | undefined;
+  /** Entries read or written by this run, by keyring account. */
+  private readonly cache = new Map<string, ProfileSecrets>();
+
+  constructor(private readonly opts: CredentialOptions) {}
+
+  /** The keyring, or why not (asked once per run: a missing keyring is not probed twice). */
+  keyring(): Promise<KeyringOpening> {
+    return (this.opening ??= openKeyring(this.opts.env, {
+      timeoutMs: keyringTimeoutMs(this.opts.env),
+      ...(this.opts.load ? { load: this.opts.load } : {}),
+    }));
+  }
+
+  /** Puts the secrets this run has read or written into a config read again. */
+  hydrateCached(config: ProfileConfig): void {
+    const id = config.keyringId;
+    if (!id) return;
+    for (const name of config.keyringNames()) {
+      const cached = this.cache.get(keyringAccount(id, name));
+      if (cached && !config.isLoaded(name)) config.hydrate(name, cached);
+    }
+  }
+
+  /** Reads the secrets of the named keyring profiles into `config` (an unreadable one throws when used). */
+  async load(config: ProfileConfig, names: readonly string[]): Promise<void> {
+    const wanted = names.filter((n) => config.storeOf(n) === 'keyring' && !config.isLoaded(n));
+    if (wanted.length === 0) return;
+    const id = config.keyringId;
+    for (const name of wanted) {
+      const cached = id && this.cache.get(keyringAccount(id, name));
+      if (cached) config.hydrate(name, cached);
+    }
+    const missing = wanted.filter((n) => !config.isLoaded(n));
+    if (missing.length === 0) return;
+    const opened = await this.keyring();
+    for (const name of missing) {
+      const what = `the secrets of profile "${name}" are in the OS keyring and cannot be read`;
+      if ('unavailable' in opened) {
+        config.hydrate(name, keyringUnavailable(opened.unavailable, what));
+        continue;
+      }
+      if (!id) {
+        config.hydrate(name, keyringUnavailable({ reason: 'error', detail: 'config.json has no keyring_id' }, what));
+        continue;
+      }
+      try {
+        const text = opened.keyring.read(keyringAccount(id, name));
+        const secrets = text === null ? undefined : parseSecrets(text);
+        if (secrets) this.cache.set(keyringAccount(id, name), secrets);
+        config.hydrate(name, secrets ?? keyringUnavailable({ reason: 'error', detail: text === null ? 'the entry is missing' : 'the entry is not one svc wrote' }, what));
+      } catch (err) {
+        config.hydrate(name, keyringUnavailable(failureOf(err), what));
+      }
+    }
+  }
+
+  /** Whether saving this change touches the keyring (else settle() has nothing to do). */
+  involved(config: ProfileConfig, before: KeyringSnapshot): boolean {
+    if (config.undecidedNames().length > 0 && storeSetting(this.opts.env, config.storeSetting) !== 'file') return true;
+    const after = config.keyringState();
+    if ([...after].some(([name, text]) => before.state.get(name) !== text)) return true;
+    return before.names.some((name) => config.storeOf(name) !== 'keyring');
+  }
+
+  /**
+   * Makes the keyring agree with a change of `config` (before: its snapshot() before the
+   * change): new profiles get their store, changed secrets are written. Throws, with nothing
+   * written to config.json yet, when the keyring is needed and cannot be had. The returned
+   * function removes what the change left behind, once config.json no longer points at it.
+   */
+  async settle(config: ProfileConfig, before: KeyringSnapshot, file: string, makeId: () => string): Promise<AfterWrite> {
+    const undecided = config.undecidedNames();
+    if (undecided.length > 0) {
+      const setting = storeSetting(this.opts.env, config.storeSetting);
+      if (setting !== 'file') {
+        const opened = await this.keyring();
+        if ('unavailable' in opened) {
+          if (setting === 'keyring') throw keyringUnavailable(opened.unavailable, `SVC_CREDENTIAL_STORE is keyring and the OS keyring cannot be used`);
+          for (const name of undecided) this.opts.warn?.(fallbackWarning(opened.unavailable, name, file));
+        } else {
+          for (const name of undecided) config.moveToKeyring(name);
+        }
+      }
+    }
+    const after = config.keyringState();
+    const writes = [...after].filter(([name, text]) => before.state.get(name) !== text);
+    const removals = before.names.filter((name) => config.storeOf(name) !== 'keyring');
+    if (writes.length === 0 && removals.length === 0) return () => {};
+    const keyring = await this.available('the OS keyring cannot be used to store these secrets');
+    const id = config.keyringId ?? config.ensureKeyringId(makeId);
+    for (const [name] of writes) {
+      const secrets = config.loadedSecrets(name)!;
+      try {
+        keyring.write(keyringAccount(id, name), JSON.stringify(secrets));
+      } catch (err) {
+        throw keyringUnavailable(failureOf(err), `the secrets of profile "${name}" could not be written to the OS keyring; nothing was changed`);
+      }
+      this.cache.set(keyringAccount(id, name), secrets);
+    }
+    return () => {
+      for (const name of removals) {
+        const account = keyringAccount(id, name);
+        this.cache.delete(account);
+        try {
+          keyring.remove(account);
+        } catch {
+          this.opts.warn?.(`warning: the keyring entry of profile "${name}" could not be removed; remove it with \`secret-tool clear service ${KEYRING_SERVICE} username ${account}\` (or your keyring manager)\n`);
+        }
+      }
+    };
+  }
+
+  /** Whether this run's keyring is usable, and why not (`svc doctor`). */
+  async status(): Promise<Unavailable | null> {
+    const opened = await this.keyring();
+    return 'unavailable' in opened ? opened.unavailable : null;
+  }
+
+  private async available(what: string): Promise<Keyring> {
+    const opened = await this.keyring();
+    if ('unavailable' in opened) throw keyringUnavailable(opened.unavailable, what);
+    return opened.keyring;
+  }
+}
