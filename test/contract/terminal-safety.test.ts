@@ -135,11 +135,7 @@ describe('the real sandbox: memos, a webhook URL and a key name carrying escape 
 
   beforeAll(async () => {
     t = await startTestSandbox();
-    const ok = async (args: string[], env: Record<string, string> = {}) => {
-      const r = await t.svc(args, { env });
-      if (r.code !== 0 && r.code !== 8) throw new Error(`svc ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
-      return r;
-    };
+    const ok = (args: string[], env: Record<string, string> = {}) => t.svcOk(args, { env });
     await ok(['agent', 'create', 'bot', '--hitl-threshold', '50']);
     agentKey = (await ok(['sandbox', 'key', 'create', '--account', '@alice/bot'])).stdout.trim();
     await ok(['sandbox', 'fund', '@alice/bot', '1000']);
@@ -622,11 +618,7 @@ describe.skipIf(!hasTmux())('svc pending review on a terminal: hostile text is s
   it('the issue\'s attack memo (real sandbox): the screen is not cleared, the title not changed', async () => {
     const t = await startTestSandbox();
     try {
-      const ok = async (args: string[], env: Record<string, string> = {}) => {
-        const r = await t.svc(args, { env });
-        if (r.code !== 0 && r.code !== 8) throw new Error(`svc ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
-        return r;
-      };
+      const ok = (args: string[], env: Record<string, string> = {}) => t.svcOk(args, { env });
       await ok(['agent', 'create', 'bot', '--hitl-threshold', '50']);
       const key = (await ok(['sandbox', 'key', 'create', '--account', '@alice/bot'])).stdout.trim();
       await ok(['sandbox', 'fund', '@alice/bot', '1000']);

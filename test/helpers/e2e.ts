@@ -21,6 +21,8 @@ export interface TestSandbox {
   /** API key of a seeded account, by handle (e.g. "@alice"). */
   keyOf(handle: string): string;
   svc(args: string[], opts?: RunOptions): Promise<RunResult>;
+  /** svc for a step a test stands on: throws with stderr unless it ends 0 (or 8: held for approval). */
+  svcOk(args: string[], opts?: RunOptions): Promise<RunResult>;
   /** svc with --json, parsed; throws with stderr when the exit code is not 0. */
   svcJson<T = unknown>(args: string[], opts?: RunOptions): Promise<T>;
   close(): Promise<void>;
@@ -55,6 +57,11 @@ export async function startTestSandbox(options: SandboxOptions = {}): Promise<Te
       return k;
     },
     svc,
+    async svcOk(args: string[], opts?: RunOptions) {
+      const r = await svc(args, opts);
+      if (r.code !== 0 && r.code !== 8) throw new Error(`svc ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+      return r;
+    },
     async svcJson<T>(args: string[], opts?: RunOptions): Promise<T> {
       const r = await svc(['--json', ...args], opts);
       if (r.code !== 0) throw new Error(`svc ${args.join(' ')} exited ${r.code}: ${r.stderr}`);

@@ -17,11 +17,8 @@ describe.skipIf(!hasTmux())('lists at 80 columns', () => {
   let t: TestSandbox;
   let botKey: string;
 
-  async function ok(args: string[], env: Record<string, string> = {}) {
-    const r = await t.svc(args, { env });
-    if (r.code !== 0 && r.code !== 8) throw new Error(`svc ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
-    return r;
-  }
+  function ok(args: string[], env: Record<string, string> = {}) {
+    return t.svcOk(args, { env });  }
 
   beforeAll(async () => {
     t = await startTestSandbox();

@@ -16,11 +16,8 @@ const MEMO = 'canary-memo-5d2f';
 let t: TestSandbox;
 let agentKey = '';
 
-async function ok(args: string[], env: Record<string, string> = {}) {
-  const r = await t.svc(args, { env });
-  if (r.code !== 0 && r.code !== 8) throw new Error(`svc ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
-  return r;
-}
+function ok(args: string[], env: Record<string, string> = {}) {
+  return t.svcOk(args, { env });}
 
 async function hold(amount = AMOUNT): Promise<string> {
   const r = await t.svc(['--json', 'transfer', 'send', '@acme', amount, '--memo', MEMO], { env: { SVC_API_KEY: agentKey } });

@@ -21,11 +21,8 @@ let t: TestSandbox;
 /** The agent's environment: its own key and its own decryption key. */
 let agent: Record<string, string>;
 
-async function ok(args: string[], env: Record<string, string> = {}) {
-  const r = await t.svc(args, { env });
-  if (r.code !== 0 && r.code !== 8) throw new Error(`svc ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
-  return r;
-}
+function ok(args: string[], env: Record<string, string> = {}) {
+  return t.svcOk(args, { env });}
 
 /** The agent proposes a transfer above its threshold: held (exit 8); its id. */
 async function hold(amount = '60', memo?: string): Promise<string> {

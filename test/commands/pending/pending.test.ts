@@ -19,11 +19,8 @@ let t: TestSandbox;
 let agentKey = '';
 let decrypts = false;
 
-async function ok(args: string[], env: Record<string, string> = {}) {
-  const r = await t.svc(args, { env });
-  if (r.code !== 0 && r.code !== 8) throw new Error(`svc ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
-  return r;
-}
+function ok(args: string[], env: Record<string, string> = {}) {
+  return t.svcOk(args, { env });}
 
 async function hold(amount: string, memo?: string): Promise<string> {
   const r = await t.svc(['--json', 'transfer', 'send', '@acme', amount, ...(memo ? ['--memo', memo] : [])], { env: { SVC_API_KEY: agentKey } });
