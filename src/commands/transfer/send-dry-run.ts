@@ -15,6 +15,7 @@ import { printJson } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
 import { loadPolicyPreview, verdictLines, type PolicyPreview, type RowPreview } from '../agent/policy-preview.js';
 import type { RequestFlags, TransferRequest } from './request.js';
+import { peekSendJournal, priorUse } from './send-journal.js';
 
 
 /** A check of the dry run: the policy's rules (agents), then the balance. */
@@ -74,7 +75,9 @@ export async function dryRunVerdict(ctx: Needs<'account' | 'client' | 'reader' |
   return { verdict, preview, row, from, units };
 }
 
-export async function dryRunSend(ctx: Needs<'account' | 'auth' | 'client' | 'io' | 'json' | 'reader' | 'serviceClock'>, req: TransferRequest, opts: RequestFlags): Promise<void> {
+export async function dryRunSend(ctx: Needs<'account' | 'auth' | 'client' | 'clock' | 'env' | 'io' | 'json' | 'reader' | 'serviceClock'>, req: TransferRequest, opts: RequestFlags): Promise<void> {
+  // A key this account has had accepted: the real run would send nothing, and says so.
+  if (opts.idempotencyKey !== undefined && (await alreadySent(ctx, req, opts.idempotencyKey))) return;
   const { verdict, preview, row, from, units } = await dryRunVerdict(ctx, req);
 
   const at = preview?.at ?? new Date(ctx.serviceClock.now());
@@ -126,6 +129,38 @@ export async function dryRunSend(ctx: Needs<'account' | 'auth' | 'client' | 'io'
   // The verdict is the result: a hold or a denial exits as the real send would (8, 6), silently.
   if (verdict.decision === 'hold') throw new SilentExit('held', 'would_hold');
   if (verdict.decision === 'deny') throw new SilentExit('refused', verdict.reason ?? 'would_deny');
+}
+
+/**
+ * What the send journal says of the key, as the real run would read it: a key accepted before is
+ * reported (and exits as the real run would: 0, or 8 for a held transaction), a key used for
+ * another payment or tried too long ago is the real run's error; true when the dry run is over.
+ */
+async function alreadySent(ctx: Needs<'account' | 'client' | 'clock' | 'env' | 'io' | 'json'>, req: TransferRequest, key: string): Promise<boolean> {
+  const client = await ctx.client();
+  const journal = peekSendJournal(ctx.env, { baseUrl: client.baseUrl, accountId: (await ctx.account()).account_id }, ctx.clock.now(), key);
+  if (!journal) return false;
+  const earlier = priorUse(journal.entry, journal.fingerprint(req), ctx.clock.now());
+  if (!earlier) return false;
+  const what = earlier.status === 'held' ? `held transaction ${earlier.transaction_id}` : `transfer ${earlier.transfer_id}`;
+  const message = `would not send: already sent under idempotency key ${key} on ${earlier.at} (${what}); a real run shows it and sends nothing`;
+  if (ctx.json) {
+    printJson(ctx.io, {
+      dry_run: true,
+      decision: 'already_sent',
+      message,
+      request: req,
+      idempotency_key: key,
+      ...(earlier.transfer_id ? { transfer_id: earlier.transfer_id } : {}),
+      ...(earlier.transaction_id ? { transaction_id: earlier.transaction_id } : {}),
+      sent_at: earlier.at,
+    });
+  } else {
+    ctx.io.out(`${sanitize(`dry run: ${message}`)}\n`);
+    ctx.io.err('nothing was sent\n');
+  }
+  if (earlier.status === 'held') throw new SilentExit('held', 'already_held');
+  return true;
 }
 
 /**

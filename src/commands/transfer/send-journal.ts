@@ -6,7 +6,10 @@
 // a random local key: it tells the same request from another, and reveals neither amount nor
 // memo); never an amount or a memo. docs/idempotency.md.
 import { createHash, createHmac } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { openJournalFile } from '../../config/journal.js';
+import { configDir } from '../../config/paths.js';
 import { localKey } from '../../config/local-key.js';
 import { CliError } from '../../errors.js';
 import { SERVICE_KEY_MEMORY_MS } from '../../domain/idempotency.js';
@@ -51,14 +54,24 @@ export interface SendJournal {
   record(entry: Omit<SendEntry, 'at'>): void;
 }
 
+/** The journal file's name: one per service (base URL) and account. */
+function journalName(scope: { baseUrl: string; accountId: string }): string {
+  return createHash('sha256').update(`${scope.baseUrl}\u0000${scope.accountId}`).digest('hex').slice(0, 32);
+}
+
+/** HMAC of the request under the local key, field by field in a fixed order: the same request always gives the same text. */
+function fingerprintOf(secret: Buffer, req: TransferRequest): string {
+  const text = JSON.stringify([req.to, req.amount, req.asset, req.confidential, req.memo ?? null]);
+  return createHmac('sha256', secret).update(text).digest('hex');
+}
+
 /**
  * The journal of one service (base URL) and account, read for one idempotency key: only the lines
  * naming it are parsed, so a send costs the same with a few entries or hundreds of thousands.
  * Entries older than 90 days are dropped.
  */
 export function openSendJournal(env: NodeJS.ProcessEnv, scope: { baseUrl: string; accountId: string }, now: () => number, key: string): SendJournal {
-  const name = createHash('sha256').update(`${scope.baseUrl}\u0000${scope.accountId}`).digest('hex').slice(0, 32);
-  const file = openJournalFile<SendEntry>(env, SENDS_FOLDER, name, {
+  const file = openJournalFile<SendEntry>(env, SENDS_FOLDER, journalName(scope), {
     parse: parseEntry,
     keep: (e) => now() - Date.parse(e.at) < KEEP_MS,
     // As written by JSON.stringify: the key, or a sent_key, equal to it.
@@ -80,11 +93,7 @@ export function openSendJournal(env: NodeJS.ProcessEnv, scope: { baseUrl: string
       if (asked !== key) throw new Error(`send journal opened for key ${key} asked for ${asked}`);
       return last.get(asked);
     },
-    fingerprint(req) {
-      // Field by field, in a fixed order: the same request always gives the same text.
-      const text = JSON.stringify([req.to, req.amount, req.asset, req.confidential, req.memo ?? null]);
-      return createHmac('sha256', secret).update(text).digest('hex');
-    },
+    fingerprint: (req) => fingerprintOf(secret, req),
     record(entry) {
       const full: SendEntry = { ...entry, at: new Date(now()).toISOString() };
       file.append(full);
@@ -112,6 +121,22 @@ function holdsTimeBefore(data: Buffer, cutoff: string, now: string): boolean {
     if (first && data.compare(later, 0, later.length, start, end) <= 0) return false;
   }
   return false;
+}
+
+/**
+ * What the journal knows of `key`, read only: nothing is created (no journal file, no local key),
+ * nothing pruned. For `--dry-run`, which must say what a real run would do with the key.
+ */
+export function peekSendJournal(env: NodeJS.ProcessEnv, scope: { baseUrl: string; accountId: string }, now: number, key: string): { entry: SendEntry | undefined; fingerprint(req: TransferRequest): string } | undefined {
+  const secret = localKey(env, SENDS_FOLDER, 'fingerprint.key', { create: false });
+  // No key: no send was ever journaled here (the key is made before the first entry).
+  if (!secret || !existsSync(join(configDir(env), SENDS_FOLDER, `${journalName(scope)}.jsonl`))) return undefined;
+  const file = openJournalFile<SendEntry>(env, SENDS_FOLDER, journalName(scope), { parse: parseEntry, containing: [JSON.stringify(key)] });
+  file.close();
+  let entry: SendEntry | undefined;
+  // As openSendJournal remembers: the latest entry under the key (or sent under it), within 90 days.
+  for (const e of file.entries) if ((e.key === key || e.sent_key === key) && now - Date.parse(e.at) < KEEP_MS) entry = e;
+  return { entry, fingerprint: (req) => fingerprintOf(secret, req) };
 }
 
 const STATUSES: ReadonlySet<string> = new Set(['tried', 'not_sent', 'sent', 'held']);

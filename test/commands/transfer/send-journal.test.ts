@@ -98,6 +98,45 @@ describe('a key svc has seen accepted is not sent again, after the service forgo
     expect(text).not.toContain('dry-only-1');
   });
 
+  it('--dry-run says what the real run would do with a known key: the earlier transfer (exit 0), another payment refused (exit 5); nothing sent, the journal unchanged', async () => {
+    const first = await svc(['--json', 'transfer', 'send', '@acme', '2.5', '--idempotency-key', 'dry-known-1']);
+    expect(first.code, first.stderr).toBe(0);
+    const { transfer_id: id } = JSON.parse(first.stdout) as Transfer;
+    await forget();
+    const before = await count();
+    const journal = journalText(t.configDir);
+
+    const dry = await svc(['transfer', 'send', '@acme', '2.5', '--idempotency-key', 'dry-known-1', '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(new RegExp(`^dry run: would not send: already sent under idempotency key dry-known-1 on ${ISO} \\(transfer ${id}\\); a real run shows it and sends nothing\n$`));
+    expect(dry.stderr).toBe('nothing was sent\n');
+    const json = await svc(['--json', 'transfer', 'send', '@acme', '2.5', '--idempotency-key', 'dry-known-1', '--dry-run']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ dry_run: true, decision: 'already_sent', idempotency_key: 'dry-known-1', transfer_id: id });
+
+    // Another payment under the key: the real run's refusal, from the dry run too.
+    const other = await svc(['transfer', 'send', '@acme', '3', '--idempotency-key', 'dry-known-1', '--dry-run']);
+    expect(other.code).toBe(5);
+    expect(other.stderr).toContain('(idempotency_key_reused)');
+    // A key never used: the ordinary dry run.
+    const fresh = await svc(['transfer', 'send', '@acme', '2.5', '--idempotency-key', 'dry-fresh-1', '--dry-run']);
+    expect(fresh.code, fresh.stderr).toBe(0);
+    expect(fresh.stdout).toContain('would send');
+
+    expect(await count()).toBe(before);
+    expect(journalText(t.configDir)).toBe(journal);
+
+    // Where nothing was ever sent, a dry run with a key makes no journal and no local key.
+    const fresh2 = mkdtempSync(join(tmpdir(), 'svc-dry-'));
+    try {
+      const r = await runCli(['transfer', 'send', '@acme', '1', '--idempotency-key', 'k-1', '--dry-run'], { env: { SVC_CONFIG_DIR: fresh2, SVC_API_KEY: t.keyOf('@alice'), SVC_BASE_URL: t.url, NO_COLOR: '1' } });
+      expect(r.code, r.stderr).toBe(0);
+      expect(readdirSync(fresh2).filter((f) => f === 'sends')).toEqual([]);
+    } finally {
+      rmSync(fresh2, { recursive: true, force: true });
+    }
+  });
+
   it('another payment under a known key, after the service forgot it: refused (exit 5), nothing sent', async () => {
     const first = await svc(['--json', 'transfer', 'send', '@acme', '3', '--idempotency-key', 'invoice-8']);
     expect(first.code, first.stderr).toBe(0);
