@@ -119,7 +119,7 @@ export class ProfileStore implements ProfileLookup {
         : undefined;
       const after = config.serialize();
       if (after !== before) this.write(after);
-      cleanUp?.();
+      await cleanUp?.();
       return result;
     });
   }

@@ -32,20 +32,43 @@ const SECRETS = 'org.freedesktop.secrets';
 
 /** null when the default collection exists and is unlocked; otherwise why not. */
 export async function probeSecretService(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<ProbeFailure | null> {
+  const opened = await openSecretService(env, timeoutMs);
+  if ('failure' in opened) return opened.failure;
+  opened.bus.close();
+  return null;
+}
+
+/**
+ * The probe, keeping its connection when the Secret Service can answer (secret-read.ts reads
+ * entries on it); the connection does not keep the process alive.
+ */
+export async function openSecretService(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ failure: ProbeFailure } | { bus: BusConnection }> {
   const path = sessionBusPath(env);
-  if (!path) return 'no_session_bus';
+  if (!path) return { failure: 'no_session_bus' };
   const bus = new BusConnection(path);
+  let failure: ProbeFailure | null;
+  try {
+    failure = await withDeadline(ask(bus), timeoutMs, 'timeout' as const);
+  } catch {
+    failure = 'no_session_bus';
+  }
+  if (failure) {
+    bus.close();
+    return { failure };
+  }
+  return { bus };
+}
+
+/** `work`'s result, or `late` once `ms` have passed. */
+export async function withDeadline<T, L>(work: Promise<T>, ms: number, late: L): Promise<T | L> {
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<ProbeFailure>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  const deadline = new Promise<L>((resolve) => {
+    timer = setTimeout(() => resolve(late), ms);
   });
   try {
-    return await Promise.race([deadline, ask(bus)]);
-  } catch {
-    return 'no_session_bus';
+    return await Promise.race([deadline, work]);
   } finally {
     clearTimeout(timer);
-    bus.close();
   }
 }
 
@@ -63,21 +86,24 @@ async function ask(bus: BusConnection): Promise<ProbeFailure | null> {
   return locked.reader.variantBoolean() ? 'locked' : null;
 }
 
-interface Call {
+/** An argument of a call: a string, an object path, a variant holding a string, a string-to-string dict. */
+export type Arg = ['s', string] | ['o', string] | ['v', string] | ['a{ss}', Record<string, string>];
+
+export interface Call {
   path: string;
   iface: string;
   member: string;
   dest: string;
-  args?: Array<['s', string]>;
+  args?: Arg[];
 }
 
-interface Reply {
+export interface Reply {
   error?: string;
   reader?: BodyReader;
 }
 
 /** One connection to the bus: the handshake, then method calls answered by serial. */
-class BusConnection {
+export class BusConnection {
   private socket: Socket | undefined;
   private buffer = Buffer.alloc(0);
   private serial = 0;
@@ -175,7 +201,7 @@ class BusConnection {
 const pad = (n: number, to: number) => Math.ceil(n / to) * to;
 
 /** Reads the few types the replies carry: strings and object paths, a variant holding a boolean. */
-class BodyReader {
+export class BodyReader {
   constructor(private readonly buf: Buffer, private readonly le: boolean, public offset: number) {}
 
   align(to: number): void {
@@ -207,6 +233,30 @@ class BodyReader {
     return s;
   }
 
+  /** `ao`: an array of object paths. */
+  objectPaths(): string[] {
+    const length = this.u32();
+    const end = this.offset + length;
+    const paths: string[] = [];
+    while (this.offset < end) paths.push(this.string());
+    return paths;
+  }
+
+  /** `ay`: an array of bytes. */
+  bytes(): Buffer {
+    const length = this.u32();
+    const b = Buffer.from(this.buf.subarray(this.offset, this.offset + length));
+    this.offset += length;
+    return b;
+  }
+
+  /** A variant holding a string or an object path, skipped. */
+  skipVariantString(): void {
+    const sig = this.signature();
+    if (sig !== 's' && sig !== 'o') throw new Error(`expected a string variant, got ${sig}`);
+    this.string();
+  }
+
   variantBoolean(): boolean {
     const sig = this.signature();
     if (sig !== 'b') throw new Error(`expected a boolean, got ${sig}`);
@@ -214,11 +264,11 @@ class BodyReader {
   }
 }
 
-/** A little-endian METHOD_CALL with string arguments. */
+/** A little-endian METHOD_CALL. */
 function encodeCall(call: Call, serial: number): Buffer {
   const out = new Writer();
   const body = new Writer();
-  for (const [, value] of call.args ?? []) body.string(value);
+  for (const arg of call.args ?? []) writeArg(body, arg);
   const signature = (call.args ?? []).map(([t]) => t).join('');
   out.bytes([0x6c, 1, 0, 1]);
   out.u32(body.length);
@@ -242,6 +292,34 @@ function encodeCall(call: Call, serial: number): Buffer {
   out.align(8);
   out.append(body.buffer());
   return out.buffer();
+}
+
+function writeArg(w: Writer, arg: Arg): void {
+  switch (arg[0]) {
+    case 's':
+    case 'o':
+      w.string(arg[1]);
+      return;
+    case 'v':
+      w.signature('s');
+      w.string(arg[1]);
+      return;
+    case 'a{ss}': {
+      // The array's byte length, then its dict entries, each 8-aligned (the padding before the
+      // first is not counted in the length).
+      w.align(4);
+      const at = w.length;
+      w.u32(0);
+      w.align(8);
+      const start = w.length;
+      for (const [k, v] of Object.entries(arg[1])) {
+        w.align(8);
+        w.string(k);
+        w.string(v);
+      }
+      w.setU32(at, w.length - start);
+    }
+  }
 }
 
 class Writer {
@@ -282,6 +360,13 @@ class Writer {
     this.chunks.push(s.length);
     this.bytes(Buffer.from(s, 'latin1'));
     this.chunks.push(0);
+  }
+
+  /** Overwrites the u32 written at `at` (an array's length, known once its elements are). */
+  setU32(at: number, v: number): void {
+    const b = Buffer.alloc(4);
+    b.writeUInt32LE(v);
+    for (let i = 0; i < 4; i++) this.chunks[at + i] = b[i]!;
   }
 
   buffer(): Buffer {

@@ -4,7 +4,8 @@
 // calls block the thread that makes them, so the probe is what bounds a hung bus or a locked
 // keyring. Entries are pinned to the Secret Service: never the kernel keyring, which forgets them.
 import { createRequire } from 'node:module';
-import { probeSecretService, sessionBusPath } from './dbus-probe.js';
+import { openSecretService, sessionBusPath } from './dbus-probe.js';
+import { readSecret } from './secret-read.js';
 import { KEYRING_SERVICE } from './secrets.js';
 import type { Unavailable } from './unavailable.js';
 
@@ -18,9 +19,11 @@ interface KeyringModule {
 }
 
 export interface Keyring {
-  read(account: string): string | null;
-  write(account: string, value: string): void;
-  remove(account: string): boolean;
+  read(account: string): Promise<string | null>;
+  write(account: string, value: string): Promise<void>;
+  remove(account: string): Promise<boolean>;
+  /** Whether entries can be written: the native module loads (reads may not need it). */
+  writable(): Promise<Unavailable | null>;
 }
 
 export type KeyringOpening = { keyring: Keyring } | { unavailable: Unavailable };
@@ -38,23 +41,48 @@ const loadModule = async (): Promise<unknown> => createRequire(import.meta.url)(
 /** The keyring, or why it cannot be used now. Never throws. */
 export async function openKeyring(env: NodeJS.ProcessEnv, deps: KeyringDeps): Promise<KeyringOpening> {
   const platform = deps.platform ?? process.platform;
-  // The probe waits on the bus while the module loads (a few ms of start-up each, side by side).
-  const bus = platform === 'linux' || platform === 'freebsd';
-  if (bus && !sessionBusPath(env)) return { unavailable: { reason: 'no_session_bus' } }; // nothing to load
-  const probed = bus ? probeSecretService(env, deps.timeoutMs) : Promise.resolve(null);
-  const loaded = loadEntry(deps.load ?? loadModule);
-  const failure = await probed;
-  if (failure) return { unavailable: { reason: failure } };
-  const mod = await loaded;
-  if ('unavailable' in mod) return mod;
-  const options = { linux: { store: 'secret-service' as const } };
-  const entry = (account: string) => new mod.Entry(KEYRING_SERVICE, account, options);
-  const keyring: Keyring = {
-    read: (account) => entry(account).getPassword(),
-    write: (account, value) => entry(account).setPassword(value),
-    remove: (account) => entry(account).deleteCredential(),
+  const load = deps.load ?? loadModule;
+  if (platform !== 'linux' && platform !== 'freebsd') {
+    // Keychain, Credential Manager: local APIs, no bus to probe; the module does everything.
+    const mod = await loadEntry(load);
+    if ('unavailable' in mod) return mod;
+    return { keyring: nativeKeyring(() => Promise.resolve(mod)) };
+  }
+  if (!sessionBusPath(env)) return { unavailable: { reason: 'no_session_bus' } }; // nothing to load
+  const opened = await openSecretService(env, deps.timeoutMs);
+  if ('failure' in opened) return { unavailable: { reason: opened.failure } };
+  // Loaded only to write or remove an entry, or to read one the bus's answers leave unclear.
+  let loading: Promise<KeyringModule | { unavailable: Unavailable }> | undefined;
+  const mod = () => (loading ??= loadEntry(load));
+  const native = nativeKeyring(mod);
+  return {
+    keyring: {
+      ...native,
+      async read(account) {
+        const text = await readSecret(opened.bus, { service: KEYRING_SERVICE, username: account }, deps.timeoutMs);
+        return text !== undefined ? text : native.read(account);
+      },
+    },
   };
-  return { keyring };
+}
+
+/** Every operation through the native module, pinned to the Secret Service on Linux. */
+function nativeKeyring(mod: () => Promise<KeyringModule | { unavailable: Unavailable }>): Keyring {
+  const options = { linux: { store: 'secret-service' as const } };
+  const entry = async (account: string) => {
+    const m = await mod();
+    if ('unavailable' in m) throw Object.assign(new Error('the keyring module did not load'), { unavailable: m.unavailable });
+    return new m.Entry(KEYRING_SERVICE, account, options);
+  };
+  return {
+    read: async (account) => (await entry(account)).getPassword(),
+    write: async (account, value) => (await entry(account)).setPassword(value),
+    remove: async (account) => (await entry(account)).deleteCredential(),
+    writable: async () => {
+      const m = await mod();
+      return 'unavailable' in m ? m.unavailable : null;
+    },
+  };
 }
 
 /** The module's Entry class, or why it cannot be had (never throws). */
@@ -73,6 +101,8 @@ async function loadEntry(load: () => Promise<unknown>): Promise<KeyringModule | 
 
 /** A failure of the module's call, as a reason (its message may name the entry, never a secret). */
 export function failureOf(err: unknown): Unavailable {
+  const known = (err as { unavailable?: Unavailable } | null)?.unavailable;
+  if (known) return known;
   const message = err instanceof Error ? err.message : String(err);
   if (/locked/i.test(message)) return { reason: 'locked' };
   if (/DBUS_SESSION_BUS_ADDRESS|session bus/i.test(message)) return { reason: 'no_session_bus' };

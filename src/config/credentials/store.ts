@@ -28,7 +28,7 @@ export function snapshot(config: ProfileConfig): KeyringSnapshot {
 }
 
 /** What a change must do in the keyring once config.json is written. */
-export type AfterWrite = () => void;
+export type AfterWrite = () => Promise<void>;
 
 export class CredentialStore {
   private opening: Promise<KeyringOpening> | undefined;
@@ -78,7 +78,7 @@ export class CredentialStore {
         continue;
       }
       try {
-        const text = opened.keyring.read(keyringAccount(id, name));
+        const text = await opened.keyring.read(keyringAccount(id, name));
         const secrets = text === null ? undefined : parseSecrets(text);
         if (secrets) this.cache.set(keyringAccount(id, name), secrets);
         config.hydrate(name, secrets ?? keyringUnavailable({ reason: 'error', detail: text === null ? 'the entry is missing' : 'the entry is not one svc wrote' }, what));
@@ -107,10 +107,10 @@ export class CredentialStore {
     if (undecided.length > 0) {
       const setting = storeSetting(this.opts.env, config.storeSetting);
       if (setting !== 'file') {
-        const opened = await this.keyring();
-        if ('unavailable' in opened) {
-          if (setting === 'keyring') throw keyringUnavailable(opened.unavailable, `SVC_CREDENTIAL_STORE is keyring and the OS keyring cannot be used`);
-          for (const name of undecided) this.opts.warn?.(fallbackWarning(opened.unavailable, name, file));
+        const unusable = await this.unusable();
+        if (unusable) {
+          if (setting === 'keyring') throw keyringUnavailable(unusable, `SVC_CREDENTIAL_STORE is keyring and the OS keyring cannot be used`);
+          for (const name of undecided) this.opts.warn?.(fallbackWarning(unusable, name, file));
         } else {
           for (const name of undecided) config.moveToKeyring(name);
         }
@@ -119,24 +119,24 @@ export class CredentialStore {
     const after = config.keyringState();
     const writes = [...after].filter(([name, text]) => before.state.get(name) !== text);
     const removals = before.names.filter((name) => config.storeOf(name) !== 'keyring');
-    if (writes.length === 0 && removals.length === 0) return () => {};
+    if (writes.length === 0 && removals.length === 0) return async () => {};
     const keyring = await this.available('the OS keyring cannot be used to store these secrets');
     const id = config.keyringId ?? config.ensureKeyringId(makeId);
     for (const [name] of writes) {
       const secrets = config.loadedSecrets(name)!;
       try {
-        keyring.write(keyringAccount(id, name), JSON.stringify(secrets));
+        await keyring.write(keyringAccount(id, name), JSON.stringify(secrets));
       } catch (err) {
         throw keyringUnavailable(failureOf(err), `the secrets of profile "${name}" could not be written to the OS keyring; nothing was changed`);
       }
       this.cache.set(keyringAccount(id, name), secrets);
     }
-    return () => {
+    return async () => {
       for (const name of removals) {
         const account = keyringAccount(id, name);
         this.cache.delete(account);
         try {
-          keyring.remove(account);
+          await keyring.remove(account);
         } catch {
           this.opts.warn?.(`warning: the keyring entry of profile "${name}" could not be removed; remove it with \`secret-tool clear service ${KEYRING_SERVICE} username ${account}\` (or your keyring manager)\n`);
         }
@@ -145,14 +145,20 @@ export class CredentialStore {
   }
 
   /** Whether this run's keyring is usable, and why not (`svc doctor`). */
-  async status(): Promise<Unavailable | null> {
+  status(): Promise<Unavailable | null> {
+    return this.unusable();
+  }
+
+  /** Why secrets cannot be written to the keyring now (null: they can). */
+  private async unusable(): Promise<Unavailable | null> {
     const opened = await this.keyring();
-    return 'unavailable' in opened ? opened.unavailable : null;
+    return 'unavailable' in opened ? opened.unavailable : opened.keyring.writable();
   }
 
   private async available(what: string): Promise<Keyring> {
     const opened = await this.keyring();
-    if ('unavailable' in opened) throw keyringUnavailable(opened.unavailable, what);
+    const unusable = 'unavailable' in opened ? opened.unavailable : await opened.keyring.writable();
+    if (unusable || 'unavailable' in opened) throw keyringUnavailable(unusable ?? { reason: 'error' }, what);
     return opened.keyring;
   }
 }

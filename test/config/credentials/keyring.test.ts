@@ -3,7 +3,7 @@
 // (bin/svc.js: build first), and secret-tool says what the keyring holds. The rest of the suite
 // runs without a bus (SVC_CREDENTIAL_STORE=file by default in the helpers).
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,6 +87,18 @@ describe.skipIf(!TOOLS)('the OS keyring (a real Secret Service: gnome-keyring on
     // The balance opens its ciphertexts with the decryption key from the keyring.
     const balance = await svc(['--json', 'balance']);
     expect([balance.code, balance.stderr]).toEqual([0, '']);
+  });
+
+  it('a command that only reads its secrets reads them over the bus in JavaScript: the native module is never loaded', async () => {
+    const hook = join(home, 'modules-hook.cjs');
+    const list = join(home, 'modules.txt');
+    writeFileSync(hook, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, Object.keys(require.cache).join('\\n')));\n`);
+    const r = await svc(['--json', 'balance'], undefined, { NODE_OPTIONS: `--require ${hook}` });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ asset: 'USDG', amount: expect.any(String) })]));
+    const loaded = readFileSync(list, 'utf8');
+    expect(loaded).toContain('modules-hook.cjs'); // the hook ran
+    expect(loaded).not.toContain('@napi-rs');
   });
 
   it('profile migrate moves the secrets to config.json and back, leaving none behind', async () => {
