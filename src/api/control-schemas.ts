@@ -2,20 +2,21 @@
 // `svc sandbox ...` and checked against every control answer in the sandbox tests. No field is
 // ever null: an unset one is absent. Amounts are never echoed; keys appear once, at creation.
 import * as z from 'zod/mini';
+import { lazySchema } from './lazy-schema.js';
 import { QueuedDeliverySchema } from './schemas.js';
 
-const ts = z.iso.datetime({ offset: true });
+const ts = lazySchema(() => z.iso.datetime({ offset: true }));
 
 /** GET /_sandbox/health (no token). */
-export const HealthSchema = z.looseObject({
+export const HealthSchema = lazySchema(() => z.looseObject({
   ok: z.literal(true),
   chain_id: z.int(),
   now: ts,
-});
+}));
 export type Health = z.infer<typeof HealthSchema>;
 
 /** One account of a fresh seed, with its new API key (and decryption key) shown once. */
-export const SeededAccountSchema = z.looseObject({
+export const SeededAccountSchema = lazySchema(() => z.looseObject({
   account_id: z.string(),
   handle: z.string(),
   type: z.enum(['personal', 'business', 'agent']),
@@ -25,26 +26,26 @@ export const SeededAccountSchema = z.looseObject({
   key_id: z.string(),
   api_key: z.string(),
   decryption_key: z.optional(z.string()),
-});
+}));
 export type SeededAccount = z.infer<typeof SeededAccountSchema>;
 
 /** POST /_sandbox/reset. */
-export const ResetSchema = z.looseObject({
+export const ResetSchema = lazySchema(() => z.looseObject({
   ok: z.literal(true),
   seeded: z.array(SeededAccountSchema),
-});
+}));
 export type Reset = z.infer<typeof ResetSchema>;
 
 /** POST /_sandbox/fund: the amount is not echoed. */
-export const FundSchema = z.looseObject({
+export const FundSchema = lazySchema(() => z.looseObject({
   ok: z.literal(true),
   handle: z.string(),
   asset: z.string(),
-});
+}));
 export type Fund = z.infer<typeof FundSchema>;
 
 /** An API key record (never the key itself). `last_used_at` / `revoked_at` once they happened. */
-export const ApiKeySchema = z.looseObject({
+export const ApiKeySchema = lazySchema(() => z.looseObject({
   key_id: z.string(),
   name: z.string(),
   account: z.string(),
@@ -53,38 +54,38 @@ export const ApiKeySchema = z.looseObject({
   last_used_at: z.optional(ts),
   request_count: z.int().check(z.nonnegative()),
   revoked_at: z.optional(ts),
-});
+}));
 export type ApiKey = z.infer<typeof ApiKeySchema>;
 
 /** POST /_sandbox/keys (201): the record plus the key, shown once. */
-export const KeyCreatedSchema = z.extend(ApiKeySchema, { key: z.string() });
+export const KeyCreatedSchema = lazySchema(() => z.extend(ApiKeySchema, { key: z.string() }));
 export type KeyCreated = z.infer<typeof KeyCreatedSchema>;
 
 /** GET /_sandbox/keys[?account=@h]. POST /_sandbox/keys/{id}/revoke answers one ApiKeySchema. */
-export const KeyListSchema = z.looseObject({ keys: z.array(ApiKeySchema) });
+export const KeyListSchema = lazySchema(() => z.looseObject({ keys: z.array(ApiKeySchema) }));
 export type KeyList = z.infer<typeof KeyListSchema>;
 
 /** GET /_sandbox/clock and POST /_sandbox/clock/advance. */
-export const ClockSchema = z.looseObject({
+export const ClockSchema = lazySchema(() => z.looseObject({
   now: ts,
   offset_ms: z.int().check(z.nonnegative()),
-});
+}));
 export type Clock = z.infer<typeof ClockSchema>;
 
 /** POST /_sandbox/trigger (202): a sample event and the deliveries it queued. */
-export const TriggerSchema = z.looseObject({
+export const TriggerSchema = lazySchema(() => z.looseObject({
   event: z.string(),
   event_id: z.string(),
   account: z.string(),
   sample: z.literal(true),
   deliveries: z.array(QueuedDeliverySchema),
-});
+}));
 export type Trigger = z.infer<typeof TriggerSchema>;
 
 /** GET /_sandbox/export: the whole state, without sealed values, ciphertexts, key hashes or secrets. Times are epoch ms. */
 const ms = z.int();
 const eventType = z.string();
-export const ExportSchema = z.looseObject({
+export const ExportSchema = lazySchema(() => z.looseObject({
   format: z.literal('svc-sandbox-export'),
   version: z.literal(1),
   schema_version: z.int().check(z.positive()),
@@ -135,5 +136,5 @@ export const ExportSchema = z.looseObject({
       next_retry_at: z.optional(ms), retry_count: z.int(), state: z.string(), replay: z.boolean(),
     })),
   }),
-});
+}));
 export type SandboxExport = z.infer<typeof ExportSchema>;

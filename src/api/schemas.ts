@@ -10,12 +10,13 @@
 // zod/mini, not the classic build: the same checks from a tenth of the code, which every command
 // that talks to the service loads at start-up (about 20 ms less to parse). Messages in English.
 import * as z from 'zod/mini';
+import { lazySchema } from './lazy-schema.js';
 import en from 'zod/v4/locales/en.js';
 
 z.config(en());
 
 /** ISO 8601 date-time (the service sends UTC; an offset is tolerated). */
-const ts = z.iso.datetime({ offset: true });
+const ts = lazySchema(() => z.iso.datetime({ offset: true }));
 
 // ---- transfers ----------------------------------------------------------------------------------
 
@@ -26,7 +27,7 @@ export const TRANSFER_STATUSES = ['pending', 'confirmed', 'failed'] as const;
  * by id (`confirmed_at` once confirmed). `tx_hash` is tolerated absent: a service may not have one
  * before the transaction is broadcast (the sandbox always sends it).
  */
-export const TransferSchema = z.looseObject({
+export const TransferSchema = lazySchema(() => z.looseObject({
   transfer_id: z.string(),
   status: z.enum(TRANSFER_STATUSES),
   from: z.optional(z.string()),
@@ -39,23 +40,23 @@ export const TransferSchema = z.looseObject({
   asset: z.optional(z.string()),
   amount_ciphertext: z.optional(z.string()),
   memo_ciphertext: z.optional(z.string()),
-});
+}));
 export type Transfer = z.infer<typeof TransferSchema>;
 
 /** GET /v1/transfers as the sandbox answers it (DESIGN.md). */
-export const TransferPageSchema = z.looseObject({
+export const TransferPageSchema = lazySchema(() => z.looseObject({
   transfers: z.array(TransferSchema),
   limit: z.int(),
   offset: z.int(),
   has_more: z.boolean(),
-});
+}));
 export type TransferPage = z.infer<typeof TransferPageSchema>;
 
 /**
  * The 202 answer of an agent's transfer held for approval (DESIGN.md: transaction_id, status
  * "pending_approval", expires_at). No transfer exists yet. The rest is the sandbox's.
  */
-export const HeldTransactionSchema = z.looseObject({
+export const HeldTransactionSchema = lazySchema(() => z.looseObject({
   transaction_id: z.string(),
   status: z.string(),
   expires_at: ts,
@@ -63,13 +64,13 @@ export const HeldTransactionSchema = z.looseObject({
   to: z.optional(z.string()),
   asset: z.optional(z.string()),
   requested_at: z.optional(ts),
-});
+}));
 export type HeldTransaction = z.infer<typeof HeldTransactionSchema>;
 
 // ---- accounts and balances ----------------------------------------------------------------------
 
 /** `created_at` is tolerated absent (the tool never needs it to work). */
-export const AccountSchema = z.looseObject({
+export const AccountSchema = lazySchema(() => z.looseObject({
   account_id: z.string(),
   handle: z.string(),
   type: z.enum(['personal', 'business', 'agent']),
@@ -78,27 +79,27 @@ export const AccountSchema = z.looseObject({
   created_at: z.optional(ts),
   /** Sandbox extension: the account's viewing public key (`vpk1_...`). */
   viewing_public_key: z.optional(z.string()),
-});
+}));
 export type Account = z.infer<typeof AccountSchema>;
 
 /** With a proof: `{asset, amount}`. Without: `{asset, nonzero, ciphertext?, version?}` (sandbox). */
-export const BalanceEntrySchema = z.looseObject({
+export const BalanceEntrySchema = lazySchema(() => z.looseObject({
   asset: z.string(),
   amount: z.optional(z.string()),
   nonzero: z.optional(z.boolean()),
   ciphertext: z.optional(z.string()),
   /** Sandbox extension: the balance version the ciphertext is bound to. */
   version: z.optional(z.int()),
-});
+}));
 export type BalanceEntry = z.infer<typeof BalanceEntrySchema>;
 
-export const BalancesSchema = z.looseObject({ balances: z.array(BalanceEntrySchema) });
+export const BalancesSchema = lazySchema(() => z.looseObject({ balances: z.array(BalanceEntrySchema) }));
 export type Balances = z.infer<typeof BalancesSchema>;
 
 // ---- agents and spend policies ------------------------------------------------------------------
 
 /** An agent account (list element, create answer, suspend/resume answer). */
-export const AgentSchema = z.looseObject({
+export const AgentSchema = lazySchema(() => z.looseObject({
   account_id: z.string(),
   handle: z.string(),
   public_key: z.string(),
@@ -110,19 +111,19 @@ export const AgentSchema = z.looseObject({
   created_at: z.optional(ts),
   /** Create answer only: the agent's decryption key, shown once. */
   decryption_key: z.optional(z.string()),
-});
+}));
 export type Agent = z.infer<typeof AgentSchema>;
 
-export const AgentListSchema = z.looseObject({ agents: z.array(AgentSchema) });
+export const AgentListSchema = lazySchema(() => z.looseObject({ agents: z.array(AgentSchema) }));
 export type AgentList = z.infer<typeof AgentListSchema>;
 
-const limit = z.number().check(z.nonnegative());
+const limit = lazySchema(() => z.number().check(z.nonnegative()));
 
 /**
  * A spend policy as read (GET) and as the sandbox answers a PATCH. An omitted field means no
  * restriction. Limits are JSON numbers.
  */
-export const SpendPolicySchema = z.looseObject({
+export const SpendPolicySchema = lazySchema(() => z.looseObject({
   policy_id: z.string(),
   daily_limit_usdc: z.optional(limit),
   per_transaction_limit_usdc: z.optional(limit),
@@ -134,15 +135,15 @@ export const SpendPolicySchema = z.looseObject({
   /** Sandbox extensions: today's spend encrypted to the owner's viewing key, and its UTC day. */
   daily_spent_ciphertext: z.optional(z.string()),
   daily_spent_day: z.optional(z.string()),
-});
+}));
 export type SpendPolicy = z.infer<typeof SpendPolicySchema>;
 
 /** The PATCH answer's shape is not shown by the spec: the policy, read leniently. */
-export const SpendPolicyPatchSchema = z.partial(SpendPolicySchema, { policy_id: true, updated_at: true });
+export const SpendPolicyPatchSchema = lazySchema(() => z.partial(SpendPolicySchema, { policy_id: true, updated_at: true }));
 export type SpendPolicyPatch = z.infer<typeof SpendPolicyPatchSchema>;
 
 /** An element of GET /v1/agents/transactions/pending (no amount: encrypted). */
-export const PendingTransactionSchema = z.looseObject({
+export const PendingTransactionSchema = lazySchema(() => z.looseObject({
   transaction_id: z.string(),
   agent: z.string(),
   to: z.string(),
@@ -152,10 +153,10 @@ export const PendingTransactionSchema = z.looseObject({
   asset: z.optional(z.string()),
   amount_ciphertext: z.optional(z.string()),
   memo_ciphertext: z.optional(z.string()),
-});
+}));
 export type PendingTransaction = z.infer<typeof PendingTransactionSchema>;
 
-export const PendingListSchema = z.looseObject({ pending: z.array(PendingTransactionSchema) });
+export const PendingListSchema = lazySchema(() => z.looseObject({ pending: z.array(PendingTransactionSchema) }));
 export type PendingList = z.infer<typeof PendingListSchema>;
 
 /** The statuses a held transaction reads as (beyond the spec: docs/agents.md). */
@@ -163,7 +164,7 @@ export const HELD_STATUSES = ['pending_approval', 'approved', 'rejected', 'expir
 export type HeldStatus = (typeof HELD_STATUSES)[number];
 
 /** Who approved or rejected a held transaction: the deciding key's name and its account's handle. */
-export const DecidedBySchema = z.looseObject({ key_name: z.string(), account: z.string() });
+export const DecidedBySchema = lazySchema(() => z.looseObject({ key_name: z.string(), account: z.string() }));
 
 /**
  * A held agent transaction as a resource (beyond the spec, which leaves approve / reject's answer
@@ -174,7 +175,7 @@ export const DecidedBySchema = z.looseObject({ key_name: z.string(), account: z.
  * ciphertexts to the reader's viewing key. `status` is read as text (HELD_STATUSES are ours;
  * another service may say something else, which the tool reports rather than guesses).
  */
-export const HeldResourceSchema = z.looseObject({
+export const HeldResourceSchema = lazySchema(() => z.looseObject({
   transaction_id: z.string(),
   status: z.string(),
   agent: z.string(),
@@ -191,16 +192,16 @@ export const HeldResourceSchema = z.looseObject({
   transfer_id: z.optional(z.string()),
   amount_ciphertext: z.optional(z.string()),
   memo_ciphertext: z.optional(z.string()),
-});
+}));
 export type HeldResource = z.infer<typeof HeldResourceSchema>;
 
 /** GET /v1/agents/transactions as the sandbox answers it: newest first, paged like transfers. */
-export const HeldPageSchema = z.looseObject({
+export const HeldPageSchema = lazySchema(() => z.looseObject({
   transactions: z.array(HeldResourceSchema),
   limit: z.int(),
   offset: z.int(),
   has_more: z.boolean(),
-});
+}));
 export type HeldPage = z.infer<typeof HeldPageSchema>;
 
 /** The answer of approve and reject: the held transaction as a resource. */
@@ -210,41 +211,41 @@ export type TransactionState = HeldResource;
 // ---- webhooks -----------------------------------------------------------------------------------
 
 /** A subscription; `secret` only in the create answer. */
-export const WebhookSchema = z.looseObject({
+export const WebhookSchema = lazySchema(() => z.looseObject({
   webhook_id: z.string(),
   url: z.string(),
   events: z.array(z.string()),
   secret: z.optional(z.string()),
   created_at: ts,
-});
+}));
 export type Webhook = z.infer<typeof WebhookSchema>;
 
-export const WebhookListSchema = z.looseObject({ webhooks: z.array(WebhookSchema) });
+export const WebhookListSchema = lazySchema(() => z.looseObject({ webhooks: z.array(WebhookSchema) }));
 export type WebhookList = z.infer<typeof WebhookListSchema>;
 
 /** DELETE /v1/webhooks/{id} (the spec does not show it; the sandbox's answer). */
-export const WebhookDeletedSchema = z.looseObject({
+export const WebhookDeletedSchema = lazySchema(() => z.looseObject({
   webhook_id: z.string(),
   deleted: z.literal(true),
-});
+}));
 export type WebhookDeleted = z.infer<typeof WebhookDeletedSchema>;
 
 /** A delivery queued by a replay (202) or a sandbox trigger: no attempt made yet. */
-export const QueuedDeliverySchema = z.looseObject({
+export const QueuedDeliverySchema = lazySchema(() => z.looseObject({
   delivery_id: z.string(),
   webhook_id: z.string(),
   event_id: z.string(),
   event: z.string(),
   replay: z.boolean(),
   state: z.literal('queued'),
-});
+}));
 export type QueuedDelivery = z.infer<typeof QueuedDeliverySchema>;
 
 /**
  * One delivery attempt (DESIGN.md). `status_code` is absent when no HTTP answer arrived (timeout,
  * connection error), `error` when it succeeded, `next_retry_at` when no retry is planned.
  */
-export const DeliverySchema = z.looseObject({
+export const DeliverySchema = lazySchema(() => z.looseObject({
   delivery_id: z.string(),
   event_id: z.string(),
   event: z.string(),
@@ -259,10 +260,10 @@ export const DeliverySchema = z.looseObject({
   /** Sandbox extensions. */
   webhook_id: z.optional(z.string()),
   replay: z.optional(z.boolean()),
-});
+}));
 export type Delivery = z.infer<typeof DeliverySchema>;
 
-export const DeliveryListSchema = z.looseObject({ deliveries: z.array(DeliverySchema) });
+export const DeliveryListSchema = lazySchema(() => z.looseObject({ deliveries: z.array(DeliverySchema) }));
 export type DeliveryList = z.infer<typeof DeliveryListSchema>;
 
 // ---- errors -------------------------------------------------------------------------------------
@@ -272,7 +273,7 @@ export type DeliveryList = z.infer<typeof DeliveryListSchema>;
  * (invalid_policy), `status` (transaction_already_decided). The tool itself reads any error
  * body leniently (src/api/errors.ts); this is the shape the sandbox answers.
  */
-export const ErrorBodySchema = z.looseObject({
+export const ErrorBodySchema = lazySchema(() => z.looseObject({
   error: z.looseObject({
     code: z.string().check(z.minLength(1)),
     message: z.string().check(z.minLength(1)),
@@ -281,7 +282,7 @@ export const ErrorBodySchema = z.looseObject({
     field: z.optional(z.string()),
     status: z.optional(z.string()),
   }),
-});
+}));
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 
 // ---- lists, leniently ---------------------------------------------------------------------------
