@@ -2,7 +2,6 @@
 // works without Node's HTTP, assert or child_process modules ever loading, and the plain HTTP
 // parser kept in a file of its own still loads; the MCP SDK's chunks load for `svc mcp` only.
 // `npm run build` first (npm test does).
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
@@ -10,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../helpers/e2e.js';
-import { BIN, machineEnv, ROOT } from '../helpers/run.js';
+import { ROOT, runSvc } from '../helpers/run.js';
 
 let t: TestSandbox;
 let work: string;
@@ -37,20 +36,14 @@ async function modulesLoadedBy(args: string[], opts: { files?: boolean } = {}): 
   writeFileSync(loader, `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) { appendFileSync(${JSON.stringify(urls)}, url + '\\n'); return next(url, context); }\n`);
   writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(loader).href)});\n`);
   writeFileSync(urls, '');
-  // Not spawnSync: the sandbox answering it runs in this process.
   // The loader hook only where files are asked for: it runs a thread of its own, with modules of its own.
   const importHook = opts.files ? ['--import', pathToFileURL(register).href] : [];
-  const child = spawn(process.execPath, ['--require', hook, ...importHook, BIN, ...args], { env: { ...machineEnv(), ...t.env, SVC_NO_UPDATE_NOTIFIER: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  const r = { status, stdout, stderr };
+  // runSvc, not spawnSync: the sandbox answering it runs in this process.
+  const r = await runSvc(args, { ...t.env, NODE_OPTIONS: ['--require', hook, ...importHook].join(' ') });
   const loaded = readFileSync(list, 'utf8').split('\n').filter((l) => l.startsWith('NativeModule ')).map((l) => l.slice('NativeModule '.length));
   const bundle = `${pathToFileURL(join(ROOT, 'dist', 'bundle')).href}/`;
   const files = readFileSync(urls, 'utf8').split('\n').filter((u) => u.startsWith(bundle)).map((u) => u.slice(bundle.length));
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr, loaded, files };
+  return { status: r.code, stdout: r.stdout, stderr: r.stderr, loaded, files };
 }
 
 /** The bundle's chunks that hold the MCP SDK (its server, its stdio transport, its protocol types). */
