@@ -59,6 +59,16 @@ function journalName(scope: { baseUrl: string; accountId: string }): string {
   return createHash('sha256').update(`${scope.baseUrl}\u0000${scope.accountId}`).digest('hex').slice(0, 32);
 }
 
+/** An entry of this key: a command's under it, or the standard transfer sent under it after a 422. */
+function isUnder(e: SendEntry, key: string): boolean {
+  return e.key === key || e.sent_key === key;
+}
+
+/** Whether an entry is still remembered at `now` (90 days). */
+function remembered(e: SendEntry, now: number): boolean {
+  return now - Date.parse(e.at) < KEEP_MS;
+}
+
 /** HMAC of the request under the local key, field by field in a fixed order: the same request always gives the same text. */
 function fingerprintOf(secret: Buffer, req: TransferRequest): string {
   const text = JSON.stringify([req.to, req.amount, req.asset, req.confidential, req.memo ?? null]);
@@ -73,31 +83,25 @@ function fingerprintOf(secret: Buffer, req: TransferRequest): string {
 export function openSendJournal(env: NodeJS.ProcessEnv, scope: { baseUrl: string; accountId: string }, now: () => number, key: string): SendJournal {
   const file = openJournalFile<SendEntry>(env, SENDS_FOLDER, journalName(scope), {
     parse: parseEntry,
-    keep: (e) => now() - Date.parse(e.at) < KEEP_MS,
+    keep: (e) => remembered(e, now()),
     // As written by JSON.stringify: the key, or a sent_key, equal to it.
     containing: [JSON.stringify(key)],
     stale: (data) => holdsTimeBefore(data, new Date(now() - KEEP_MS).toISOString(), new Date(now()).toISOString()),
   });
   const secret = localKey(env, SENDS_FOLDER, 'fingerprint.key', { create: true })!;
-  // By the command's key, and by the key a standard transfer offered after a 422 went under.
-  const last = new Map<string, SendEntry>();
-  const remember = (e: SendEntry) => {
-    last.set(e.key, e);
-    if (e.sent_key !== undefined) last.set(e.sent_key, e);
-  };
-  file.entries.forEach(remember);
+  let latest = file.entries.filter((e) => isUnder(e, key)).at(-1);
   return {
     path: file.path,
     find(asked) {
       // Any other key was not read: "not remembered" would send it again.
       if (asked !== key) throw new Error(`send journal opened for key ${key} asked for ${asked}`);
-      return last.get(asked);
+      return latest;
     },
     fingerprint: (req) => fingerprintOf(secret, req),
     record(entry) {
       const full: SendEntry = { ...entry, at: new Date(now()).toISOString() };
       file.append(full);
-      remember(full);
+      if (isUnder(full, key)) latest = full;
     },
   };
 }
@@ -133,9 +137,8 @@ export function peekSendJournal(env: NodeJS.ProcessEnv, scope: { baseUrl: string
   if (!secret || !existsSync(join(configDir(env), SENDS_FOLDER, `${journalName(scope)}.jsonl`))) return undefined;
   const file = openJournalFile<SendEntry>(env, SENDS_FOLDER, journalName(scope), { parse: parseEntry, containing: [JSON.stringify(key)] });
   file.close();
-  let entry: SendEntry | undefined;
-  // As openSendJournal remembers: the latest entry under the key (or sent under it), within 90 days.
-  for (const e of file.entries) if ((e.key === key || e.sent_key === key) && now - Date.parse(e.at) < KEEP_MS) entry = e;
+  // As openSendJournal remembers: the latest entry under the key, within 90 days.
+  const entry = file.entries.filter((e) => isUnder(e, key) && remembered(e, now)).at(-1);
   return { entry, fingerprint: (req) => fingerprintOf(secret, req) };
 }
 
