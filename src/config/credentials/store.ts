@@ -107,7 +107,7 @@ export class CredentialStore {
     if (undecided.length > 0) {
       const setting = storeSetting(this.opts.env, config.storeSetting);
       if (setting !== 'file') {
-        const unusable = await this.unusable();
+        const unusable = await this.status();
         if (unusable) {
           if (setting === 'keyring') throw keyringUnavailable(unusable, `SVC_CREDENTIAL_STORE is keyring and the OS keyring cannot be used`);
           for (const name of undecided) this.opts.warn?.(fallbackWarning(unusable, name, file));
@@ -144,21 +144,18 @@ export class CredentialStore {
     };
   }
 
-  /** Whether this run's keyring is usable, and why not (`svc doctor`). */
-  status(): Promise<Unavailable | null> {
-    return this.unusable();
-  }
-
-  /** Why secrets cannot be written to the keyring now (null: they can). */
-  private async unusable(): Promise<Unavailable | null> {
+  /** Why secrets cannot be written to the keyring now, or null when they can (`svc doctor` reports it). */
+  async status(): Promise<Unavailable | null> {
     const opened = await this.keyring();
     return 'unavailable' in opened ? opened.unavailable : opened.keyring.writable();
   }
 
+  /** The keyring, able to write; keyring_unavailable (naming `what`) when it is not. */
   private async available(what: string): Promise<Keyring> {
     const opened = await this.keyring();
-    const unusable = 'unavailable' in opened ? opened.unavailable : await opened.keyring.writable();
-    if (unusable || 'unavailable' in opened) throw keyringUnavailable(unusable ?? { reason: 'error' }, what);
+    if ('unavailable' in opened) throw keyringUnavailable(opened.unavailable, what);
+    const unwritable = await opened.keyring.writable();
+    if (unwritable) throw keyringUnavailable(unwritable, what);
     return opened.keyring;
   }
 }
