@@ -1,11 +1,16 @@
-// Bundles the CLI into dist/bundle/ (ESM, code-split at each lazy import): one file to parse at
+// Bundles the CLI into dist/bundle/ (ESM, code-split at each lazy import): a few files to parse at
 // start-up instead of hundreds of modules. It is the program the package ships and bin/svc.js runs;
 // version.js is a second, tiny entry so that `svc --version` answers from the built code, fast.
-import { copyFileSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { dirname, join, sep } from 'node:path';
+// esbuild bundles (TypeScript, CommonJS dependencies, the stubs below) in memory; rollup then splits
+// its output again into fewer files (scripts/rechunk.mjs), all in dist/bundle/ itself.
+import { copyFileSync, rmSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
+import { join, sep } from 'node:path';
 import { build } from 'esbuild';
+import { rechunk } from './rechunk.mjs';
 
-rmSync('dist/bundle', { recursive: true, force: true });
+const OUT = 'dist/bundle';
+rmSync(OUT, { recursive: true, force: true });
 
 /**
  * Modules a dependency loads at start-up for a path svc never takes, each replaced by a stub: every
@@ -17,6 +22,9 @@ rmSync('dist/bundle', { recursive: true, force: true });
  *   only for a FormData body; svc sends strings and buffers.
  * - undici bundles its HTTP parser twice (WebAssembly with and without SIMD, 72 kB of base64 each);
  *   every Node svc supports has SIMD, so the plain one is read from its own file only if needed.
+ * - svc's table layout (src/io/table-libs.ts) requires cli-table3 and string-width (~7 ms to load)
+ *   on first use, with a require() no bundler follows: the stub requires them from a file of their
+ *   own, built below from the same packages.
  * - undici requires node:http (all of Node's HTTP client and server, ~5 ms) only to recognise a
  *   Node response passed as a request body (svc passes none) and to read its default header size
  *   limit at load (svc gives every Agent `maxHeaderSize`, src/api/limits.ts). Without one the
@@ -27,22 +35,32 @@ rmSync('dist/bundle', { recursive: true, force: true });
  *   subcommands, which svc has none of: loaded on first use instead.
  * A stub that is ever reached says so, rather than misbehave.
  */
+/** Files beside the chunks, each required as `./<name>` by a stub (every chunk is in OUT itself). */
+const SIDE_FILES = {
+  'llhttp-wasm.cjs': () => copyFileSync(join('node_modules', 'undici', 'lib', 'llhttp', 'llhttp-wasm.js'), join(OUT, 'llhttp-wasm.cjs')),
+  'table-libs.cjs': () => build({
+    stdin: { contents: "module.exports = { cliTable3: require('cli-table3'), stringWidth: require('string-width') };", resolveDir: '.', loader: 'js' },
+    outfile: join(OUT, 'table-libs.cjs'), bundle: true, format: 'cjs', platform: 'node', target: 'node20.19', minifyWhitespace: true, logLevel: 'warning',
+  }),
+};
+
 const STUBS = [
   { importer: ['undici', 'lib', 'dispatcher', 'client.js'], filter: /client-h2\.js$/, contents: "module.exports = function connectH2() { throw new Error('the server chose HTTP/2, which svc does not offer'); };" },
   { importer: ['undici', 'lib', 'dispatcher', 'client-h1.js'], filter: /web\/fetch\/body\.js$/, contents: "module.exports = { extractBody() { throw new Error('svc sends no FormData bodies'); } };" },
-  { importer: ['undici', 'lib', 'dispatcher', 'client-h1.js'], filter: /llhttp\/llhttp-wasm\.js$/, contents: "module.exports = require('../llhttp-wasm.cjs');" },
+  { importer: ['undici', 'lib', 'dispatcher', 'client-h1.js'], filter: /llhttp\/llhttp-wasm\.js$/, contents: "module.exports = require('./llhttp-wasm.cjs');" },
   { importer: ['undici', 'lib', 'core', 'util.js'], filter: /^node:http$/, contents: 'module.exports = { IncomingMessage: class NotAnIncomingMessage {} };' },
   { importer: ['undici', 'lib', 'dispatcher', 'client.js'], filter: /^node:http$/, contents: 'module.exports = {};' },
   { importer: ['undici', 'lib'], dir: true, filter: /^node:assert$/, contents: "module.exports = function assert(value, message) { if (!value) process.getBuiltinModule('node:assert').ok(value, message); };" },
   { importer: ['commander', 'lib', 'command.js'], filter: /^node:child_process$/, contents: "module.exports = { spawn: (...args) => process.getBuiltinModule('node:child_process').spawn(...args) };" },
+  { importer: ['src', 'io', 'table.ts'], own: true, filter: /^\.\/table-libs\.js$/, contents: "export const cliTable3 = () => require('./table-libs.cjs').cliTable3; export const stringWidth = () => require('./table-libs.cjs').stringWidth;" },
 ];
 const withStubs = {
   name: 'svc-stubs',
   setup(b) {
-    // The plain parser, copied beside the chunks below, stays a require() of a file of its own.
-    b.onResolve({ filter: /^\.\.\/llhttp-wasm\.cjs$/ }, (args) => ({ path: args.path, external: true }));
+    // A side file stays a require() of a file of its own.
+    b.onResolve({ filter: /^\.\/[a-z-]+\.cjs$/, namespace: 'svc-stub' }, (args) => ({ path: args.path, external: true }));
     STUBS.forEach((stub, i) => {
-      const from = join('node_modules', ...stub.importer);
+      const from = stub.own ? join(...stub.importer) : join('node_modules', ...stub.importer);
       const applies = (importer) => (stub.dir ? importer.includes(`${from}${sep}`) : importer.endsWith(from));
       b.onResolve({ filter: stub.filter }, (args) => (applies(args.importer) ? { path: String(i), namespace: 'svc-stub' } : undefined));
     });
@@ -51,9 +69,10 @@ const withStubs = {
 };
 
 const result = await build({
+  write: false,
   entryPoints: { svc: 'src/main.ts' },
   metafile: true,
-  outdir: 'dist/bundle',
+  outdir: OUT,
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -63,13 +82,10 @@ const result = await build({
   // No indentation or line breaks: ~1 MB less installed, so the native keyring module (3.4 MB, an
   // optional dependency) keeps the installed package within 25 MB. Names are kept (stack traces).
   minifyWhitespace: true,
-  chunkNames: 'chunks/[name]-[hash]',
   // libsql and @napi-rs/keyring are native modules: loaded from node_modules, never bundled. They
   // are the package's only runtime dependencies (the keyring an optional one, imported only when a
   // secret is read or written; a unit test keeps the lists equal); everything else is in the bundle.
   external: ['libsql', '@napi-rs/keyring'],
-  // CommonJS dependencies (undici) call require(); give the ESM bundle one.
-  banner: { js: "import { createRequire as __svcRequire } from 'node:module'; const require = __svcRequire(import.meta.url);" },
   plugins: [withStubs],
   logLevel: 'warning',
 });
@@ -80,11 +96,14 @@ const result = await build({
 const globalDispatcher = Object.keys(result.metafile.inputs).filter((f) => f.endsWith(join('undici', 'lib', 'global.js')));
 if (globalDispatcher.length) throw new Error(`bundle: undici's index is bundled (${globalDispatcher.join(', ')}); import it through src/api/undici.ts`);
 
-// The plain HTTP parser the stub above requires, relative to the chunk that holds undici.
-copyFileSync(join('node_modules', 'undici', 'lib', 'llhttp', 'llhttp-wasm.js'), join('dist', 'bundle', 'llhttp-wasm.cjs'));
-const requiring = readdirSync(join('dist', 'bundle'), { recursive: true }).filter((f) => String(f).endsWith('.js') && readFileSync(join('dist', 'bundle', String(f)), 'utf8').includes('../llhttp-wasm.cjs'));
-if (requiring.length === 0 || requiring.some((f) => dirname(String(f)) !== 'chunks')) throw new Error(`bundle: ../llhttp-wasm.cjs must be required from dist/bundle/chunks/ only, found in: ${requiring.join(', ') || 'nothing'}`);
+const external = (id) => isBuiltin(id) || ['libsql', '@napi-rs/keyring'].includes(id);
+const written = await rechunk({ files: new Map(result.outputFiles.map((f) => [f.path, f.text])), outDir: OUT, external });
+
+for (const [name, make] of Object.entries(SIDE_FILES)) {
+  await make();
+  if (!written.some((f) => f.code.includes(`"./${name}"`) || f.code.includes(`'./${name}'`))) throw new Error(`bundle: nothing requires ./${name}`);
+}
 
 // `svc --version`: one small file of its own (no shared chunks, no require banner) holding the
 // version this bundle was built from.
-await build({ entryPoints: { version: 'src/version.ts' }, outdir: 'dist/bundle', bundle: true, format: 'esm', platform: 'node', target: 'node20.19', logLevel: 'warning' });
+await build({ entryPoints: { version: 'src/version.ts' }, outdir: OUT, bundle: true, format: 'esm', platform: 'node', target: 'node20.19', logLevel: 'warning' });

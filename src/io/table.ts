@@ -2,9 +2,9 @@
 // the end), then the least useful ones are dropped, and no line is wider than the terminal. Ids
 // never shrink: what is on screen is pasted back into a command, so an id is whole or not shown. Layout is cli-table3's, borderless; widths are display widths (string-width), so
 // wide characters and colour codes are measured as they look. Loaded only in table mode.
-import { createRequire } from 'node:module';
 import type CliTable3 from 'cli-table3';
 import type stringWidthFn from 'string-width';
+import { cliTable3, stringWidth } from './table-libs.js';
 
 /** What the layout needs to know about a column. */
 export interface TableColumn {
@@ -30,13 +30,12 @@ export interface Layout {
 
 export const GAP = 2;
 
-const require = createRequire(import.meta.url);
 let width: typeof stringWidthFn | undefined;
 let Table: typeof CliTable3 | undefined;
 
 /** Display width of a cell (colour codes take none, wide characters two). */
 export function textWidth(text: string): number {
-  width ??= require('string-width') as typeof stringWidthFn;
+  width ??= stringWidth();
   return width(text);
 }
 
@@ -151,7 +150,7 @@ const NO_BORDERS = {
  * spaces are trimmed so a line is never wider than its content.
  */
 export function renderRows(columns: readonly TableColumn[], layout: Layout, rows: readonly (readonly string[])[], header: boolean): string {
-  Table ??= require('cli-table3') as typeof CliTable3;
+  Table ??= cliTable3();
   const { shown, widths } = layout;
   const table = new Table({
     chars: NO_BORDERS,

@@ -4,7 +4,7 @@
 // `npm run build` first (npm test does).
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { createRequire } from 'node:module';
+import { createRequire, isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,9 +48,9 @@ async function modulesLoadedBy(args: string[], opts: { files?: boolean } = {}): 
 
 /** The bundle's chunks that hold the MCP SDK (its server, its stdio transport, its protocol types). */
 function mcpSdkChunks(): string[] {
-  const dir = join(ROOT, 'dist', 'bundle', 'chunks');
+  const dir = join(ROOT, 'dist', 'bundle');
   const markers = ['StdioServerTransport already started', 'notifications/tools/list_changed', 'Server does not support tools'];
-  return existsSync(dir) ? readdirSync(dir).filter((f) => markers.some((m) => readFileSync(join(dir, f), 'utf8').includes(m))).map((f) => `chunks/${f}`) : [];
+  return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.js') && markers.some((m) => readFileSync(join(dir, f), 'utf8').includes(m))) : [];
 }
 
 describe('the bundle loads only what a command needs', () => {
@@ -83,6 +83,32 @@ describe('the bundle loads only what a command needs', () => {
     expect(mcp.status, mcp.stderr).toBe(0);
     expect(mcp.stdout).toBe('');
     expect(sdk.every((f) => mcp.files.includes(f)), `${sdk.join(', ')} in ${mcp.files.join(', ')}`).toBe(true);
+  });
+
+  it('a command that talks to the service loads few files of the bundle (49 for `--json account` before the second pass, scripts/rechunk.mjs)', async () => {
+    for (const [args, most] of [[['--json', 'account'], 20], [['--json', 'balance'], 25], [['--json', 'transfer', 'ls'], 25]] as const) {
+      const r = await modulesLoadedBy([...args], { files: true });
+      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(r.files).toContain('svc.js');
+      expect(new Set(r.files).size, `${args.join(' ')}: ${r.files.join(' ')}`).toBeLessThanOrEqual(most);
+    }
+  });
+
+  it('every package the bundle requires at run time is installed with it: a builtin or a runtime dependency', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: object; optionalDependencies?: object };
+    const installed = new Set([...Object.keys(pkg.dependencies), ...Object.keys(pkg.optionalDependencies ?? {})]);
+    const dir = join(ROOT, 'dist', 'bundle');
+    const required = new Map<string, string>();
+    for (const f of readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => /\.c?js$/.test(f))) {
+      const code = readFileSync(join(dir, f), 'utf8');
+      // Any require-like call of a bare name (not one written inside a string, as ajv's generated code is) ...
+      for (const m of code.matchAll(/(?<![\w$'"`])[\w$]*[rR]equire[\w$]*\(\s*(["'])([^"'./][^"']*)\1\s*\)/g)) required.set(m[2]!, f);
+      // ... and a createRequire(...)("name") call.
+      for (const m of code.matchAll(/createRequire\([^)]*\)\(\s*(["'])([^"'./][^"']*)\1/g)) required.set(m[2]!, f);
+    }
+    expect(required.size).toBeGreaterThan(5); // the scan sees the bundle's requires at all
+    const missing = [...required].filter(([name]) => !isBuiltin(name) && !installed.has(name.startsWith('@') ? name.split('/').slice(0, 2).join('/') : name.split('/')[0]!));
+    expect(missing.map(([name, f]) => `${name} (${f})`)).toEqual([]);
   });
 
   it('the plain (non-SIMD) HTTP parser kept beside the chunks is a WebAssembly module', () => {

@@ -102,6 +102,12 @@ describe(`the packed and installed tool (on Node ${NODE_VERSION})`, () => {
     expect(sent.stderr).not.toMatch(/error/i);
     expect(sent.code).toBe(0);
     expect(sent.stdout).toMatch(/confirmed/);
+    // On a terminal the list is a table: its layout libraries load from the installed files alone
+    // (they once were required from a node_modules only a checkout has). `script` gives it a terminal.
+    const table = spawnSync('script', ['-qec', `${svc} transfer ls`, '/dev/null'], { encoding: 'utf8', env: { ...env, TERM: 'xterm', COLUMNS: '120' }, timeout: 30_000 });
+    expect(table.stdout).not.toMatch(/error/i);
+    expect(table.stdout).toMatch(/^ID +STATUS /m);
+    expect(table.stdout).toMatch(/@acme/);
     expect(await sandbox.stop()).toBe(0);
     sandbox = undefined;
   }, 60_000);
