@@ -57,7 +57,7 @@ export async function main(argv: readonly string[], ctx: MainContext = {}): Prom
     })),
     io,
     writeErr: (s) => (json ? commanderErr.push(s) : io.err(s)),
-  });
+  }, argv);
   let code: number;
   try {
     await program.parseAsync([...argv], { from: 'user' });

@@ -7,6 +7,7 @@ import type { ProgramDeps } from '../runtime/registration.js';
 import { VERSION } from '../version.js';
 import { HELP_WIDTH, helpFooter } from '../runtime/help-text.js';
 import { findTopic, HELP_TOPICS } from './help-topics.js';
+import { commandWord } from './command-word.js';
 import { explainUsage } from './usage-mistakes.js';
 import { registerAccount } from '../commands/account/index.js';
 import { registerAgent } from '../commands/agent/index.js';
@@ -23,7 +24,29 @@ import { registerWebhook } from '../commands/webhook/index.js';
 
 export type { ProgramDeps } from '../runtime/registration.js';
 
-export function buildProgram(deps: ProgramDeps): Command {
+/** The top-level commands, in the order the help lists them. */
+const NOUNS: Record<string, (program: Command, deps: ProgramDeps) => void> = {
+  profile: registerProfile,
+  account: registerAccount,
+  balance: registerBalance,
+  transfer: registerTransfer,
+  agent: registerAgent,
+  pending: registerPending,
+  webhook: registerWebhook,
+  api: registerApi,
+  sandbox: registerSandbox,
+  completion: registerCompletion,
+  doctor: registerDoctor,
+  mcp: registerMcp,
+};
+/** Commands that print something made from the whole program (a completion script of every command). */
+const READS_PROGRAM = new Set(['completion']);
+
+/**
+ * The program. With `argv`, a command line that plainly names one top-level command gets only
+ * that command (command-word.ts): the others are never run, so never defined.
+ */
+export function buildProgram(deps: ProgramDeps, argv?: readonly string[]): Command {
   const program = new Command('svc')
     .description('Accounts, confidential transfers and agent approvals from the terminal')
     .version(VERSION, '-V, --version')
@@ -39,20 +62,13 @@ export function buildProgram(deps: ProgramDeps): Command {
     .enablePositionalOptions(false)
     .helpCommand(false);
 
-  registerProfile(program, deps);
-  registerAccount(program, deps);
-  registerBalance(program, deps);
-  registerTransfer(program, deps);
-  registerAgent(program, deps);
-  registerPending(program, deps);
-  registerWebhook(program, deps);
-  registerApi(program, deps);
-  registerSandbox(program, deps);
-  registerCompletion(program, deps);
-  registerDoctor(program, deps);
-  registerMcp(program, deps);
-  registerHelp(program);
-  registerManPage(program, deps.io);
+  const only = argv === undefined ? undefined : commandWord(argv);
+  const register = only !== undefined && Object.hasOwn(NOUNS, only) && !READS_PROGRAM.has(only) ? [NOUNS[only]!] : Object.values(NOUNS);
+  for (const noun of register) noun(program, deps);
+  if (register.length > 1) {
+    registerHelp(program);
+    registerManPage(program, deps.io);
+  }
   program.addHelpText('after', helpFooter(GET_STARTED));
 
   for (const cmd of [program, ...allCommands(program)]) configure(cmd, deps.io, deps.writeErr);
