@@ -3,10 +3,12 @@
 // Wire form: base64url( 0x01 || ephemeral public[32] || nonce[12] || ciphertext || tag[16] )
 // Associated data: "svc-ct-v1" || header || context, where context names what the plaintext is
 // (e.g. "balance|acct_1|USDG|7"), so a ciphertext cannot be passed off as another one.
-import { createCipheriv, createDecipheriv, hkdfSync } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { pooledRandomBytes } from './random-pool.js';
 import { generateEphemeralKeyPair, privateKeyObject, sharedSecret, type EphemeralKeyPair } from './x25519.js';
+
+// node:crypto through getBuiltinModule: an ESM import of it builds a module facade first (~0.7 ms).
+const { createCipheriv, createDecipheriv, hkdfSync } = process.getBuiltinModule('node:crypto');
 
 const VERSION = 1;
 const HEADER_LEN = 1 + 32 + 12;

@@ -2,7 +2,8 @@
 // hundred nonces or ids instead of one each (a call costs a few microseconds whatever its size).
 // Every byte comes from crypto.randomBytes and is handed out once; a refill takes a new buffer,
 // so bytes already handed out never change.
-import { randomBytes } from 'node:crypto';
+// node:crypto through getBuiltinModule: an ESM import of it builds a module facade first (~0.7 ms).
+const { randomBytes } = process.getBuiltinModule('node:crypto');
 
 const POOL_SIZE = 4096;
 let pool = Buffer.alloc(0);

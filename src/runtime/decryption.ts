@@ -7,7 +7,7 @@ import { UsageError } from '../errors.js';
 /** The decryption key of this run, parsed and checked, or undefined when none is set. */
 export async function decryptionKeyOf(auth: AuthSettings): Promise<DecryptionKey | undefined> {
   if (!auth.decryptionKey) return undefined;
-  const { parseDecryptionKey } = await import('../crypto/viewing-key.js');
+  const { parseDecryptionKey } = await import('../crypto/local.js');
   const parsed = parseDecryptionKey(auth.decryptionKey);
   const source = auth.decryptionKeySource;
   if (!parsed.ok) throw new UsageError(`${source} ${parsed.rule}`, undefined, 'invalid_decryption_key');

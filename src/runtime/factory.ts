@@ -135,7 +135,7 @@ export function createFactory(opts: FactoryOptions): Factory {
   const reader = once(async (): Promise<LocalReader | undefined> => {
     if (!(await auth()).decryptionKey) return undefined;
     // The modules load side by side (they are most of the cost on a short command).
-    const [key, { LocalReader }, acct] = await Promise.all([decryptionKey(), import('../crypto/reader.js'), account()]);
+    const [key, { LocalReader }, acct] = await Promise.all([decryptionKey(), import('../crypto/local.js'), account()]);
     return key ? new LocalReader(key, acct.account_id) : undefined;
   });
   return {

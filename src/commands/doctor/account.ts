@@ -60,7 +60,7 @@ export async function checkDecryptionKey(ctx: Needs<'client' | 'decryptionKey'>,
   if (!key) return warn('decryption_key', 'none set', { fix: ADD_KEY, data: { present: false } });
   const data = { present: true, decryption_key: shown, source };
   if (!account) return skip('decryption_key', `${shown}${from} is well formed; matching it needs the account (see API key)`);
-  const { parseViewingPublicKey, encodeViewingPublicKey } = await import('../../crypto/viewing-key.js');
+  const { parseViewingPublicKey, encodeViewingPublicKey } = await import('../../crypto/local.js');
   const notHis = (what: string) => fail('decryption_key', `${shown}${from} is not ${account.handle}'s: ${what}`, {
     fix: `set ${account.handle}'s own decryption key (shown once when it was created); ${ADD_KEY}`,
     data: { ...data, matches: false },
@@ -89,7 +89,7 @@ export async function checkDecryptionKey(ctx: Needs<'client' | 'decryptionKey'>,
   if (!sealed) {
     return ok('decryption_key', `${shown}${from} is well formed (the service shows nothing to match it against)`, { data: { ...data, checked_by: 'format' } });
   }
-  const { LocalReader } = await import('../../crypto/reader.js');
+  const { LocalReader } = await import('../../crypto/local.js');
   const opened = new LocalReader(key, account.account_id).balance(sealed.asset, sealed.version!, sealed.ciphertext!);
   if (opened === undefined) return notHis(`it does not open the ${sealed.asset} balance`);
   return ok('decryption_key', `${shown}${from} opens ${account.handle}'s ${sealed.asset} balance`, { data: { ...data, matches: true, checked_by: 'balance' } });

@@ -118,7 +118,7 @@ interface Kept {
 async function keptDecryptionKey(before: Profile, dk: string, apiKey: string, env: Environment, account: Account | undefined): Promise<Kept> {
   const drop = (note: string): Kept => ({ key: dk, note, keep: false });
   if (before.apiKey === apiKey) return { key: dk, note: '', keep: true };
-  const { parseDecryptionKey, encodeViewingPublicKey } = await import('../../crypto/viewing-key.js');
+  const { parseDecryptionKey, encodeViewingPublicKey } = await import('../../crypto/local.js');
   const parsed = parseDecryptionKey(dk);
   if (!parsed.ok || parsed.value.environment !== env) return drop(`removed: the saved one is not for a ${env} key`);
   if (!account) return { key: dk, note: 'not checked against the new key: --no-verify', keep: true };
@@ -195,7 +195,7 @@ async function fetchAccount(ctx: Needs<'clientFor'>, baseUrl: string, apiKey: st
 }
 
 async function parseDecryptionKeyFor(text: string, env: 'live' | 'test'): Promise<DecryptionKey> {
-  const { parseDecryptionKey } = await import('../../crypto/viewing-key.js');
+  const { parseDecryptionKey } = await import('../../crypto/local.js');
   const parsed = parseDecryptionKey(text);
   if (!parsed.ok) throw new UsageError(`decryption key ${parsed.rule}; nothing was saved`, undefined, 'invalid_decryption_key');
   if (parsed.value.environment !== env) {
@@ -206,7 +206,7 @@ async function parseDecryptionKeyFor(text: string, env: 'live' | 'test'): Promis
 
 /** Where the service publishes the account's viewing public key, the decryption key must match it (compared here; nothing is sent). */
 async function matchDecryptionKey(ctx: Needs<'io'>, key: DecryptionKey, account: Account): Promise<void> {
-  const { encodeViewingPublicKey } = await import('../../crypto/viewing-key.js');
+  const { encodeViewingPublicKey } = await import('../../crypto/local.js');
   if (account.viewing_public_key === undefined) {
     ctx.io.err('note: the service does not publish viewing keys, so the decryption key could not be checked\n');
   } else if (account.viewing_public_key !== encodeViewingPublicKey(key.publicKey)) {
