@@ -5,6 +5,7 @@
 import { safeJson, sanitize } from './sanitize.js';
 import type { IOStreams } from './streams.js';
 import { fitCell, fitColumns, renderRows, textWidth, type Layout, type TableColumn } from './table.js';
+import { wrap } from './wrap.js';
 
 export type Row = Record<string, unknown>;
 export interface Column extends TableColumn {
@@ -155,12 +156,21 @@ export class ListWriter {
     this.io.out(renderRows(columns, this.layout!, lines, first));
   }
 
+  /** Columns the terminal had no room for are named (on stderr), with where to see them. */
+  private noteDropped(): void {
+    const shown = new Set(this.layout?.shown ?? []);
+    const dropped = this.tableColumns.filter((_c, i) => !shown.has(i)).map((c) => c.header);
+    if (dropped.length === 0) return;
+    this.io.err(`${wrap(`${dropped.join(', ')} not shown: widen the terminal or use --json`, this.io.columns).join('\n')}\n`);
+  }
+
   /** Finishes the document; returns how many rows were written. */
   end(emptyMessage = 'No results.'): number {
     if (this.jsonLines) return this.count; // an empty list is no line at all
     if (this.mode === 'json') this.io.out(this.count === 0 ? '[]\n' : '\n]\n');
     else if (this.mode === 'tsv' && this.count === 0) this.io.out(`${this.tsvColumns.map((c) => c.key).join('\t')}\n`);
     else if (this.mode === 'table' && this.count === 0) this.io.err(`${emptyMessage}\n`);
+    else if (this.mode === 'table') this.noteDropped();
     return this.count;
   }
 }

@@ -57,6 +57,23 @@ describe('output modes', () => {
     expect(f.stdout).toBe('ID      STATUS\nabcdef  ok\nx       ok\n');
   });
 
+  it('names the columns a narrow terminal dropped, on stderr after the table; says nothing when all fit', () => {
+    const wide = [{ key: 'id', header: 'ID' }, { key: 'status', header: 'STATUS' }, { key: 'memo', header: 'MEMO', drop: 2 }, { key: 'hash', header: 'TX HASH', drop: 1 }];
+    const row = { id: 'tr_0123456789', status: 'confirmed', memo: 'the nightly payout run', hash: `0x${'ab'.repeat(32)}` };
+    const narrow = fakeIO(true);
+    const n = new ListWriter({ ...narrow.io, columns: 40 }, 'table', wide);
+    n.write([row]);
+    n.end();
+    expect(narrow.stdout).not.toContain('TX HASH');
+    expect(narrow.stderr).toBe('MEMO, TX HASH not shown: widen the\nterminal or use --json\n'); // wrapped at the 40 columns
+    const roomy = fakeIO(true);
+    const r = new ListWriter({ ...roomy.io, columns: 200 }, 'table', wide);
+    r.write([row]);
+    r.end();
+    expect(roomy.stdout).toContain('TX HASH');
+    expect(roomy.stderr).toBe('');
+  });
+
   it('writes TSV with one header and escaped cells', () => {
     const f = fakeIO(false);
     const w = new ListWriter(f.io, 'tsv', cols);

@@ -9,7 +9,7 @@ import { redact } from '../../config/mask.js';
 import { palette, type Palette } from '../../io/colors.js';
 import { printJson } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
-import { textWidth } from '../../io/table.js';
+import { wrap } from '../../io/wrap.js';
 import { LABELS, passed, skip, type CheckResult, type CheckStatus } from './check.js';
 import { checkConfigDir, checkConfigFile, checkNode } from './local.js';
 import { checkBase, checkProfile, checkProxy } from './profile.js';
@@ -115,21 +115,4 @@ function printSummary(ctx: Needs<'io'>, summary: Record<CheckStatus, number>, p:
     const skipped = summary.skip ? `, ${summary.skip} skipped` : '';
     ctx.io.out(`\n${p.red(`${summary.fail} failed`)}${warnings}${skipped}: fix the first ✗, then run \`svc doctor\` again.\n`);
   }
-}
-
-/** Words (a `command` in backticks counts as one) in lines of at most `max` columns. */
-export function wrap(text: string, max: number): string[] {
-  if (!Number.isFinite(max) || textWidth(text) <= max) return [text];
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.match(/(?:[^\s`]*`[^`]*`)+[^\s`]*|\S+/g) ?? []) {
-    if (line && textWidth(line) + 1 + textWidth(word) > max) {
-      lines.push(line);
-      line = word;
-    } else {
-      line = line ? `${line} ${word}` : word;
-    }
-  }
-  if (line) lines.push(line);
-  return lines;
 }

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { checkNode, MIN_NODE, shellWord } from '../../../src/commands/doctor/local.js';
 import { CLOCK_FAIL_MS, CLOCK_WARN_MS, isTlsFailure, judgeSkew } from '../../../src/commands/doctor/network.js';
 import { showProxy } from '../../../src/commands/doctor/profile.js';
-import { wrap } from '../../../src/commands/doctor/run.js';
+import { wrap } from '../../../src/io/wrap.js';
 import { DEFAULT_TOLERANCE_MS } from '../../../src/domain/events.js';
 import { describeNetFailure } from '../../../src/domain/net-failure.js';
 
