@@ -2,10 +2,10 @@
 import type { Needs } from '../../runtime/factory.js';
 import { environmentOfKey } from '../../domain/api-key.js';
 import { refuseShortenedId } from '../../domain/pasted-id.js';
-import { UsageError } from '../../errors.js';
+import { CliError, UsageError } from '../../errors.js';
 import { printJson } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
-import { ApiKeySchema } from '../../api/control-schemas.js';
+import { ApiKeySchema, KeyListSchema } from '../../api/control-schemas.js';
 import { adminTarget, call } from './target.js';
 
 const WHERE = 'revoke takes the KEY ID column of `svc sandbox key ls` (key_…)';
@@ -29,7 +29,16 @@ export function checkKeyId(text: string): string {
 export async function revokeKey(ctx: Needs<'clientFor' | 'confirm' | 'globals' | 'io' | 'json' | 'profiles'>, keyText: string): Promise<void> {
   const keyId = checkKeyId(keyText);
   const target = await adminTarget(ctx);
-  await ctx.confirm.destructive(`Revoke API key ${sanitize(keyId)}? Requests with it fail from now on`);
+  if (!ctx.globals.yes) {
+    // Before the question: a key the sandbox does not have is refused now, not after a "yes" (or a
+    // --yes a script was told to add), and the question says whose key it is. With --yes the
+    // sandbox's own answer says the same.
+    const { keys } = await call(() => target.client.get('/_sandbox/keys', { schema: KeyListSchema }));
+    const key = keys.find((k) => k.key_id === keyId);
+    if (!key) throw new CliError('not_found', 'key_not_found', `no API key ${sanitize(keyId)} in this sandbox`, { hint: 'see the KEY ID column of `svc sandbox key ls`' });
+    const whose = `${sanitize(key.name)}, ${sanitize(key.account)}, ${sanitize(key.key_hint)}`;
+    if (key.revoked_at === undefined) await ctx.confirm.destructive(`Revoke API key ${sanitize(keyId)} (${whose})? Requests with it fail from now on`);
+  }
   const data = await call(() => target.client.post(`/_sandbox/keys/${encodeURIComponent(keyId)}/revoke`, { schema: ApiKeySchema }));
   if (ctx.json) printJson(ctx.io, data);
   else ctx.io.err(`revoked ${sanitize(data.key_id)} (${sanitize(data.key_hint)}, ${sanitize(data.account)})\n`);

@@ -233,6 +233,20 @@ describe('admin commands', () => {
     expect(revoked.code).toBe(0);
     const after = await svcIn(['account'], { ...env, SVC_API_KEY: key });
     expect(after.code).toBe(3);
+    // Revoked already: nothing to take back, so no question (and no --yes needed).
+    const again = await svc(['sandbox', 'key', 'revoke', ci.key_id]);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(/^revoked key_\w+ \(svc_test_\*{4}\w{4}, @acme\)$/m);
+  });
+
+  it('key revoke of a key the sandbox does not have fails before any question, with or without --yes', async () => {
+    for (const args of [[], ['--yes'], ['--json']]) {
+      const r = await svc([...args, 'sandbox', 'key', 'revoke', 'key_0000000000000000']);
+      expect(r.code, args.join(' ')).toBe(4);
+      expect(r.stderr).not.toMatch(/--yes|confirm/);
+      if (args[0] === '--json') expect(JSON.parse(r.stderr).error.code).toBe('key_not_found');
+      else expect(r.stderr).toMatch(/^error: no API key key_0000000000000000/m);
+    }
   });
 
   it('reset asks first, then prints new keys and moves the profile to @alice’s new key', async () => {
