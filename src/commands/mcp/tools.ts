@@ -6,14 +6,26 @@ import { KNOWN_ASSETS } from '../../domain/assets.js';
 import { TRANSFER_STATUSES } from '../../api/schemas.js';
 import { MEMO_RULE } from '../../domain/memo.js';
 import { MAX_PAGE } from '../transfer/ls.js';
+import { OUTPUT_SCHEMAS, type OutputSchema } from './output-schemas.js';
 import { DEFAULT_WAIT_S, LIST_DEFAULT, MAX_WAIT_S } from './reads.js';
 
-export interface ToolSpec {
+interface ToolInput {
   name: string;
   title: string;
   description: string;
   inputSchema: { type: 'object'; properties: Record<string, object>; required?: string[]; additionalProperties: false };
   annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+}
+
+/** A tool as tools/list shows it: its input, its annotations, and the schema of its result (output-schemas.ts). */
+export interface ToolSpec extends ToolInput {
+  outputSchema: OutputSchema;
+}
+
+function withOutput(tool: ToolInput): ToolSpec {
+  const outputSchema = OUTPUT_SCHEMAS[tool.name];
+  if (!outputSchema) throw new Error(`mcp: tool ${tool.name} has no output schema`);
+  return { ...tool, outputSchema };
 }
 
 const text = (description: string, extra: object = {}) => ({ type: 'string', description, ...extra });
@@ -23,7 +35,7 @@ const recipient = text('a handle such as @acme (an agent: @owner/name) or a 0x a
 
 const read = (title: string) => ({ title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true });
 
-export const SEND_TOOL: ToolSpec = {
+export const SEND_TOOL: ToolSpec = withOutput({
   name: 'send_transfer',
   title: 'Send a transfer',
   description:
@@ -43,9 +55,9 @@ export const SEND_TOOL: ToolSpec = {
     additionalProperties: false,
   },
   annotations: { title: 'Send a transfer', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-};
+});
 
-export const READ_TOOLS: readonly ToolSpec[] = [
+const READS: ToolInput[] = [
   {
     name: 'get_transfer',
     title: 'Get a transfer',
@@ -108,3 +120,5 @@ export const READ_TOOLS: readonly ToolSpec[] = [
     annotations: read("Wait for a human's decision"),
   },
 ];
+
+export const READ_TOOLS: readonly ToolSpec[] = READS.map(withOutput);

@@ -43,6 +43,9 @@ async function connect(args: string[], env: Record<string, string> = {}): Promis
   const errors: Error[] = [];
   client.onerror = (err) => errors.push(err);
   await client.connect(transport);
+  // The client keeps each tool's outputSchema from tools/list and checks every result against it
+  // (errors too: their { error }): a result off its schema fails the call, and the test.
+  await client.listTools();
   const session: Session = {
     client,
     stderr: () => stderr,
@@ -92,6 +95,9 @@ describe('svc mcp with an agent\'s key', () => {
     for (const tool of tools) {
       expect(tool.name).not.toMatch(/approve|reject|policy_set|set_policy|update|key|profile|decide/);
       expect(tool.inputSchema.type).toBe('object');
+      // Each result has a schema (docs/mcp.md), and a failed call's { error } fits it too.
+      expect(tool.outputSchema?.type, tool.name).toBe('object');
+      expect(tool.outputSchema?.properties?.error, tool.name).toBeDefined();
       if (tool.name === 'send_transfer') expect(tool.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
       else expect(tool.annotations).toMatchObject({ readOnlyHint: true });
     }
