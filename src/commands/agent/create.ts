@@ -1,14 +1,13 @@
 import type { Needs } from '../../runtime/factory.js';
 import { AgentSchema, SpendPolicySchema } from '../../api/schemas.js';
 import { compilePolicy, policyWarnings } from '../../domain/policy.js';
-import { addressCell, addressDisplay } from '../../io/addresses.js';
-import { outputMode, printJson, printRecord, type Row } from '../../io/render.js';
+import { printJson, type Row } from '../../io/render.js';
 import { UsageError } from '../../errors.js';
 import { AGENT_NAME_RE, AGENT_NAME_RULE } from '../../domain/agent-name.js';
 import { sanitize } from '../../io/sanitize.js';
 import { shellWord, withTarget } from '../../runtime/hint-command.js';
 import { policyFieldsFrom, type PolicyFlags } from './policy-input.js';
-import { printPolicy } from './policy-view.js';
+import { printAgentRecord } from './agent-record.js';
 import { makeKeyAndSave, planSave, type SavedAgentProfile } from './save-profile.js';
 
 export interface CreateFlags extends PolicyFlags {
@@ -33,17 +32,7 @@ export async function createAgent(ctx: Needs<CreateNeeds>, name: string, flags: 
   const saved = plan ? await makeKeyAndSave(ctx, plan, data) : undefined;
   // JSON: the agent as the service answered it, plus (added fields) its policy and the saved profile.
   if (ctx.json) return printJson(ctx.io, { ...data, spend_policy: policy, ...(saved ? { profile: saved.profile, api_key: saved.apiKey } : {}) });
-  const mode = outputMode(ctx.io, false);
-  const show = await addressDisplay(mode);
-  printRecord(ctx.io, mode, data, [
-    { key: 'handle', header: 'Handle' },
-    { key: 'account_id', header: 'Account ID' },
-    { key: 'status', header: 'Status' },
-    { key: 'spend_policy_id', header: 'Policy ID', only: 'tsv' }, // the table shows it with the policy below
-    { key: 'public_key', header: 'Chain address', format: addressCell(show) },
-  ]);
-  if (mode === 'table') ctx.io.out('\nSpend policy\n');
-  printPolicy(ctx.io, mode, policy, () => ctx.serviceClock.now());
+  await printAgentRecord(ctx, data, policy);
   if (saved) return savedNext(ctx, saved, data.handle);
   const dk = data.decryption_key;
   if (typeof dk === 'string') {
