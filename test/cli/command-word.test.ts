@@ -21,6 +21,19 @@ describe('the command word', () => {
     expect(commandWord(['--profile=bot', '--timeout=5s', 'agent'])).toBe('agent');
   });
 
+  it('knows every option of the root program, and whether it takes a value (else a new one would silently build everything)', () => {
+    const io = createStreams({ tty: { stdin: false, stdout: false, stderr: false }, env: {} });
+    const root = buildProgram({ factory: () => { throw new Error('no command runs here'); }, io });
+    const options = root.options.filter((o) => !['--version', '--help'].includes(o.long ?? ''));
+    expect(options.length).toBeGreaterThan(5);
+    for (const o of options) {
+      for (const spelling of [o.long, o.short].filter((x): x is string => x !== undefined)) {
+        const argv = [spelling, ...(o.required || o.optional ? ['value'] : []), 'balance'];
+        expect(commandWord(argv), argv.join(' ')).toBe('balance');
+      }
+    }
+  });
+
   it('is not guessed past anything else: commander then sees every command', () => {
     for (const argv of [[], ['--help'], ['-V'], ['--', 'balance'], ['-yv', 'balance'], ['-pbot', 'balance'], ['--bogus', 'balance'], ['--profile']]) {
       expect(commandWord(argv), argv.join(' ')).toBeUndefined();
