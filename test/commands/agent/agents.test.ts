@@ -359,11 +359,13 @@ describe('an agent spending with its own key, and the approval queue', () => {
     expect(over.stdout).toBe('');
     expect(who.stdout).toBe('');
     // --json: the reason is a field of the error object on stderr.
-    const json = await t.svc(['--profile', 'bot', '--json', 'transfer', 'send', '@acme', '150']);
+    // A canary amount no random request id can hold ("150" alone once matched the hex of one).
+    const json = await t.svc(['--profile', 'bot', '--json', 'transfer', 'send', '@acme', '150.4321']);
     expectExit(json, 6);
     expect(json.stdout).toBe('');
     expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: 'policy_violation', reason: 'per_transaction_limit', status: 403, request_id: expect.stringMatching(/^req_/) } });
-    expect(json.stderr).not.toContain('150');
+    expect(json.stderr).not.toContain('150.4321');
+    expect(json.stderr).not.toContain('1504321'); // nor in minor units
   });
 
   it('a policy change applies to the next attempt at once', async () => {
