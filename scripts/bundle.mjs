@@ -68,6 +68,11 @@ const withStubs = {
   },
 };
 
+// libsql and @napi-rs/keyring are native modules: loaded from node_modules, never bundled. They
+// are the package's only runtime dependencies (the keyring an optional one, imported only when a
+// secret is read or written; a unit test keeps the lists equal); everything else is in the bundle.
+const NATIVE = ['libsql', '@napi-rs/keyring'];
+
 const result = await build({
   write: false,
   entryPoints: { svc: 'src/main.ts' },
@@ -82,10 +87,7 @@ const result = await build({
   // No indentation or line breaks: ~1 MB less installed, so the native keyring module (3.4 MB, an
   // optional dependency) keeps the installed package within 25 MB. Names are kept (stack traces).
   minifyWhitespace: true,
-  // libsql and @napi-rs/keyring are native modules: loaded from node_modules, never bundled. They
-  // are the package's only runtime dependencies (the keyring an optional one, imported only when a
-  // secret is read or written; a unit test keeps the lists equal); everything else is in the bundle.
-  external: ['libsql', '@napi-rs/keyring'],
+  external: NATIVE,
   plugins: [withStubs],
   logLevel: 'warning',
 });
@@ -96,7 +98,7 @@ const result = await build({
 const globalDispatcher = Object.keys(result.metafile.inputs).filter((f) => f.endsWith(join('undici', 'lib', 'global.js')));
 if (globalDispatcher.length) throw new Error(`bundle: undici's index is bundled (${globalDispatcher.join(', ')}); import it through src/api/undici.ts`);
 
-const external = (id) => isBuiltin(id) || ['libsql', '@napi-rs/keyring'].includes(id);
+const external = (id) => isBuiltin(id) || NATIVE.includes(id);
 const written = await rechunk({ files: new Map(result.outputFiles.map((f) => [f.path, f.text])), outDir: OUT, external });
 
 for (const [name, make] of Object.entries(SIDE_FILES)) {

@@ -39,7 +39,7 @@ export async function rechunk({ files, outDir, external }) {
       if (warning.code !== 'CIRCULAR_DEPENDENCY') warn(warning);
     },
   });
-  const { output } = await bundle.generate({ format: 'es', entryFileNames: '[name].js', chunkFileNames: '[name].js', compact: true, experimentalMinChunkSize: 1 });
+  const { output } = await bundle.generate({ format: 'es', entryFileNames: '[name].js', chunkFileNames: '[name].js', compact: true });
   await bundle.close();
 
   // A chunk with no code (esbuild writes one for modules that compile to nothing) is neither

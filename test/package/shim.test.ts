@@ -77,6 +77,7 @@ describe('the shim and the bundle', () => {
     expect(Object.keys(pkg.dependencies)).toEqual(['libsql']);
     expect(Object.keys(pkg.optionalDependencies ?? {})).toEqual(['@napi-rs/keyring']);
     const bundler = readFileSync(join(ROOT, 'scripts/bundle.mjs'), 'utf8');
-    expect(/external: \[([^\]]*)\]/.exec(bundler)?.[1]).toBe("'libsql', '@napi-rs/keyring'");
+    expect(/const NATIVE = \[([^\]]*)\]/.exec(bundler)?.[1]).toBe("'libsql', '@napi-rs/keyring'");
+    expect(bundler).toContain('external: NATIVE,');
   });
 });
