@@ -16,7 +16,7 @@ export function commandWord(argv: readonly string[]): string | undefined {
       i++;
       continue;
     }
-    if (/^--(?:profile|base-url|timeout)=/.test(arg)) continue;
+    if (arg.startsWith('--') && WITH_VALUE.has(arg.split('=', 1)[0]!) && arg.includes('=')) continue; // --profile=bot
     // `--`, a combined or unknown option, --help, --version: commander decides, with every command.
     return undefined;
   }
