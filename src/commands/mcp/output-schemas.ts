@@ -16,6 +16,7 @@ const count = (description: string) => ({ type: 'integer', minimum: 0, descripti
 const decimal = (what: string) => text(`${what}: a decimal string such as "12.50", decrypted by this profile; absent where it cannot open it`, { pattern: '^[0-9]+(\\.[0-9]+)?$' });
 const idempotencyKey = text('the key this send was made under: send again with it to retry without paying twice');
 const next = text('what to do next, in words for the model');
+const memo = text('the memo, decrypted by this profile; absent where it cannot open it');
 
 const ERROR = {
   type: 'object',
@@ -48,7 +49,7 @@ const TRANSFER = {
     from: text('the sender'),
     asset: text('the asset'),
     amount: decimal('the amount'),
-    memo: text('the memo, decrypted by this profile; absent where it cannot open it'),
+    memo,
     confidential: flag('whether the amount is encrypted on the chain'),
     created_at: text('when it was made (ISO 8601)'),
     tx_hash: text('the transaction hash, once on the chain'),
@@ -63,7 +64,7 @@ const HELD = {
   to: text('the recipient'),
   asset: text('the asset'),
   amount: decimal('the amount'),
-  memo: text('the memo, decrypted by this profile; absent where it cannot open it'),
+  memo,
   expires_at: text('when an undecided hold expires (ISO 8601)'),
   transfer_id: text('the transfer it became, once approved'),
   reason: text("the approver's reason, when one was given"),
