@@ -243,6 +243,7 @@ describe('admin commands', () => {
     for (const args of [[], ['--yes'], ['--json']]) {
       const r = await svc([...args, 'sandbox', 'key', 'revoke', 'key_0000000000000000']);
       expect(r.code, args.join(' ')).toBe(4);
+      expect(r.stdout).toBe('');
       expect(r.stderr).not.toMatch(/--yes|confirm/);
       if (args[0] === '--json') expect(JSON.parse(r.stderr).error.code).toBe('key_not_found');
       else expect(r.stderr).toMatch(/^error: no API key key_0000000000000000/m);
