@@ -15,6 +15,7 @@ export const LAYERS = [
   ['main'],
   ['cli'],
   ['commands'],
+  ['core'],
   ['runtime'],
   ['sandbox'],
   ['api'],

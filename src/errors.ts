@@ -68,16 +68,26 @@ export function exitCodeOfKind(kind: ErrorKind): ExitCodeValue {
   return EXIT_BY_KIND[kind];
 }
 
+/**
+ * What a failed request did at the service, over all its tries (api/delivery.ts): nothing left
+ * this machine, the service refused it, or it may have made something and no answer says what.
+ */
+export type Undelivered = 'not_sent' | 'refused' | 'unknown';
+
 export interface ErrorOptions {
   hint?: string;
   /** Extra fields for the JSON error object (transfer_id, idempotency_key, reason ...). */
   details?: Record<string, unknown>;
+  /** Set by the API client on the error a request ends with. */
+  delivery?: Undelivered;
 }
 
 /** An error the user can act on: printed as one line (plus a hint), no stack. */
 export class CliError extends Error {
   readonly hint?: string;
   readonly details: Record<string, unknown>;
+  /** What the request this error ended did at the service (errors of the API client only). */
+  readonly delivery?: Undelivered;
 
   constructor(
     readonly kind: ErrorKind,
@@ -89,6 +99,7 @@ export class CliError extends Error {
     this.name = new.target.name;
     this.hint = opts.hint;
     this.details = opts.details ?? {};
+    if (opts.delivery) this.delivery = opts.delivery;
   }
 
   get exitCode(): ExitCodeValue {
@@ -99,6 +110,7 @@ export class CliError extends Error {
   with(extra: ErrorOptions & { message?: string }): this {
     const copy = Object.create(Object.getPrototypeOf(this) as object) as this;
     Object.assign(copy, this, { hint: extra.hint ?? this.hint, details: { ...this.details, ...extra.details } });
+    if (extra.delivery) Object.assign(copy, { delivery: extra.delivery });
     Object.defineProperty(copy, 'message', { value: extra.message ?? this.message, writable: true, configurable: true });
     Object.defineProperty(copy, 'stack', { value: this.stack, writable: true, configurable: true });
     return copy;
@@ -143,15 +155,8 @@ export class CancelledError extends CliError {
 
 /** Could not reach the service, or it did not answer in time (exit 7). */
 export class NetworkError extends CliError {
-  /**
-   * True when no request left this machine: every try was refused at connect. The outcome of
-   * a POST is then known (nothing was made), not "unknown" as after a timeout or a reset.
-   */
-  readonly nothingSent: boolean;
-
-  constructor(code: 'network_error' | 'timeout', message: string, hint?: string, details?: Record<string, unknown>, opts: { nothingSent?: boolean } = {}) {
+  constructor(code: 'network_error' | 'timeout', message: string, hint?: string, details?: Record<string, unknown>) {
     super('network', code, message, { hint, details });
-    this.nothingSent = opts.nothingSent ?? false;
   }
 }
 

@@ -15,6 +15,8 @@ import { interruptedError, networkError, timeoutError, tooLargeError } from './f
 import { isLoopbackUrl, type HintContext } from './hints.js';
 import { DEFAULT_TIMEOUT_MS, MAX_RESPONSE_BYTES } from './limits.js';
 import { DEFAULT_TIMING, isRepeatable, MAX_TRIES, pause, RetryPolicy, type RetryTiming } from './retry.js';
+import { DeliveryTracker, type Delivery } from './delivery.js';
+import { CliError } from '../errors.js';
 import { checkBaseUrl, joinUrl } from './url.js';
 
 export type { Method } from './attempt.js';
@@ -53,6 +55,11 @@ export interface RequestOptions<T> {
   schema?: $ZodType<T>;
   /** Aborting it (Ctrl-C during a wait) ends the request at once with an `interrupted` error. */
   signal?: AbortSignal;
+  /**
+   * A try of this request under its idempotency key may have reached the service before (an
+   * earlier run's answer was lost): a refusal now leaves the outcome unknown (api/delivery.ts).
+   */
+  reachedBefore?: boolean;
 }
 
 export interface ApiResponse<T> {
@@ -100,22 +107,25 @@ export class ApiClient {
     const budget = this.opts.budget?.() ?? new NetworkBudget(this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const policy = new RetryPolicy(isRepeatable(method, idempotencyKey), this.opts.retryTiming ?? DEFAULT_TIMING, this.opts.now ?? realClock.now);
     const dispatcher = dispatcherFor(this.base, this.opts.env ?? {}, this.opts.ca);
+    // What the request did at the service, over every try: every error it ends with carries it.
+    const delivery = new DeliveryTracker(opts.reachedBefore);
 
     for (let tryNumber = 1; ; tryNumber++) {
       const left = Math.ceil(budget.remainingMs);
-      if (left <= 0) throw timeoutError(this.base.host, budget.totalMs);
+      if (left <= 0) throw timeoutError(this.base.host, budget.totalMs).with({ delivery: delivery.stopped() });
       this.trace(`> ${method} ${url}${tryNumber > 1 ? ` (try ${tryNumber}/${MAX_TRIES})` : ''}`);
       this.trace(`> authorization: Bearer ${maskSecret(this.opts.apiKey)}`);
       if (idempotencyKey) this.trace(`> idempotency-key: ${idempotencyKey}`);
       const outcome = await budget.measure(() => attempt({ dispatcher, url, method, headers, body, timeLimitMs: left, signal: opts.signal }));
+      const state = delivery.after(outcome);
       const pauseMs = policy.pauseAfter(outcome, budget.remainingMs);
-      const failure = this.traced(outcome, url, method, path, budget, policy.nothingSent);
+      const failure = this.traced(outcome, url, method, path, budget);
       if (pauseMs !== undefined) {
-        await this.pause(budget, pauseMs, opts.signal);
+        await this.pause(budget, pauseMs, opts.signal, delivery);
         continue;
       }
-      if (outcome.kind === 'answer') return this.settle(outcome, method, path, opts.schema);
-      throw failure;
+      if (outcome.kind === 'answer') return this.settle(outcome, method, path, opts.schema, state, delivery);
+      throw (failure as CliError).with({ delivery: state === 'accepted' ? 'unknown' : state });
     }
   }
 
@@ -132,7 +142,7 @@ export class ApiClient {
   }
 
   /** Traces how a try ended; returns the error it becomes when it brought no answer. */
-  private traced(outcome: Outcome, url: string, method: string, path: string, budget: NetworkBudget, nothingSent: boolean): Error | undefined {
+  private traced(outcome: Outcome, url: string, method: string, path: string, budget: NetworkBudget): CliError | undefined {
     const after = formatDuration(outcome.ms);
     switch (outcome.kind) {
       case 'answer': {
@@ -153,7 +163,7 @@ export class ApiClient {
       }
       case 'failed': {
         const { failure } = outcome;
-        const err = networkError(failure, this.base.host, this.hints, nothingSent);
+        const err = networkError(failure, this.base.host, this.hints);
         this.trace(`< network error after ${after}: ${err.message}${failure.code && !err.message.includes(failure.code) ? ` (${failure.code})` : ''}`);
         return err;
       }
@@ -161,23 +171,34 @@ export class ApiClient {
   }
 
   /** The pause before the next try; Ctrl-C during it is an interruption like any other. */
-  private async pause(budget: NetworkBudget, ms: number, signal: AbortSignal | undefined): Promise<void> {
+  private async pause(budget: NetworkBudget, ms: number, signal: AbortSignal | undefined, delivery: DeliveryTracker): Promise<void> {
     try {
       await pause(budget, this.opts.sleep ?? defaultSleep, ms, signal);
     } catch (err) {
-      throw signal?.aborted ? interruptedError() : err;
+      throw signal?.aborted ? interruptedError().with({ delivery: delivery.stopped() }) : err;
     }
   }
 
-  /** The last answer: its data, or the error it carries. */
-  private settle<T>(answer: Extract<Outcome, { kind: 'answer' }>, method: Method, path: string, schema: $ZodType<T> | undefined): ApiResponse<T> {
+  /**
+   * The last answer: its data, or the error it carries (with what the request did). Every answer
+   * tells the service's time, an error's too: a refusal is as good a clock as a success.
+   */
+  private settle<T>(answer: Extract<Outcome, { kind: 'answer' }>, method: Method, path: string, schema: $ZodType<T> | undefined, state: Delivery, delivery: DeliveryTracker): ApiResponse<T> {
     const { status, headers, text } = answer;
     const requestId = header(headers, 'x-request-id');
-    if (status < 200 || status >= 300) throw errorOf(status, text, requestId, header(headers, 'location'), this.hints);
     const date = header(headers, 'date');
     const serverTime = date ? new Date(date) : undefined;
-    if (serverTime && !Number.isNaN(serverTime.getTime())) this.opts.onServerTime?.(serverTime);
-    return { status, data: dataOf(text, schema, method, path), requestId, serverTime };
+    const told = serverTime && !Number.isNaN(serverTime.getTime()) ? serverTime : undefined;
+    if (told) this.opts.onServerTime?.(told);
+    if (status < 200 || status >= 300) {
+      throw errorOf(status, text, requestId, header(headers, 'location'), this.hints).with({ delivery: state === 'accepted' ? 'unknown' : state });
+    }
+    try {
+      return { status, data: dataOf(text, schema, method, path), requestId, ...(told ? { serverTime: told } : {}) };
+    } catch (err) {
+      // Accepted, but what it made cannot be read: for a POST, the outcome is unknown.
+      throw err instanceof CliError ? err.with({ delivery: delivery.unreadable() }) : err;
+    }
   }
 
   private trace(line: string): void {

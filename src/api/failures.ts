@@ -11,10 +11,10 @@ export function timeoutError(host: string, totalMs: number): NetworkError {
   return new NetworkError('timeout', `no answer from ${host} within the --timeout of ${formatDuration(totalMs)} (retries included)`, 'raise it with --timeout (e.g. --timeout 2m), or check the service');
 }
 
-/** A failed connection; `nothingSent` when every try was refused at connect. */
-export function networkError(failure: NetFailure, host: string, hints: HintContext, nothingSent: boolean): NetworkError {
+/** A failed connection. */
+export function networkError(failure: NetFailure, host: string, hints: HintContext): NetworkError {
   if (failure.refused) {
-    return new NetworkError('network_error', `could not connect to ${host} (connection refused)`, connectionHint(hints), undefined, { nothingSent });
+    return new NetworkError('network_error', `could not connect to ${host} (connection refused)`, connectionHint(hints));
   }
   if (failure.timedOut) {
     return new NetworkError('timeout', `${host} did not answer in time${failure.code ? ` (${failure.code})` : ''}`, 'check the service, or a proxy between');

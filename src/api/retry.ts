@@ -48,18 +48,12 @@ export function isRepeatable(method: Method, idempotencyKey: string | undefined)
 /** The policy for one request: told each try's outcome, it says whether to try again, and when. */
 export class RetryPolicy {
   private tries = 0;
-  private refusedEveryTry = true;
 
   constructor(
     private readonly repeatable: boolean,
     private readonly timing: RetryTiming,
     private readonly now: () => number,
   ) {}
-
-  /** Every try so far was refused at connect: the request never left this machine. */
-  get nothingSent(): boolean {
-    return this.refusedEveryTry;
-  }
 
   /**
    * After a try ended with `outcome`, with `remainingMs` of the budget left: the pause before the
@@ -68,7 +62,6 @@ export class RetryPolicy {
    */
   pauseAfter(outcome: Outcome, remainingMs: number): number | undefined {
     this.tries++;
-    if (!(outcome.kind === 'failed' && outcome.failure.refused)) this.refusedEveryTry = false;
     if (!this.repeatable || this.tries >= MAX_TRIES) return undefined;
     const next = this.tries + 1;
     // After a failed connection the pause is started even when it outlasts the budget: pause()

@@ -46,3 +46,42 @@ export function rememberAccount(store: { updateIfFree(change: (config: ProfileCo
     /* a read-only or unsafe config */
   }
 }
+
+const KEY_ACCOUNTS = 'accounts';
+
+interface KeyAccount {
+  for: string;
+  account_id: string;
+  handle: string;
+}
+
+function parseKeyAccount(v: unknown): KeyAccount | undefined {
+  const e = v as Partial<KeyAccount> | null;
+  return e && typeof e.for === 'string' && typeof e.account_id === 'string' && typeof e.handle === 'string' ? (e as KeyAccount) : undefined;
+}
+
+/**
+ * The account of a key that no profile holds (SVC_API_KEY in a cron job or CI), learnt once on this
+ * machine and kept in `<config dir>/accounts/accounts.jsonl` (0600; a hash of base URL and key, never
+ * the key): the next run of the job does not ask the service again.
+ */
+export async function keyAccount(env: NodeJS.ProcessEnv, baseUrl: string, apiKey: string): Promise<{ account_id: string; handle: string } | undefined> {
+  const { openJournalFile } = await import('./journal.js');
+  const id = accountCacheKey(baseUrl, apiKey);
+  const file = openJournalFile(env, KEY_ACCOUNTS, KEY_ACCOUNTS, { parse: parseKeyAccount, containing: [JSON.stringify(id)] });
+  file.close();
+  const found = file.entries.findLast((e) => e.for === id);
+  return found ? { account_id: found.account_id, handle: found.handle } : undefined;
+}
+
+/** Remembers the account of a key no profile holds; a cache: a file that cannot be written only costs the request next time. */
+export async function rememberKeyAccount(env: NodeJS.ProcessEnv, baseUrl: string, apiKey: string, account: { account_id: string; handle: string }): Promise<void> {
+  try {
+    const { openJournalFile } = await import('./journal.js');
+    const file = openJournalFile(env, KEY_ACCOUNTS, KEY_ACCOUNTS, { parse: parseKeyAccount, containing: [] });
+    file.append({ for: accountCacheKey(baseUrl, apiKey), account_id: account.account_id, handle: account.handle });
+    file.close();
+  } catch {
+    /* a read-only or unsafe config */
+  }
+}

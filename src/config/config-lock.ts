@@ -124,6 +124,12 @@ function release(path: string): void {
   }
 }
 
+/** ` (process 123)`, or ` (process 123 on host)`: who holds a lock, for a message; empty when unknown. */
+export function describeLockHolder(path: string): string {
+  const holder = holderOf(readLock(path));
+  return holder ? ` (process ${holder.pid}${holder.host === HOST ? '' : ` on ${holder.host}`})` : '';
+}
+
 function lockedError(path: string, waitedMs: number): CliError {
   const holder = holderOf(readLock(path));
   const by = holder ? ` by process ${holder.pid}${holder.host === HOST ? '' : ` on ${holder.host}`}` : '';
@@ -151,6 +157,11 @@ export async function withLock<T>(path: string, clock: Clock, change: () => T | 
     if (clock.now() >= deadline) throw lockedError(path, waitMs);
     await clock.sleep(RETRY_MS + Math.floor(Math.random() * RETRY_MS));
   }
+}
+
+/** Takes the lock at `path` if it is free now (or stale): its release, or undefined when another process holds it. */
+export function tryLock(path: string): (() => void) | undefined {
+  return acquire(path) ? () => release(path) : undefined;
 }
 
 /** Runs `change` holding the lock if it is free now (for a cache: never waits); false if not. */

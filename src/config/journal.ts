@@ -1,6 +1,6 @@
 // An append-only record in the config directory, one JSON object per line (0600 in a 0700
-// folder): what `transfer batch` and `transfer send` have had accepted, so a rerun never pays
-// twice even after the service has forgotten an idempotency key. Each entry is written straight
+// folder): the file under the ledger (core/ledger/), so a rerun never pays twice even after the
+// service has forgotten an idempotency key. Each entry is written straight
 // to the file the moment it is known (it survives a kill of the process); a line cut short by a
 // kill mid-write is the one entry that did not make it, and is skipped when read. Entries hold
 // ids and keys, never an amount or a memo.
@@ -9,32 +9,35 @@
 // No entry of theirs is lost: one pruner at a time (a lock file; a run that finds it taken leaves
 // the pruning to the next), the pruner copies over what was appended to the old file until its
 // rename, and an appender that finds the file replaced after its write writes the entry again
-// to the new one (a duplicate line is harmless: the latest entry of a key wins).
+// to the new one (a duplicate line is harmless: the ledger's merge rule reads it as the same event).
 import { closeSync, existsSync, fstatSync, lstatSync, openSync, readFileSync, readSync, renameSync, rmSync, writeSync, constants } from 'node:fs';
 import { join } from 'node:path';
 import { configDir, ensurePrivateDir } from './paths.js';
 import { checkPrivatePath } from './safe-path.js';
-import { processAlive } from './pid.js';
+import { tryLock } from './config-lock.js';
 
 export interface JournalFile<T> {
   readonly path: string;
-  /** The entries on file when it was opened, oldest first (unreadable lines skipped, `keep` applied). */
+  /** The entries on file when it was opened, oldest first (unreadable lines skipped). */
   readonly entries: readonly T[];
   /** Appends one entry, written through at once. */
   append(entry: T): void;
+  /**
+   * Whether the file may hold an entry timed before `cutoff` (ISO 8601, as toISOString writes):
+   * a test of the bytes read at open, without parsing them.
+   */
+  holdsTimeBefore(cutoff: string, now: string): boolean;
+  /**
+   * Rewrites the file with the entries `keep` accepts (every line of the file, not only those
+   * read); nothing when another run is pruning it now.
+   */
+  prune(keep: (entry: T) => boolean): void;
   close(): void;
 }
 
 export interface JournalOptions<T> {
   /** An entry as read back, or undefined to skip a line that is not one. */
   parse: (value: unknown) => T | undefined;
-  /**
-   * Entries to keep when the file is opened; the others are never returned, and are dropped from
-   * the file (pruning) when one was read, or when `stale` finds one.
-   */
-  keep?: (entry: T) => boolean;
-  /** With `containing`: whether the file holds an entry `keep` drops (a cheap test of its bytes, without parsing every line). */
-  stale?: (data: Buffer) => boolean;
   /**
    * Only lines holding one of these texts become `entries`: a large journal read for one key
    * parses a handful of lines, not all of them (pruning still reads every line).
@@ -54,20 +57,8 @@ export function openJournalFile<T>(env: NodeJS.ProcessEnv, folder: string, name:
   checkPrivatePath(path, 'config file');
   const data = existsSync(path) ? readFileSync(path) : Buffer.alloc(0);
   // Searched as bytes: decoding a file of hundreds of thousands of lines costs more than the search.
-  let entries = opts.containing ? parseLinesHolding(data, opts.containing, opts.parse) : parseLines(data.toString('utf8'), opts.parse);
+  const entries = opts.containing ? parseLinesHolding(data, opts.containing, opts.parse) : parseLines(data.toString('utf8'), opts.parse);
   let torn = data.length > 0 && data[data.length - 1] !== NEWLINE;
-  if (opts.keep) {
-    const kept = entries.filter(opts.keep);
-    if (kept.length < entries.length || opts.stale?.(data)) {
-      const pruned = prune(path, opts.parse, opts.keep);
-      // Not pruned (another run is at it): the dropped entries are still ignored here.
-      const wanted = opts.containing;
-      entries = pruned ? (wanted ? pruned.filter((e) => wanted.some((w) => JSON.stringify(e).includes(w))) : pruned) : kept;
-      if (pruned) torn = false;
-    } else {
-      entries = kept;
-    }
-  }
   // Opened at the first entry: a run that records nothing leaves no file behind.
   let fd: number | undefined;
   return {
@@ -88,11 +79,36 @@ export function openJournalFile<T>(env: NodeJS.ProcessEnv, folder: string, name:
         fd = undefined;
       }
     },
+    holdsTimeBefore: (cutoff, now) => holdsTimeBefore(data, cutoff, now),
+    prune(keep) {
+      if (existsSync(path)) prune(path, opts.parse, keep);
+    },
     close() {
       if (fd !== undefined) closeSync(fd);
       fd = undefined;
     },
   };
+}
+
+const AT = Buffer.from('"at":"');
+
+/**
+ * Whether an entry's `at` is older than `cutoff`. Entries are appended as time goes, so the first
+ * is the oldest and is the one looked at; only when it is later than `now` (the clock was set
+ * back since) is every line looked at. Times as toISOString() writes them (one width, UTC)
+ * compare as bytes.
+ */
+function holdsTimeBefore(data: Buffer, cutoff: string, now: string): boolean {
+  const cut = Buffer.from(cutoff);
+  const later = Buffer.from(now);
+  for (let at = data.indexOf(AT), first = true; at >= 0; at = data.indexOf(AT, at + AT.length), first = false) {
+    const start = at + AT.length;
+    const end = data.indexOf(0x22, start); // its closing quote
+    if (end < 0) return false;
+    if (data.compare(cut, 0, cut.length, start, end) < 0) return true;
+    if (first && data.compare(later, 0, later.length, start, end) <= 0) return false;
+  }
+  return false;
 }
 
 /** The entries of the lines that hold one of `texts`, in file order. */
@@ -139,11 +155,12 @@ function replaced(fd: number, path: string): boolean {
 
 /**
  * Rewrites the file with the entries `keep` accepts: a new file beside it (exclusively, 0600)
- * renamed over it, under a lock; returns what it kept, or undefined when another run holds the lock.
+ * renamed over it, under a lock (config-lock.ts: a dead holder's lock is taken over through its
+ * `.break` step, so two runs never both take it over); nothing when another run holds the lock.
  */
-function prune<T>(path: string, parse: (value: unknown) => T | undefined, keep: (entry: T) => boolean): T[] | undefined {
-  const lock = takeLock(`${path}.lock`);
-  if (lock === undefined) return undefined;
+function prune<T>(path: string, parse: (value: unknown) => T | undefined, keep: (entry: T) => boolean): void {
+  const release = tryLock(`${path}.lock`);
+  if (release === undefined) return;
   try {
     const old = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
     try {
@@ -168,13 +185,11 @@ function prune<T>(path: string, parse: (value: unknown) => T | undefined, keep: 
           closeSync(fd2);
         }
       }
-      return [...kept, ...late];
     } finally {
       closeSync(old);
     }
   } finally {
-    closeSync(lock);
-    rmSync(`${path}.lock`, { force: true });
+    release();
   }
 }
 
@@ -193,32 +208,4 @@ function readFrom(fd: number, start: number): { text: string; end: number } {
   // A line still being written (or torn by a kill) is left where it is.
   const whole = last < 0 ? 0 : last + 1;
   return { text: buf.subarray(0, whole).toString('utf8'), end: start + whole };
-}
-
-/** The prune lock, or undefined when a live run holds it (a lock left by a dead run is taken over). */
-function takeLock(lockPath: string): number | undefined {
-  for (let tries = 0; tries < 2; tries++) {
-    try {
-      const fd = openSync(lockPath, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-      writeSync(fd, String(process.pid));
-      return fd;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      if (holderAlive(lockPath)) return undefined;
-      rmSync(lockPath, { force: true });
-    }
-  }
-  return undefined;
-}
-
-function holderAlive(lockPath: string): boolean {
-  let pid: number;
-  try {
-    pid = Number(readFileSync(lockPath, 'utf8'));
-  } catch {
-    return false;
-  }
-  // Being written this instant (no pid yet) counts as alive.
-  if (!Number.isInteger(pid) || pid <= 0) return true;
-  return processAlive(pid);
 }

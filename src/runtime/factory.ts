@@ -129,7 +129,7 @@ export function createFactory(opts: FactoryOptions): Factory {
     const a = await auth();
     return clientFor({ baseUrl: a.baseUrl, apiKey: a.apiKey });
   });
-  const account = once(async () => lookupAccount(await auth(), client, profiles));
+  const account = once(async () => lookupAccount(await auth(), client, profiles, env));
   // The decryption key does not depend on the base URL (the doctor checks it even when that is refused).
   const decryptionKey = once(async () => decryptionKeyOf(await settings()));
   const reader = once(async (): Promise<LocalReader | undefined> => {

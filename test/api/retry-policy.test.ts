@@ -1,5 +1,6 @@
 // The retry policy on its own (src/api/retry.ts): which outcomes of which requests are tried
-// again, after how long, and what "nothing was sent" means. No network: outcomes are made up.
+// again, and after how long (what the tries did at the service: delivery.test.ts). No network:
+// outcomes are made up.
 import { describe, expect, it } from 'vitest';
 import type { Outcome } from '../../src/api/attempt.js';
 import { NetworkBudget } from '../../src/api/budget.js';
@@ -10,7 +11,6 @@ const NOW = Date.parse('2030-01-01T00:00:00Z');
 const policy = (repeatable = true) => new RetryPolicy(repeatable, timing, () => NOW);
 
 const answer = (status: number, headers: Record<string, string> = {}): Outcome => ({ kind: 'answer', status, headers, text: '', ms: 1 });
-const refused: Outcome = { kind: 'failed', failure: { code: 'ECONNREFUSED', words: 'connection refused', refused: true, timedOut: false }, ms: 1 };
 const reset: Outcome = { kind: 'failed', failure: { code: 'ECONNRESET', words: 'connection reset', refused: false, timedOut: false }, ms: 1 };
 
 describe('RetryPolicy', () => {
@@ -46,18 +46,6 @@ describe('RetryPolicy', () => {
     expect(policy().pauseAfter(answer(429, { 'retry-after': '5' }), 4_000)).toBeUndefined();
   });
 
-  it('knows nothing was sent only while every try was refused at connect', () => {
-    const p = policy();
-    p.pauseAfter(refused, 30_000);
-    p.pauseAfter(refused, 30_000);
-    expect(p.nothingSent).toBe(true);
-    p.pauseAfter(reset, 30_000);
-    expect(p.nothingSent).toBe(false);
-    const q = policy();
-    q.pauseAfter(refused, 30_000);
-    q.pauseAfter(answer(503), 30_000);
-    expect(q.nothingSent).toBe(false);
-  });
 });
 
 describe('pause', () => {

@@ -62,9 +62,9 @@ async function expectApiFailure(code: string, status: number, exit: number, argv
   expect(err.request_id).toMatch(/^req_\w+$/);
 }
 
-async function withServer(handler: Handler, body: (s: ScriptedServer, env: Record<string, string>) => Promise<void>, key = UNKNOWN_TEST_KEY): Promise<void> {
+async function withServer(handler: Handler, body: (s: ScriptedServer, env: Record<string, string>) => Promise<void>, key = UNKNOWN_TEST_KEY, serviceNow?: () => number): Promise<void> {
   // A live key goes over https only: its service serves https (a certificate runCli trusts).
-  const s = await startScriptedServer(handler, { tls: key === FAKE_LIVE_KEY });
+  const s = await startScriptedServer(handler, { tls: key === FAKE_LIVE_KEY, ...(serviceNow ? { now: serviceNow } : {}) });
   try {
     await body(s, { SVC_CONFIG_DIR: tmp(), SVC_API_KEY: key, SVC_BASE_URL: s.url, NO_COLOR: '1' });
   } finally {
@@ -285,8 +285,9 @@ describe('every local code', () => {
     }, FAKE_LIVE_KEY);
   });
   it('idempotency_outcome_unknown → 5: a try whose answer was lost, run again after the service forgot its key', async () => {
+    // One clock for the tool and the service (its Date headers), as on a machine whose clock is right.
+    let now = Date.parse('2026-03-01T00:00:00Z');
     await withServer(answeringAccount((req) => (req.method === 'POST' ? { status: 503, body: ERROR('unavailable', 'down') } : { status: 404 })), async (s, env) => {
-      let now = Date.parse('2026-03-01T00:00:00Z');
       const clock: Clock = { now: () => now, sleep: async (ms) => void (now += ms) };
       const first = await run(['transfer', 'send', '@acme', '1', '--idempotency-key', 'lost-1'], { env, clock });
       expect(first.code).toBe(1); // 503 after the retries: the outcome is unknown
@@ -295,7 +296,7 @@ describe('every local code', () => {
       const [, json] = await expectFailure('idempotency_outcome_unknown', 5, ['transfer', 'send', '@acme', '1', '--idempotency-key', 'lost-1'], { env, clock });
       expect(JSON.parse(json.stderr).error).toMatchObject({ idempotency_key: 'lost-1', hint: expect.stringContaining('svc transfer ls --since 2026-03-01T00:00:00') });
       expect(s.requests.filter((q) => q.method === 'POST')).toHaveLength(posts); // not sent again
-    });
+    }, UNKNOWN_TEST_KEY, () => now);
   });
   it('invalid_option → 2 (sandbox start)', async () => {
     await expectFailure('invalid_option', 2, ['sandbox', 'start', '--port', '0', '--ephemeral', '--host', '10.1.2.3']);

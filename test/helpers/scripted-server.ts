@@ -37,6 +37,8 @@ export interface ScriptedServer {
 export interface ScriptedServerOptions {
   /** Serve https with loopbackCertificate() (runCli trusts it; a spawned svc needs NODE_EXTRA_CA_CERTS=loopbackCaFile()). */
   tls?: boolean;
+  /** The service's clock: every answer's Date header (default: the machine's, as node:http sets it). */
+  now?: () => number;
 }
 
 export async function startScriptedServer(handler: Handler, opts: ScriptedServerOptions = {}): Promise<ScriptedServer> {
@@ -68,6 +70,7 @@ export async function startScriptedServer(handler: Handler, opts: ScriptedServer
       const payload = reply.body === undefined ? '' : isText ? (reply.body as string) : JSON.stringify(reply.body);
       res.writeHead(reply.status, {
         ...(payload && !isText ? { 'content-type': 'application/json' } : {}),
+        ...(opts.now ? { date: new Date(opts.now()).toUTCString() } : {}),
         ...reply.headers,
       });
       res.end(payload);

@@ -1,22 +1,24 @@
-// send_transfer: the request checked as `transfer send` checks it, then sent through the same
-// send journal (transfer/send-journal.ts, send.ts's postJournaled), so a call the model repeats
-// with the same idempotency key never pays twice, in this session or a later one: it is answered
-// from the earlier transfer. A held transfer is a normal result the model is told what to do
-// with; a denial is a tool error carrying the policy's reason (results.ts).
+// send_transfer: the request checked as `transfer send` checks it, then paid through the same
+// engine (core/payment.ts: the ledger and the delivery outcome), so a call the model repeats with
+// the same idempotency key never pays twice, in this session or a later one: it is answered from
+// what the earlier call made, a held transfer followed to what it became. A held transfer is a
+// normal result the model is told what to do with; a denial is a tool error carrying the
+// policy's reason (results.ts).
 import { randomUUID } from 'node:crypto';
-import { TransferSchema, type HeldTransaction, type Transfer } from '../../api/schemas.js';
+import { TransferSchema, type HeldResource, type HeldTransaction, type Transfer } from '../../api/schemas.js';
 import { parseAmount } from '../../domain/amount.js';
+import { CliError } from '../../errors.js';
 import type { Needs } from '../../runtime/factory.js';
-import { buildTransferRequest } from '../transfer/request.js';
-import { openSendJournal, priorUse, type Earlier } from '../transfer/send-journal.js';
-import { isHeld, nothingMade, postJournaled } from '../transfer/send.js';
+import { buildTransferRequest } from '../../core/request.js';
+import { isHeld, Payment, type Earlier } from '../../core/payment.js';
 import { transferPath } from '../transfer/id.js';
 import { acceptedError } from '../transfer/accepted.js';
 import { argsOf, asFieldError, optionalText, requiredText } from './args.js';
-import type { SessionBudget } from './budget.js';
+import type { Reservation, SessionBudget } from './budget.js';
+import { fetchHeld } from '../../core/held.js';
 import { ok, type Outcome } from './results.js';
 
-export type SendCtx = Needs<'account' | 'auth' | 'client' | 'clock' | 'env' | 'globals' | 'io'>;
+export type SendCtx = Needs<'account' | 'auth' | 'client' | 'clock' | 'env' | 'globals' | 'io' | 'serviceClock'>;
 
 export const SEND_FIELDS = ['to', 'amount', 'asset', 'memo', 'idempotency_key'] as const;
 const FLAG_FIELDS = { '--memo': 'memo', '--idempotency-key': 'idempotency_key', '--asset': 'asset' };
@@ -42,28 +44,54 @@ export async function sendTool(ctx: SendCtx, budget: SessionBudget, raw: unknown
   const parsed = parseAmount(req.amount, req.asset);
   if (!parsed.ok) throw new Error('sendTool: the request was not validated'); // buildTransferRequest did
   // Reserved before any await: two calls at once cannot both pass the session's budget.
-  const reserved = budget.reserve(parsed.units, req.asset);
+  const reserved = await reserveWithin(ctx, budget, parsed.units, req.asset);
   let keep = false;
   try {
-    const client = await ctx.client();
     const key = idempotencyKey ?? randomUUID();
-    const journal = openSendJournal(ctx.env, { baseUrl: client.baseUrl, accountId: (await ctx.account()).account_id }, () => ctx.clock.now(), key);
-    const fingerprint = journal.fingerprint(req);
-    const earlier = priorUse(journal.find(key), fingerprint, ctx.clock.now());
-    // Accepted before (this session counted it then, or an earlier session did): shown, not paid again.
-    if (earlier) return await replay(ctx, earlier);
-    let posted;
+    const payment = await Payment.open(ctx, req, key);
     try {
-      posted = await postJournaled(ctx, client, journal, { key, request: fingerprint }, req, key);
-    } catch (err) {
-      keep = !nothingMade(err); // the outcome is unknown: it may have been made, so it still counts
-      throw err;
+      const prior = await payment.prior();
+      // Made before (this session counted it then, or an earlier session did): shown, not paid again.
+      if (prior.kind === 'earlier') return await replay(ctx, payment, prior.earlier);
+      let posted;
+      try {
+        posted = await payment.send(req, prior.kind === 'again' ? prior.sentKey : key, { reachedBefore: prior.kind === 'again' });
+      } catch (err) {
+        // Not sent, or refused: nothing was made. Otherwise it may have been: it still counts.
+        keep = !(err instanceof CliError && (err.delivery === 'not_sent' || err.delivery === 'refused'));
+        throw err;
+      }
+      keep = true;
+      if (!isHeld(posted.data)) return sentResult(posted.data, posted.key);
+      budget.hold(reserved, posted.data.transaction_id);
+      return heldResult(posted.data, posted.key);
+    } finally {
+      payment.close();
     }
-    keep = true;
-    return isHeld(posted.data) ? heldResult(posted.data, key) : sentResult(posted.data, key);
   } finally {
     if (!keep) budget.release(reserved);
   }
+}
+
+/**
+ * Reserves the send's share; when the budget is short while held transfers still count, asks the
+ * service what became of them first (a rejected or expired one gives its share back), then once more.
+ */
+async function reserveWithin(ctx: Needs<'client'>, budget: SessionBudget, units: bigint, asset: string): Promise<Reservation> {
+  try {
+    return budget.reserve(units, asset);
+  } catch (err) {
+    if (!(err instanceof CliError) || err.code !== 'session_budget_exceeded' || budget.undecided().length === 0) throw err;
+  }
+  const client = await ctx.client();
+  for (const id of budget.undecided()) {
+    try {
+      budget.decided(id, (await fetchHeld(client, id)).status);
+    } catch {
+      // Unknown still: it keeps counting.
+    }
+  }
+  return budget.reserve(units, asset);
 }
 
 function sentResult(t: Transfer, key: string, replayed = false): Outcome {
@@ -96,15 +124,37 @@ function heldResult(h: Pick<HeldTransaction, 'transaction_id' | 'expires_at'> & 
   return ok(data, text, { outcome: replayed ? 'replayed' : 'held', ids: { transaction: h.transaction_id } });
 }
 
-/** The earlier send under this key, as the service answered it then (a transfer read back, or the held transaction). */
-async function replay(ctx: Needs<'client'>, e: Earlier): Promise<Outcome> {
-  const key = e.sent_key ?? e.key;
-  if (e.status === 'held') return heldResult({ transaction_id: e.transaction_id ?? '', expires_at: e.expires_at ?? '' }, key, true);
-  const id = e.transfer_id ?? '';
-  try {
-    const { data } = await (await ctx.client()).get(transferPath(id), { schema: TransferSchema });
-    return sentResult(data, key, true);
-  } catch (err) {
-    throw acceptedError(err, { key, transferId: id, earlierAt: e.at });
+/**
+ * The earlier send under this key: the transfer read back, or the held transaction followed to
+ * what it became (the transfer once approved; rejected or expired said as the wait says it).
+ */
+async function replay(ctx: Needs<'client'>, payment: Payment, e: Earlier): Promise<Outcome> {
+  const client = await ctx.client();
+  let transferId = e.transferId;
+  if (transferId === undefined) {
+    const id = e.transactionId ?? '';
+    let held: HeldResource | undefined;
+    try {
+      held = await payment.learnHeld(client, id);
+    } catch (err) {
+      if (!(err instanceof CliError) || err.code !== 'unsupported_by_service') throw acceptedError(err, { key: e.sentKey, transactionId: id, earlierAt: e.at });
+    }
+    if (held?.status === 'approved' && held.transfer_id !== undefined) transferId = held.transfer_id;
+    else if (held?.status === 'rejected' || held?.status === 'expired') return decidedResult(id, held.status, e.sentKey);
+    else return heldResult({ transaction_id: id, expires_at: held?.expires_at ?? e.expiresAt ?? '' }, e.sentKey, true);
   }
+  try {
+    const { data } = await client.get(transferPath(transferId), { schema: TransferSchema });
+    return sentResult(data, e.sentKey, true);
+  } catch (err) {
+    throw acceptedError(err, { key: e.sentKey, transferId, earlierAt: e.at });
+  }
+}
+
+/** A held transfer a human rejected, or nobody approved in time: nothing was sent, and sending it again is not the model's call. */
+function decidedResult(id: string, status: 'rejected' | 'expired', key: string): Outcome {
+  const next = status === 'rejected'
+    ? 'A human rejected this transfer earlier: nothing was sent. Tell the user; do not send it again.'
+    : 'Nobody approved this transfer in time: nothing was sent. Tell the user; sending it again needs a new idempotency key and a new approval.';
+  return ok({ status, transaction_id: id, idempotency_key: key, replayed: true, next }, `${status}: held transaction ${id} (sent earlier under this idempotency key); nothing was sent`, { outcome: status, ids: { transaction: id } });
 }

@@ -11,7 +11,7 @@ import { CliError, UsageError } from '../../errors.js';
 import type { IOStreams } from '../../io/streams.js';
 import { sanitize } from '../../io/sanitize.js';
 import { VERSION } from '../../version.js';
-import { sessionBudget } from './budget.js';
+import { sessionBudget, type SessionBudget } from './budget.js';
 import { checkPolicyTool, getBalanceTool, getPendingTool, getTransferTool, listTransfersTool, waitForDecisionTool } from './reads.js';
 import { logCall, toolError, type Outcome } from './results.js';
 import { sendTool } from './send.js';
@@ -53,8 +53,9 @@ export async function serveMcp(ctx: McpCtx, opts: McpOptions): Promise<void> {
     list_transfers: (a) => listTransfersTool(toolCtx, a),
     get_balance: (a) => getBalanceTool(toolCtx, a),
     check_policy: (a) => checkPolicyTool(toolCtx, a),
-    get_pending_transaction: (a) => getPendingTool(toolCtx, a),
-    wait_for_decision: (a) => waitForDecisionTool(toolCtx, a),
+    // What a read learns of a held transfer's fate, the session's budget learns too.
+    get_pending_transaction: async (a) => decided(budget, await getPendingTool(toolCtx, a)),
+    wait_for_decision: async (a) => decided(budget, await waitForDecisionTool(toolCtx, a)),
     ...(account ? { send_transfer: (a: unknown) => sendTool(toolCtx, budget, a) } : {}),
   };
 
@@ -96,6 +97,14 @@ export async function serveMcp(ctx: McpCtx, opts: McpOptions): Promise<void> {
   ctx.io.err('mcp: session ended\n');
 }
 
+/** Tells the budget what a read found a held transaction to be (rejected or expired gives its share back). */
+function decided(budget: SessionBudget, outcome: Outcome): Outcome {
+  const id = outcome.ids?.transaction;
+  const status = outcome.result.structuredContent.status;
+  if (id !== undefined && typeof status === 'string' && !outcome.result.isError) budget.decided(id, status);
+  return outcome;
+}
+
 /** Writes meant for stdout go to stderr: the MCP stream owns stdout. */
 function toStderr(io: IOStreams): IOStreams {
   return { ...io, stdoutIsTTY: false, canPrompt: false, out: (text) => io.err(text) };
@@ -129,6 +138,8 @@ async function agentAccount(ctx: Needs<'auth' | 'client'>): Promise<{ handle: st
     if (!(err instanceof CliError)) throw err;
     throw err.with({ message: `cannot tell whether this key is an agent's, which send_transfer needs: ${err.message}`, hint: err.hint ?? 'or serve the read tools only: `svc mcp --read-only`' });
   }
+  // The account is known now: the ledger (and every read) need not ask for it again.
+  (await ctx.auth()).account ??= { account_id: data.account_id, handle: data.handle };
   if (data.type === 'agent') return { handle: data.handle };
   const what = data.type === undefined ? 'an account whose type the service does not say' : `a ${data.type} account`;
   throw new UsageError(

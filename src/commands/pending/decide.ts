@@ -2,24 +2,15 @@
 // confirmation (live key) and the receipt say what was decided: agent, recipient, amount, memo,
 // the rule that held it and the time left (docs/agents.md).
 import type { Needs } from '../../runtime/factory.js';
-import * as z from 'zod/mini';
 import { REJECT_REASON_RULE, rejectReasonFits } from '../../domain/reject-reason.js';
-import { ApiError, CliError, NetworkError, UsageError } from '../../errors.js';
+import { ApiError, CliError, UsageError } from '../../errors.js';
 import { printJson, printRecord, outputMode } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
-import { checkTransactionId } from './held.js';
-import { approvalsLog, type ApprovalsLog, type DecisionFacts, type DecisionResult } from './approvals-log.js';
+import { checkTransactionId } from '../../core/held.js';
+import { Decisions, type Decision, type DecisionAnswer } from '../../core/decision.js';
 import { agentKeyError, approverNow, describeHeld, fetchQueue, heldDetails, heldSummary, line, ruleLookup, type HeldView } from './queue.js';
 
-export const DecisionSchema = z.looseObject({
-  transaction_id: z.string(),
-  status: z.string(),
-  // null (or absent) for a rejection: no transfer was made.
-  transfer_id: z.optional(z.nullable(z.string())),
-});
-export type DecisionAnswer = z.infer<typeof DecisionSchema>;
-
-export type Decision = 'approve' | 'reject';
+export type { Decision } from '../../core/decision.js';
 
 /** The next step after an id that is not in the queue: the command that lists the ids. */
 const QUEUE_HINT = '`svc pending ls` lists the transactions waiting for your decision';
@@ -37,49 +28,6 @@ export function parseReason(text: string | undefined, field = '--reason'): strin
   }
   if (!rejectReasonFits(reason)) throw new UsageError(`${field} ${REJECT_REASON_RULE}: it has ${[...reason].length}`);
   return reason;
-}
-
-/**
- * Sends one decision (a reject's reason in its body: beyond the spec, docs/agents.md); errors
- * (404 not found, 409 expired) propagate with their exit codes.
- */
-export async function sendDecision(ctx: Needs<'client'>, id: string, decision: Decision, reason?: string): Promise<DecisionAnswer> {
-  const client = await ctx.client();
-  const body = decision === 'reject' && reason !== undefined ? { reason } : {};
-  const { data } = await client.post(`/v1/agents/transactions/${encodeURIComponent(id)}/${decision}`, { body, schema: DecisionSchema });
-  return data;
-}
-
-/** What a failed decision leaves in the approvals log: a refusal for good, or a lost answer; else nothing. */
-function failedResult(err: unknown): DecisionResult | undefined {
-  if (err instanceof ApiError && err.code === 'transaction_expired') return 'expired';
-  if (err instanceof ApiError && err.code === 'transaction_already_decided') return 'already_decided';
-  // The request may have been applied (a timeout, a reset after sending): the record says so.
-  if (err instanceof NetworkError && !err.nothingSent) return 'unknown';
-  return undefined;
-}
-
-/**
- * sendDecision, then the approvals log (approvals-log.ts): the service's answer first, so an
- * entry says what the service did, never what was only intended. The error, if any, propagates.
- */
-export async function sendAndRecord(ctx: Needs<'client'>, log: ApprovalsLog, facts: Omit<DecisionFacts, 'result'>): Promise<DecisionAnswer> {
-  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-  try {
-    const data = await sendDecision(ctx, facts.transaction_id, facts.decision, facts.reason);
-    const result: DecisionResult = data.status === 'approved' || data.status === 'rejected' ? data.status : facts.decision === 'approve' ? 'approved' : 'rejected';
-    const agent = facts.agent ?? str(data.agent);
-    const to = facts.to ?? str(data.to);
-    log.record({
-      ...facts, result, ...(agent !== undefined ? { agent } : {}), ...(to !== undefined ? { to } : {}),
-      ...(typeof data.transfer_id === 'string' ? { transfer_id: data.transfer_id } : {}),
-    });
-    return data;
-  } catch (err) {
-    const result = failedResult(err);
-    if (result) log.record({ ...facts, result });
-    throw err;
-  }
 }
 
 /** The receipt's first line (sanitised): what was decided, and the transfer an approval made. */
@@ -134,10 +82,10 @@ export async function decide(ctx: Needs<'account' | 'auth' | 'client' | 'clock' 
     `${decision === 'approve' ? 'Approving' : 'Rejecting'} ${shownId} on a LIVE account`);
   }
   // Not in the queue (test key, or a reject): the service's answer decides (404, 409 ...).
-  const log = await approvalsLog(ctx);
+  const decisions = await Decisions.open(ctx);
   let data: DecisionAnswer;
   try {
-    data = await sendAndRecord(ctx, log, {
+    data = await decisions.decide({
       transaction_id: id, decision, via: decision === 'approve' ? 'pending approve' : 'pending reject',
       ...(view ? { agent: view.agent, to: view.to } : {}), ...(reason !== undefined ? { reason } : {}),
     });
@@ -146,7 +94,7 @@ export async function decide(ctx: Needs<'account' | 'auth' | 'client' | 'clock' 
     if (err instanceof ApiError && err.status === 404 && err.code === 'transaction_not_found') throw err.with({ hint: QUEUE_HINT });
     throw err;
   } finally {
-    log.close();
+    decisions.close();
   }
   if (ctx.json) return printJson(ctx.io, data);
   const lines = [receipt(decision, id, view, data.transfer_id)];

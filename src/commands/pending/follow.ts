@@ -13,7 +13,7 @@ import { formatDuration } from '../../domain/duration.js';
 import { MAX_WAIT_MS } from '../../runtime/flags.js';
 import { sanitize } from '../../io/sanitize.js';
 import { startSpinner, type Spinner } from '../../io/spinner.js';
-import { fetchHeld } from './held.js';
+import { fetchHeld } from '../../core/held.js';
 import { decidedByText } from './record.js';
 
 /** The first pause between two reads, and the longest: a human takes seconds to minutes. */
@@ -31,12 +31,14 @@ export interface FollowOptions {
   timeoutMs?: number;
   /** Words for the spinner while it is pending (default: waiting for a decision on <id>). */
   waitingText?: string;
+  /** The resource as just read by the caller: the first round uses it instead of reading it again. */
+  known?: HeldResource;
 }
 
 /** The command that follows it again, for hints. */
 export const followCommand = (id: string) => `svc pending wait ${id}`;
 
-function rejectedError(h: HeldResource): CliError {
+export function rejectedError(h: HeldResource): CliError {
   const by = decidedByText(h);
   const when = h.decided_at ? ` at ${h.decided_at}` : '';
   const reason = h.reason ? `: "${h.reason}"` : '';
@@ -45,7 +47,7 @@ function rejectedError(h: HeldResource): CliError {
   });
 }
 
-function expiredError(h: HeldResource): CliError {
+export function expiredError(h: HeldResource): CliError {
   return new CliError('conflict', 'transaction_expired', `held transaction ${h.transaction_id} expired at ${h.expires_at} without a decision; nothing was sent`, {
     hint: 'nothing can approve it now; to pay it after all, send it again under a new `--idempotency-key` (it is held for a new approval)',
     details: { transaction_id: h.transaction_id, status: 'expired' },
@@ -80,12 +82,14 @@ export async function waitForDecision(ctx: Needs<'clock' | 'env' | 'interrupt' |
   let pause = FIRST_POLL_MS;
   let last: HeldResource | undefined;
   let outage: CliError | undefined;
+  let known = opts.known;
   try {
     for (;;) {
       ctx.network.renew(); // each read has the whole --timeout (the wait is not network time)
-      let h: HeldResource | undefined;
+      let h: HeldResource | undefined = known;
+      known = undefined;
       try {
-        h = await unlessAborted(interrupt, fetchHeld(client, id, { signal: interrupt, what: `wait for a decision on ${id}` }));
+        h ??= await unlessAborted(interrupt, fetchHeld(client, id, { signal: interrupt, what: `wait for a decision on ${id}` }));
       } catch (err) {
         if (interrupt.aborted || !transient(err)) throw err;
         if (!outage && !ctx.json) {

@@ -7,7 +7,7 @@ import { addressDisplay } from '../../io/addresses.js';
 import { palette } from '../../io/colors.js';
 import { outputMode, printRecord } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
-import { checkTransactionId, fetchHeld } from './held.js';
+import { checkTransactionId, fetchHeld } from '../../core/held.js';
 import { heldFields, heldOpener, heldRow } from './record.js';
 
 export interface GetOptions {

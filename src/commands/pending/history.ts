@@ -9,7 +9,7 @@ import { addressDisplay } from '../../io/addresses.js';
 import { palette } from '../../io/colors.js';
 import { ListWriter, outputMode } from '../../io/render.js';
 import { drainOrClose, pagesAhead } from '../../runtime/pages.js';
-import { fetchHeldPage } from './held.js';
+import { fetchHeldPage } from '../../core/held.js';
 import type { OpenedHeld } from './queue.js';
 import { heldColumns, heldOpener, heldRow } from './record.js';
 

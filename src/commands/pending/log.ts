@@ -1,10 +1,10 @@
-// `svc pending log`: the approvals log of this machine (approvals-log.ts), newest first. A table on a
+// `svc pending log`: the decisions recorded on this machine (core/decision.ts), newest first. A table on a
 // terminal (times in UTC), TSV when piped, a JSON array with --json (the entries as recorded).
 import type { Needs } from '../../runtime/factory.js';
 import { UsageError } from '../../errors.js';
 import { addressColumn, idColumn, textColumn } from '../../io/columns.js';
 import { outputMode, printList } from '../../io/render.js';
-import { readApprovals } from './approvals-log.js';
+import { readDecisions } from '../../core/decision.js';
 
 export const DEFAULT_LOG_LIMIT = 20;
 
@@ -19,7 +19,7 @@ const utc = (v: unknown) => (typeof v === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\
 
 export async function showLog(ctx: Needs<'env' | 'io' | 'json'>, opts: { limit?: string }): Promise<void> {
   const limit = parseLimit(opts.limit);
-  const entries = [...readApprovals(ctx.env)].reverse().slice(0, limit);
+  const entries = [...readDecisions(ctx.env)].reverse().slice(0, limit);
   const mode = outputMode(ctx.io, ctx.json);
   printList(ctx.io, mode, entries.map((e) => ({ ...e })), [
     { key: 'time', header: 'TIME', format: utc },

@@ -9,14 +9,14 @@
 import type { Needs } from '../../runtime/factory.js';
 import type { PendingTransaction } from '../../api/schemas.js';
 import { parseDuration } from '../../domain/duration.js';
-import { ApiError, NetworkError, SilentExit, UsageError } from '../../errors.js';
+import { ApiError, CliError, SilentExit, UsageError } from '../../errors.js';
 import { stderrPaint } from '../../io/colors.js';
 import type { ReviewChoice } from '../../io/prompter.js';
 import { sanitize } from '../../io/sanitize.js';
 import { statusLine } from '../../io/status-line.js';
 import { agentFactsLookup, type AgentFacts } from './agent-facts.js';
-import { approvalsLog } from './approvals-log.js';
-import { approveQuestion, parseReason, sendAndRecord, type Decision } from './decide.js';
+import { Decisions } from '../../core/decision.js';
+import { approveQuestion, parseReason, type Decision } from './decide.js';
 import { faultText, isTransient, queueFeed, reconnectDelay } from './feed.js';
 import { notifier, parseNotifyCommand, type Notifier } from './notify.js';
 import { approverNow, describeHeld, EMPTY_QUEUE, heldDetails, heldSummary, line, ruleLookup, type HeldView } from './queue.js';
@@ -158,7 +158,7 @@ export async function review(ctx: Ctx, opts: ReviewOptions): Promise<void> {
   const tally: Tally = { approved: 0, rejected: 0, skipped: 0, expired: 0 };
   const rules = ruleLookup(ctx);
   const factsOf = agentFactsLookup(ctx);
-  const log = await approvalsLog(ctx);
+  const log = await Decisions.open(ctx);
   const seen = new Set<string>();
   /** The batch: shown since the queue was last empty, and counted but not shown yet. */
   let shownInBatch = 0;
@@ -295,7 +295,7 @@ export async function review(ctx: Ctx, opts: ReviewOptions): Promise<void> {
   const act = async (view: HeldView, decision: Decision, reason: string | undefined): Promise<void> => {
     const id = sanitize(view.id);
     try {
-      const result = await sendAndRecord(ctx, log, {
+      const result = await log.decide({
         transaction_id: view.id, decision, via: 'pending review', agent: view.agent, to: view.to, ...(reason !== undefined ? { reason } : {}),
       });
       if (decision === 'approve') {
@@ -321,9 +321,9 @@ export async function review(ctx: Ctx, opts: ReviewOptions): Promise<void> {
         return;
       }
       if (watch && isTransient(err)) {
-        // Whether it took is not known (the log says `unknown`): shown again if it is still pending.
+        // Whether it took is not known (`pending log` says `unknown`): shown again if it is still pending.
         seen.delete(view.id);
-        const outcome = err instanceof NetworkError && err.nothingSent ? 'it was not sent' : `whether it was ${decision === 'approve' ? 'approved' : 'rejected'} is unknown`;
+        const outcome = err instanceof CliError && err.delivery === 'not_sent' ? 'it was not sent' : `whether it was ${decision === 'approve' ? 'approved' : 'rejected'} is unknown`;
         ctx.io.err(`✗ ${id}: the service did not answer the ${decision} (${faultText(err)}); ${outcome}; it is shown again while it is pending\n`);
         return;
       }

@@ -7,7 +7,7 @@ import { parseWaitDuration } from '../../runtime/flags.js';
 import { sanitize } from '../../io/sanitize.js';
 import { waitForDecision } from './follow.js';
 import { printHeld } from './get.js';
-import { checkTransactionId } from './held.js';
+import { checkTransactionId } from '../../core/held.js';
 import { decidedByText } from './record.js';
 
 export interface WaitOptions {

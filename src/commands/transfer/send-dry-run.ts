@@ -14,8 +14,8 @@ import { palette } from '../../io/colors.js';
 import { printJson } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
 import { loadPolicyPreview, verdictLines, type PolicyPreview, type RowPreview } from '../agent/policy-preview.js';
-import type { RequestFlags, TransferRequest } from './request.js';
-import { peekSendJournal, priorUse } from './send-journal.js';
+import type { RequestFlags, TransferRequest } from '../../core/request.js';
+import { Payment } from '../../core/payment.js';
 
 
 /** A check of the dry run: the policy's rules (agents), then the balance. */
@@ -136,13 +136,12 @@ export async function dryRunSend(ctx: Needs<'account' | 'auth' | 'client' | 'clo
  * reported (and exits as the real run would: 0, or 8 for a held transaction), a key used for
  * another payment or tried too long ago is the real run's error; true when the dry run is over.
  */
-async function alreadySent(ctx: Needs<'account' | 'client' | 'clock' | 'env' | 'io' | 'json'>, req: TransferRequest, key: string): Promise<boolean> {
-  const client = await ctx.client();
-  const journal = peekSendJournal(ctx.env, { baseUrl: client.baseUrl, accountId: (await ctx.account()).account_id }, ctx.clock.now(), key);
-  if (!journal) return false;
-  const earlier = priorUse(journal.entry, journal.fingerprint(req), ctx.clock.now());
-  if (!earlier) return false;
-  const what = earlier.status === 'held' ? `held transaction ${earlier.transaction_id}` : `transfer ${earlier.transfer_id}`;
+async function alreadySent(ctx: Needs<'account' | 'client' | 'clock' | 'env' | 'io' | 'json' | 'serviceClock'>, req: TransferRequest, key: string): Promise<boolean> {
+  const prior = await Payment.peek(ctx, req, key);
+  if (prior?.kind !== 'earlier') return false;
+  const earlier = prior.earlier;
+  const held = earlier.transactionId !== undefined && earlier.transferId === undefined;
+  const what = held ? `held transaction ${earlier.transactionId}` : `transfer ${earlier.transferId}`;
   const message = `would not send: already sent under idempotency key ${key} on ${earlier.at} (${what}); a real run shows it and sends nothing`;
   if (ctx.json) {
     printJson(ctx.io, {
@@ -151,15 +150,15 @@ async function alreadySent(ctx: Needs<'account' | 'client' | 'clock' | 'env' | '
       message,
       request: req,
       idempotency_key: key,
-      ...(earlier.transfer_id ? { transfer_id: earlier.transfer_id } : {}),
-      ...(earlier.transaction_id ? { transaction_id: earlier.transaction_id } : {}),
+      ...(earlier.transferId ? { transfer_id: earlier.transferId } : {}),
+      ...(earlier.transactionId ? { transaction_id: earlier.transactionId } : {}),
       sent_at: earlier.at,
     });
   } else {
     ctx.io.out(`${sanitize(`dry run: ${message}`)}\n`);
     ctx.io.err('nothing was sent\n');
   }
-  if (earlier.status === 'held') throw new SilentExit('held', 'already_held');
+  if (held) throw new SilentExit('held', 'already_held');
   return true;
 }
 

@@ -5,7 +5,7 @@
 // (accepted.ts). docs/agents.md "Waiting for a human from a script".
 import type { Needs } from '../../runtime/factory.js';
 import type { ApiClient } from '../../api/client.js';
-import { TransferSchema, type Transfer } from '../../api/schemas.js';
+import { TransferSchema, type HeldResource, type Transfer } from '../../api/schemas.js';
 import { CliError } from '../../errors.js';
 import { sanitize } from '../../io/sanitize.js';
 import { waitForDecision } from '../pending/follow.js';
@@ -27,6 +27,8 @@ export interface HeldToFollow {
   key: string;
   /** When an earlier run sent it (a rerun under the same key: not sent again). */
   earlierAt?: string;
+  /** The resource as just read (a rerun learns it first): the wait does not read it again at once. */
+  known?: HeldResource;
 }
 
 /** Waits for the transfer the approval made (send's own --wait), with the time left. */
@@ -45,6 +47,7 @@ export async function followHeld(ctx: Needs<'clock' | 'env' | 'interrupt' | 'io'
     approved = await waitForDecision(ctx, client, id, {
       ...(wait.explicit ? { timeoutMs: wait.ms } : {}),
       waitingText: `waiting for a human to approve ${id}`,
+      ...(h.known ? { known: h.known } : {}),
     });
   } catch (err) {
     throw acceptedError(withSendHint(err, id, h.expiresAt), accepted);

@@ -1,16 +1,16 @@
-// `svc transfer send <to> <amount>`: validate locally, confirm for live keys, POST with an
-// idempotency key, offer a standard transfer when the recipient is not confidential-ready,
-// optionally wait for settlement. Every key is journaled (send-journal.ts): a rerun under a key
-// whose transfer the service accepted shows that transfer and sends nothing, however long after
-// (the service forgets a key after 24 hours); a failure after the service accepted the transfer
-// names it, with its key (accepted.ts). With an agent's key a held transfer ends at once (exit 8),
-// or with --wait is followed through the human's decision to settlement (send-held.ts).
+// `svc transfer send <to> <amount>`: validate locally, confirm for live keys, then pay once under
+// an idempotency key through the payment engine (core/payment.ts: the ledger decides whether to
+// send, and records what the service did), offer a standard transfer when the recipient is not
+// confidential-ready, optionally wait for settlement. A rerun under a key the service accepted
+// shows what it made and sends nothing, however long after, following a held transfer to what
+// it became; a failure after the service accepted the transfer names it, with its key
+// (accepted.ts). With an agent's key a held transfer ends at once (exit 8), or with --wait is
+// followed through the human's decision to settlement (send-held.ts). This file renders.
 import { createHash, randomUUID } from 'node:crypto';
-import * as z from 'zod/mini';
 import type { Needs } from '../../runtime/factory.js';
 import type { ApiClient } from '../../api/client.js';
-import { HeldTransactionSchema, TransferSchema, type HeldTransaction, type Transfer } from '../../api/schemas.js';
-import { ApiError, CliError, NetworkError, SilentExit, UsageError } from '../../errors.js';
+import { TransferSchema, type HeldResource, type HeldTransaction, type Transfer } from '../../api/schemas.js';
+import { ApiError, CliError, SilentExit, UsageError } from '../../errors.js';
 import { insufficientBalanceHint, isLoopbackUrl, policyDeniedHint, standardTransferHint } from '../../api/hints.js';
 import { shellWord, withTarget } from '../../runtime/hint-command.js';
 import { DEFAULT_ASSET } from '../../domain/assets.js';
@@ -22,10 +22,12 @@ import { outputMode, printRecord, type OutputMode } from '../../io/render.js';
 import { acceptedError } from './accepted.js';
 import { transferFields } from './columns.js';
 import { transferPath } from './id.js';
-import { buildTransferRequest, type RequestFlags, type TransferRequest } from './request.js';
-import { openSendJournal, priorUse, type Earlier, type SendEntry, type SendJournal } from './send-journal.js';
+import { buildTransferRequest, type RequestFlags, type TransferRequest } from '../../core/request.js';
+import { isHeld, Payment, type Earlier, type Posted, type Prior } from '../../core/payment.js';
 import { failedTransferError, FINAL_STATUSES, parseWaitDuration, waitForTransfer, type WaitOptions } from './wait.js';
-import { followHeld, type Settle, type WaitPlan } from './send-held.js';
+import { followHeld, type HeldToFollow, type Settle, type WaitPlan } from './send-held.js';
+import { expiredError, rejectedError } from '../pending/follow.js';
+import { decidedByText } from '../pending/record.js';
 
 export interface SendOptions extends RequestFlags {
   wait?: boolean;
@@ -33,8 +35,6 @@ export interface SendOptions extends RequestFlags {
   /** Validate (and, for an agent's key, evaluate its policy locally); send nothing. */
   dryRun?: boolean;
 }
-
-const CreateResponseSchema = z.union([TransferSchema, HeldTransactionSchema]);
 
 type SendCtx = Needs<'account' | 'auth' | 'client' | 'clock' | 'confirm' | 'env' | 'globals' | 'interrupt' | 'io' | 'json' | 'network' | 'prompter' | 'reader' | 'serviceClock'>;
 
@@ -78,40 +78,60 @@ export async function sendTransfer(ctx: SendCtx, to: string, amount: string, opt
   const client = await ctx.client();
   const out: Out = { ctx, mode, p: await palette(ctx.io), env: auth.environment, show, typed: { amount: req.amount, ...(req.memo !== undefined ? { memo: req.memo } : {}) } };
 
-  // A key this account has had accepted is never sent again: the earlier transfer is the answer.
+  // A key this account has had accepted is never sent again: what it made is the answer.
   const key = opts.idempotencyKey ?? randomUUID();
-  const journal = openSendJournal(ctx.env, { baseUrl: client.baseUrl, accountId: (await ctx.account()).account_id }, () => ctx.clock.now(), key);
-  const fingerprint = journal.fingerprint(req);
-  const earlier = priorUse(journal.find(key), fingerprint, ctx.clock.now());
-  if (earlier) return showEarlier(out, client, earlier, wait);
-
-  const send = (body: TransferRequest, sentKey: string) => postJournaled(ctx, client, journal, { key, request: fingerprint }, body, sentKey);
-  let result: Posted;
+  const payment = await Payment.open(ctx, req, key);
   try {
-    result = await send(req, key);
+    const prior = await payment.prior();
+    if (prior.kind === 'earlier') return await showEarlier(out, client, payment, prior.earlier, wait);
+    const result = await sendOnce(out, payment, req, prior, opts.idempotencyKey !== undefined);
+    if (isHeld(result.data)) {
+      // With --wait: follow it through the human's decision to the money moving (exit 0 only then).
+      if (wait) return await follow(out, client, payment, { transactionId: result.data.transaction_id, expiresAt: result.data.expires_at, key: result.key }, wait, true);
+      printHeld(out, { ...result.data, idempotency_key: result.key });
+      throw new SilentExit('held', 'held_for_approval'); // exit 8: submitted, not yet sent
+    }
+    const transfer = result.data;
+    try {
+      await finish(out, client, transfer, result.key, waitMs, { submitted: true });
+    } catch (err) {
+      throw acceptedError(err, { key: result.key, transferId: transfer.transfer_id });
+    }
+  } finally {
+    for (const w of payment.warnings) ctx.io.err(`warning: ${sanitize(w)}\n`);
+    payment.close();
+  }
+}
+
+/**
+ * Sends the request (or, when an earlier try's outcome is unknown, the same request again under
+ * its key); a recipient that cannot take confidential transfers is offered a standard one.
+ */
+async function sendOnce(out: Out, payment: Payment, req: TransferRequest, prior: Exclude<Prior, { kind: 'earlier' }>, ownKey: boolean): Promise<Posted> {
+  const { ctx } = out;
+  const key = payment.key;
+  if (prior.kind === 'again' && prior.sentKey !== key) {
+    // What was tried and not answered was the standard transfer accepted in that run: the same again.
+    return payment.send({ ...req, confidential: false }, prior.sentKey, { reachedBefore: true });
+  }
+  try {
+    return await payment.send(req, key, { reachedBefore: prior.kind === 'again' });
   } catch (err) {
-    if (!(err instanceof ApiError) || err.code !== 'recipient_not_confidential_ready' || !req.confidential) throw err;
+    if (!(err instanceof ApiError) || err.code !== 'recipient_not_confidential_ready' || !req.confidential) throw await withRefusalHint(ctx, err, req, key);
     // The service's message speaks its API (`"confidential": false`); the hint, this tool's flag.
     if (!ctx.io.canPrompt) throw err.with({ hint: standardTransferHint(req.to) });
-    ctx.io.err(`${out.p.yellow('!')} ${sanitize(show(req.to))} cannot receive confidential transfers.\n`);
+    ctx.io.err(`${out.p.yellow('!')} ${sanitize(out.show(req.to))} cannot receive confidential transfers.\n`);
     const ok = await ctx.prompter.confirm('Send it as a standard transfer instead? Its amount will be PUBLIC on chain');
     if (!ok) throw err.with({ hint: 'nothing was sent; add --no-confidential to send a standard transfer' });
     // A new body needs a new key: reusing the first one would be refused as a reused key. A key
     // of the user's gives one derived from it, so a rerun of this command is a retry too.
-    result = await send({ ...req, confidential: false }, opts.idempotencyKey !== undefined ? standardKey(key) : randomUUID());
-  }
-
-  if (isHeld(result.data)) {
-    // With --wait: follow it through the human's decision to the money moving (exit 0 only then).
-    if (wait) return followHeld(ctx, client, { transactionId: result.data.transaction_id, expiresAt: result.data.expires_at, key: result.key }, wait, settleApproved(out, client, result.key, result.data.transaction_id));
-    printHeld(out, { ...result.data, idempotency_key: result.key });
-    throw new SilentExit('held', 'held_for_approval'); // exit 8: submitted, not yet sent
-  }
-  const transfer = result.data;
-  try {
-    await finish(out, client, transfer, result.key, waitMs, { submitted: true });
-  } catch (err) {
-    throw acceptedError(err, { key: result.key, transferId: transfer.transfer_id });
+    const body = { ...req, confidential: false };
+    const sentKey = ownKey ? standardKey(key) : randomUUID();
+    try {
+      return await payment.send(body, sentKey);
+    } catch (err2) {
+      throw await withRefusalHint(ctx, err2, body, sentKey);
+    }
   }
 }
 
@@ -131,7 +151,8 @@ async function finish(out: Out, client: ApiClient, made: Transfer, key: string, 
   if (waitMs !== undefined && !FINAL_STATUSES.includes(transfer.status)) {
     // Show the id before waiting, so an interrupted wait still leaves it on screen.
     if (!ctx.json && waitOpts.submitted) ctx.io.err(`submitted transfer ${sanitize(transfer.transfer_id)} (${sanitize(transfer.status)}) under idempotency key ${sanitize(key)}\n`);
-    transfer = await waitForTransfer(ctx, client, transfer.transfer_id, waitMs, waitOpts);
+    // Just answered or read: the first poll waits for the next block instead of reading it again.
+    transfer = await waitForTransfer(ctx, client, transfer.transfer_id, waitMs, { ...waitOpts, known: transfer });
   }
   if (transfer.status === 'failed') {
     // stdout carries results only: a failed transfer is an error report (its id is in it).
@@ -140,132 +161,116 @@ async function finish(out: Out, client: ApiClient, made: Transfer, key: string, 
   }
   printTransfer(out, { ...transfer, ...extra, idempotency_key: key });
   if (mode === 'table' && transfer.status === 'pending') {
-    const follow = withTarget(`\`svc transfer get ${sanitize(transfer.transfer_id)} --wait\``, ctx.globals);
+    const follow = withTarget(`\`svc transfer get ${shellWord(transfer.transfer_id)} --wait\``, ctx.globals);
     ctx.io.err(`${p.dim(`it settles after the next block; follow it with ${sanitize(follow)}`)}\n`);
   }
 }
 
-/** After a human approved a held transfer: the transfer it made, followed like one this command sent. */
-function settleApproved(out: Out, client: ApiClient, key: string, transactionId: string): Settle {
-  return (transfer, waitMs) => finish(out, client, transfer, key, waitMs, { submitted: true }, { transaction_id: transactionId });
+/**
+ * Follows a held transfer through the human's decision (send-held.ts) and, once approved, the
+ * transfer it made like one this command sent (`submitted` only when this run sent it). What it
+ * became is written down in the ledger, so a rerun knows.
+ */
+async function follow(out: Out, client: ApiClient, payment: Payment, h: HeldToFollow, wait: WaitPlan, submitted: boolean): Promise<void> {
+  const settle: Settle = (transfer, waitMs) => {
+    payment.noteApproved(h.transactionId, transfer.transfer_id);
+    return finish(out, client, transfer, h.key, waitMs, { submitted }, { transaction_id: h.transactionId });
+  };
+  try {
+    await followHeld(out.ctx, client, h, wait, settle);
+  } catch (err) {
+    const status = err instanceof CliError ? err.details.status : undefined;
+    if (status === 'rejected' || status === 'expired') payment.noteDecided(h.transactionId, status);
+    throw err;
+  }
 }
 
 /**
- * A rerun under a key the service accepted before: the earlier transfer, read back (the same
- * shape as a send's, and its exit code), or the held transaction as it was answered (exit 8).
- * One line on stderr says so.
+ * A rerun under a key the service accepted before: what it made, read back (the same shape as a
+ * send's, and its exit code). A held transaction is followed to what it became: the transfer
+ * once approved (exit 0), rejected (6), expired (5), still waiting (8, or followed with --wait).
+ * One line on stderr says it was not sent again.
  */
-async function showEarlier(out: Out, client: ApiClient, e: Earlier, wait: WaitPlan | undefined): Promise<void> {
+async function showEarlier(out: Out, client: ApiClient, payment: Payment, e: Earlier, wait: WaitPlan | undefined): Promise<void> {
   const { ctx } = out;
-  const waitMs = wait?.ms;
-  const sentKey = e.sent_key ?? e.key;
-  const what = e.status === 'held'
-    ? `held transaction ${e.transaction_id}${e.expires_at ? ` (held for approval until ${e.expires_at})` : ''}`
-    : e.transfer_id;
+  const what = e.transactionId !== undefined
+    ? `held transaction ${e.transactionId}${e.expiresAt ? ` (held for approval until ${e.expiresAt})` : ''}`
+    : e.transferId;
   const note = `${sanitize(`already sent under idempotency key ${e.key} on ${e.at}: ${what}; not sent again`)}\n`;
   // With --json, stderr carries only the error object when the command fails: the note comes last.
   if (!ctx.json) ctx.io.err(note);
-  if (e.status === 'held' && wait) {
-    // Followed as a fresh held send is: the decision (perhaps made already), then the money.
-    if (!ctx.json) ctx.io.err(note);
-    const id = e.transaction_id ?? '';
-    await followHeld(ctx, client, { transactionId: id, ...(e.expires_at ? { expiresAt: e.expires_at } : {}), key: sentKey, earlierAt: e.at }, wait, settleApproved(out, client, sentKey, id));
-    if (ctx.json) ctx.io.err(note);
-    return;
-  }
-  if (e.status === 'held') {
-    printHeld(out, { transaction_id: e.transaction_id ?? '', status: 'pending_approval', expires_at: e.expires_at ?? '', idempotency_key: sentKey }, { earlier: true });
-    if (ctx.json) ctx.io.err(note);
-    throw new SilentExit('held', 'held_for_approval');
-  }
-  const id = e.transfer_id ?? '';
   try {
-    const { data } = await client.get(transferPath(id), { schema: TransferSchema });
-    await finish(out, client, data, sentKey, waitMs, {});
+    await showMade(out, client, payment, e, wait);
   } catch (err) {
-    throw acceptedError(err, { key: sentKey, transferId: id, earlierAt: e.at });
+    // A result printed with only its exit code left (held: 8) keeps the note; an error object is alone.
+    if (ctx.json && err instanceof SilentExit) ctx.io.err(note);
+    throw err;
   }
   if (ctx.json) ctx.io.err(note);
 }
 
-export interface Posted {
-  status: number;
-  data: Transfer | HeldTransaction;
-  /** The Idempotency-Key the transfer was created with (part of --json output). */
-  key: string;
+async function showMade(out: Out, client: ApiClient, payment: Payment, e: Earlier, wait: WaitPlan | undefined): Promise<void> {
+  const accepted = { key: e.sentKey, earlierAt: e.at };
+  if (e.transactionId !== undefined && e.transferId === undefined) {
+    const id = e.transactionId;
+    const held = await learnHeld(out, client, payment, e);
+    if (held?.status === 'rejected') throw acceptedError(rejectedError(held), { ...accepted, transactionId: id });
+    if (held?.status === 'expired') throw acceptedError(expiredError(held), { ...accepted, transactionId: id });
+    if (held?.status === 'approved' && held.transfer_id !== undefined) {
+      if (!out.ctx.json) {
+        const by = decidedByText(held);
+        out.ctx.io.err(`${sanitize(`approved ${id}${by ? ` by ${by}` : ''}: submitted as transfer ${held.transfer_id}`)}\n`);
+      }
+      return showMade(out, client, payment, { ...e, transferId: held.transfer_id }, wait);
+    }
+    if (wait) {
+      // Followed as a fresh held send is: the decision, then the money (not submitted by this run).
+      return follow(out, client, payment, { transactionId: id, ...(e.expiresAt ? { expiresAt: e.expiresAt } : {}), key: e.sentKey, earlierAt: e.at, ...(held ? { known: held } : {}) }, wait, false);
+    }
+    printHeld(out, { transaction_id: id, status: 'pending_approval', expires_at: held?.expires_at ?? e.expiresAt ?? '', idempotency_key: e.sentKey }, { earlier: true });
+    throw new SilentExit('held', 'held_for_approval');
+  }
+  const id = e.transferId ?? '';
+  const extra: Record<string, string> = e.transactionId !== undefined ? { transaction_id: e.transactionId } : {};
+  try {
+    const { data } = await client.get(transferPath(id), { schema: TransferSchema });
+    await finish(out, client, data, e.sentKey, wait?.ms, {}, extra);
+  } catch (err) {
+    throw acceptedError(err, { ...accepted, transferId: id });
+  }
 }
 
 /**
- * POSTs the request with its journal entries around it: `tried` before it leaves (a journal that
- * cannot be written stops the send), then `sent` / `held` the moment the service accepts it, or
- * `not_sent` when nothing was made. A lost answer leaves `tried`: the outcome is unknown.
+ * What the held transaction became, from the service (and written down once decided). A service
+ * without the held-transaction routes cannot say: the transaction is shown as it was answered.
  */
-export async function postJournaled(ctx: Needs<'account' | 'auth' | 'globals' | 'io'>, client: ApiClient, journal: SendJournal, cmd: { key: string; request: string }, body: TransferRequest, sentKey: string): Promise<Posted> {
-  const base = { ...cmd, ...(sentKey !== cmd.key ? { sent_key: sentKey } : {}) };
-  // Tried again after a lost answer: the service's memory of the key runs from the first try.
-  const prior = journal.find(cmd.key);
-  const firstTried = prior?.status === 'tried' && prior.sent_key === base.sent_key ? (prior.first_tried_at ?? prior.at) : undefined;
-  journal.record({ ...base, status: 'tried', ...(firstTried ? { first_tried_at: firstTried } : {}) });
-  let posted: Posted;
+async function learnHeld(out: Out, client: ApiClient, payment: Payment, e: Earlier): Promise<HeldResource | undefined> {
+  const id = e.transactionId ?? '';
   try {
-    posted = await post(ctx, client, body, sentKey);
+    return await payment.learnHeld(client, id);
   } catch (err) {
-    if (nothingMade(err)) recordAfter(ctx, journal, { ...base, status: 'not_sent' });
-    throw err;
+    if (!(err instanceof CliError) || err.code !== 'unsupported_by_service') throw acceptedError(err, { key: e.sentKey, transactionId: id, earlierAt: e.at });
+    // What an earlier run learnt still holds: a decision is final.
+    if (e.held === 'rejected' || e.held === 'expired') return { transaction_id: id, status: e.held, agent: '', to: '', requested_at: e.at, expires_at: e.expiresAt ?? e.at };
+    if (!out.ctx.json) out.ctx.io.err(`note: ${sanitize(err.message)}; shown as the service answered it then\n`);
+    return undefined;
   }
-  const d = posted.data;
-  recordAfter(ctx, journal, isHeld(d)
-    ? { ...base, status: 'held', transaction_id: d.transaction_id, ...(d.expires_at ? { expires_at: d.expires_at } : {}) }
-    : { ...base, status: 'sent', transfer_id: d.transfer_id });
-  return posted;
-}
-
-/** Records what the service answered; a journal that fails now must not hide the answer. */
-function recordAfter(ctx: Needs<'io'>, journal: SendJournal, entry: Omit<SendEntry, 'at'>): void {
-  try {
-    journal.record(entry);
-  } catch (err) {
-    ctx.io.err(`warning: could not record idempotency key ${sanitize(entry.sent_key ?? entry.key)} in ${sanitize(journal.path)} (${sanitize((err as Error).message)}): a rerun after the service forgets it (24 hours) would send it again\n`);
-  }
-}
-
-/** A definite refusal (4xx), or no request left this machine: nothing was made under the key. */
-export function nothingMade(err: unknown): boolean {
-  if (err instanceof NetworkError) return err.nothingSent;
-  return err instanceof ApiError && err.status >= 400 && err.status < 500;
-}
-
-/**
- * POSTs the transfer. When the outcome is unknown (no answer, a timeout, a 5xx after retries,
- * an unreadable answer) the error carries the key and the command that retries safely.
- */
-async function post(ctx: Needs<'account' | 'auth' | 'globals'>, client: ApiClient, body: TransferRequest, key: string): Promise<Posted> {
-  try {
-    const res = await client.post('/v1/transfers', { body, idempotencyKey: key, schema: CreateResponseSchema });
-    return { status: res.status, data: res.data, key };
-  } catch (err) {
-    if (err instanceof ApiError) err = await withRefusalHint(ctx, err, body);
-    if (!(err instanceof CliError) || !outcomeUnknown(err)) throw err;
-    throw err.with({
-      hint: `the transfer may or may not have been made; retry safely (it cannot pay twice) with the same amount: \`${retryCommand(body, key)}\``,
-      details: { idempotency_key: key },
-    });
-  }
-}
-
-function outcomeUnknown(err: CliError): boolean {
-  // Refused at connect on every try: no request left this machine, so nothing was made.
-  if (err instanceof NetworkError && err.nothingSent) return false;
-  if (err.kind === 'network' || err.code === 'invalid_response') return true;
-  return err instanceof ApiError && err.status >= 500;
 }
 
 /**
  * A refused transfer's hint names the next command: what the account holds (and, on the
- * sandbox, how to add test funds), or the policy check that shows which rule denies it.
+ * sandbox, how to add test funds), or the policy check that shows which rule denies it. A
+ * request whose outcome is unknown gets the command that retries it under its key.
  */
-async function withRefusalHint(ctx: Needs<'account' | 'auth'>, err: ApiError, body: TransferRequest): Promise<ApiError> {
-  if (err.code !== 'insufficient_balance' && err.code !== 'policy_violation') return err;
+async function withRefusalHint(ctx: Needs<'account' | 'auth'>, err: unknown, body: TransferRequest, key: string): Promise<unknown> {
+  if (!(err instanceof CliError)) return err;
+  if (err.delivery === 'unknown' && err.code !== 'idempotency_outcome_unknown') {
+    return err.with({
+      hint: `the transfer may or may not have been made; retry safely (it cannot pay twice) with the same amount: \`${retryCommand(body, key)}\``,
+      details: { idempotency_key: key },
+    });
+  }
+  if (!(err instanceof ApiError) || (err.code !== 'insufficient_balance' && err.code !== 'policy_violation')) return err;
   const loopback = isLoopbackUrl((await ctx.auth()).baseUrl);
   if (err.code === 'insufficient_balance') {
     return err.with({ hint: insufficientBalanceHint({ loopback, asset: body.asset, ...(loopback ? { handle: await ownHandle(ctx) } : {}) }) });
@@ -293,10 +298,6 @@ function retryCommand(body: TransferRequest, key: string): string {
   if (!body.confidential) words.push('--no-confidential');
   words.push('--idempotency-key', shellWord(key));
   return words.join(' ');
-}
-
-export function isHeld(data: Transfer | HeldTransaction): data is HeldTransaction {
-  return typeof (data as HeldTransaction).transaction_id === 'string' && typeof (data as Transfer).transfer_id !== 'string';
 }
 
 /** The transfer; on a terminal, a receipt with the amount and memo as typed. */

@@ -19,6 +19,8 @@ export { DEFAULT_WAIT_MS, parseWaitDuration } from '../../runtime/flags.js';
 export interface WaitOptions {
   /** This command submitted the transfer (`send --wait`): Ctrl-C says it keeps settling. */
   submitted?: boolean;
+  /** The transfer as the caller just read it (or the service answered it): the first poll waits instead of reading it again. */
+  known?: Transfer;
 }
 
 /** The error Ctrl-C ends a wait with: the transfer goes on, and how to follow it again. */
@@ -44,9 +46,11 @@ export async function waitForTransfer(ctx: Needs<'io' | 'json' | 'env' | 'clock'
   // Ctrl-C is claimed from here: it stops the waiting (exit 130), not the transfer.
   const interrupt = ctx.interrupt.signal();
   const spinner = startSpinner(ctx.io, `waiting for transfer ${id} to settle (up to ${formatDuration(timeoutMs)})…`, { quiet: ctx.json, env: ctx.env });
+  let known = opts.known;
   try {
     for (;;) {
-      const { data } = await unlessAborted(interrupt, client.get(transferPath(id), { schema: TransferSchema, signal: interrupt }));
+      const data = known ?? (await unlessAborted(interrupt, client.get(transferPath(id), { schema: TransferSchema, signal: interrupt }))).data;
+      known = undefined;
       if (FINAL_STATUSES.includes(data.status)) return data;
       const elapsed = Math.round((clock.now() - started) / 1000) * 1000;
       spinner.update(`waiting for transfer ${id} to settle: ${data.status}, ${formatDuration(elapsed)}`);

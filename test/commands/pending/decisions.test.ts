@@ -1,12 +1,14 @@
 // What an approver's decision leaves behind, end to end in-process against a sandbox: `pending
 // reject --reason` (the service keeps it; a bad one is exit 2 and nothing is sent) and the
-// approvals log in the config dir (`svc pending log`): one entry per decision the service took or
-// refused for good, 0600 in a 0700 folder, never an amount or a memo.
+// decisions in the approver's ledger in the config dir (`svc pending log`): one entry per decision
+// the service took, refused for good, or may have taken, 0600 in a 0700 folder, never an amount
+// or a memo.
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../../helpers/e2e.js';
 import { runCli } from '../../helpers/cli.js';
+import { ledgerName } from '../../../src/core/ledger/ledger.js';
 
 const TXN_RE = /txn_[A-Za-z0-9]{24}/;
 /** Canaries: an amount and a memo that must never reach the log. */
@@ -25,7 +27,9 @@ async function hold(amount = AMOUNT): Promise<string> {
   return TXN_RE.exec(r.stdout)![0];
 }
 
-const logFile = () => join(t.configDir, 'approvals', 'approvals.jsonl');
+let aliceId = '';
+/** The approver's ledger: the file of the sandbox's base URL and @alice's account. */
+const logFile = () => join(t.configDir, 'ledger', `${ledgerName({ baseUrl: new URL(t.url).href, accountId: aliceId })}.jsonl`);
 const exported = async (id: string) => {
   const res = await fetch(`${t.url}/_sandbox/export`, { headers: { 'x-sandbox-admin-token': t.sandbox.adminToken } });
   const doc = (await res.json()) as { held: Array<{ transaction_id: string; status: string; reason?: string }> };
@@ -36,6 +40,7 @@ beforeAll(async () => {
   t = await startTestSandbox();
   await ok(['agent', 'create', 'bot', '--hitl-threshold', '50']);
   agentKey = (await ok(['sandbox', 'key', 'create', '--account', '@alice/bot'])).stdout.trim();
+  aliceId = (await t.svcJson<{ account_id: string }>(['account'])).account_id;
   await ok(['sandbox', 'fund', '@alice/bot', '100000']);
 }, 60_000);
 afterAll(async () => {
@@ -76,7 +81,7 @@ describe('pending reject --reason', () => {
   });
 });
 
-describe('the approvals log', () => {
+describe('the decisions in the ledger (`pending log`)', () => {
   it('records each decision the service took (and an approve refused as expired), newest first in `pending log`; 0600 in 0700; no amount, no memo', async () => {
     const approved = await hold();
     await ok(['pending', 'approve', approved]);
@@ -100,7 +105,7 @@ describe('the approvals log', () => {
     expect(log[2]).toMatchObject({ transaction_id: approved, decision: 'approve', result: 'approved', agent: '@alice/bot', to: '@acme', transfer_id: expect.stringMatching(/^tr_/) });
 
     expect(statSync(logFile()).mode & 0o777).toBe(0o600);
-    expect(statSync(join(t.configDir, 'approvals')).mode & 0o777).toBe(0o700);
+    expect(statSync(join(t.configDir, 'ledger')).mode & 0o777).toBe(0o700);
     const text = readFileSync(logFile(), 'utf8');
     expect(text).not.toContain(AMOUNT);
     expect(text).not.toContain('7319471100');
@@ -130,12 +135,12 @@ describe('the approvals log', () => {
     writeFileSync(target, '');
     const had = existsSync(logFile());
     if (had) renameSync(logFile(), `${logFile()}.moved`);
-    else mkdirSync(join(t.configDir, 'approvals'), { recursive: true, mode: 0o700 });
+    else mkdirSync(join(t.configDir, 'ledger'), { recursive: true, mode: 0o700 });
     symlinkSync(target, logFile());
     try {
       const r = await t.svc(['pending', 'reject', id]);
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stderr).toMatch(/^warning: this decision is not recorded in the approvals log on this machine: .+\nrejected txn_\w+: .*discarded, no funds moved\n/);
+      expect(r.stderr).toMatch(/^warning: this decision is not recorded on this machine: .+\nrejected txn_\w+: .*discarded, no funds moved\n/);
       expect(readFileSync(target, 'utf8')).toBe('');
       expect((await exported(id))?.status).toBe('rejected');
     } finally {

@@ -93,6 +93,7 @@ describe('the rule that held it, when the agent\'s policy cannot be read', () =>
     await withServer((req) => {
       if (req.url === '/v1/agents/transactions/pending') return { status: 200, body: { pending: [held] } };
       if (req.url === '/v1/accounts/me/agents') return { status: 403, body: { error: { code: 'forbidden', message: 'no' } } };
+      if (req.url === '/v1/accounts/me') return { status: 200, body: ACCOUNT };
       return { status: 200, body: { ...held, status: 'approved', transfer_id: 'tr_1' } };
     }, async (s, env) => {
       const r = await runCli(['pending', 'approve', 'txn_1'], { env });

@@ -294,12 +294,12 @@ describe('a run killed with SIGKILL', () => {
     for (let i = 1; i <= rows; i++) lines.push(`${RECIPIENTS[i % 4]},0.0${(i % 9) + 1},kill-${i},K-${i}`);
     const path = file('kill.csv', `${lines.join('\n')}\n`);
     const before = (await transfers()).length;
-    const journalDir = join(t.configDir, 'batches');
-    // Rows the journal records as accepted (each row also has a line for its try, written before it is sent).
-    const sentSoFar = () => (existsSync(journalDir) ? readdirSync(journalDir).map((f) => readFileSync(join(journalDir, f), 'utf8')).join('').split('"status":"sent"').length - 1 : 0);
+    const journalDir = join(t.configDir, 'ledger');
+    // Rows the ledger records as accepted (each row also has a line for its try, written before it is sent).
+    const sentSoFar = () => (existsSync(journalDir) ? readdirSync(journalDir).filter((f) => f.endsWith('.jsonl')).map((f) => readFileSync(join(journalDir, f), 'utf8')).join('').split('"status":"accepted"').length - 1 : 0);
 
     // Kill it once a quarter of the rows are recorded: mid-run, with requests in flight. Each
-    // journal write wakes the watcher (no polling); the test's own timeout bounds a batch that stalls.
+    // ledger write wakes the watcher (no polling); the test's own timeout bounds a batch that stalls.
     mkdirSync(journalDir, { recursive: true, mode: 0o700 });
     const baseline = sentSoFar();
     const quarterRecorded = new Promise<void>((resolve) => {
@@ -319,7 +319,7 @@ describe('a run killed with SIGKILL', () => {
     expect(partial).toBeLessThan(rows);
 
     const rerun = await t.svc(['--json', 'transfer', 'batch', path, '--concurrency', '4']);
-    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(rerun.code, `${rerun.stderr}\n${rerun.stdout.split('\n').filter((l) => l.includes('failed')).join('\n')}`).toBe(0);
     const doc = JSON.parse(rerun.stdout);
     expect(doc.summary.sent).toBe(rows);
     expect(doc.summary.earlier).toBeGreaterThanOrEqual(rows / 4);

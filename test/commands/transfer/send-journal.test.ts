@@ -34,9 +34,9 @@ function tsvRecord(stdout: string): Record<string, string> {
   return Object.fromEntries(stdout.split('\n').filter(Boolean).map((l) => l.split('\t') as [string, string]));
 }
 
-/** The journal files of a config directory, concatenated. */
+/** The ledger files of a config directory, concatenated. */
 function journalText(configDir: string): string {
-  const dir = join(configDir, 'sends');
+  const dir = join(configDir, 'ledger');
   return readdirSync(dir).filter((f) => f.endsWith('.jsonl')).map((f) => readFileSync(join(dir, f), 'utf8')).join('');
 }
 
@@ -83,10 +83,10 @@ describe('a key svc has seen accepted is not sent again, after the service forgo
     expect(await count()).toBe(before); // one transfer only
   });
 
-  it('the journal is 0600 in a 0700 folder and holds ids and keys, never the amount or the memo; a dry run records nothing', async () => {
+  it('the ledger is 0600 in a 0700 folder and holds ids and keys, never the amount or the memo; a dry run records nothing', async () => {
     const dry = await svc(['transfer', 'send', '@acme', '1', '--idempotency-key', 'dry-only-1', '--dry-run']);
     expect(dry.code, dry.stderr).toBe(0);
-    const dir = join(t.configDir, 'sends');
+    const dir = join(t.configDir, 'ledger');
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     const files = readdirSync(dir);
     expect(files.length).toBeGreaterThan(0);
@@ -171,7 +171,7 @@ describe('a key svc has seen accepted is not sent again, after the service forgo
     expect(await count()).toBe(before + 1);
   });
 
-  it('held for approval: the same command, a day later, prints the held transaction and exits 8 again; no second hold', async () => {
+  it('held for approval: the same command prints the held transaction and exits 8 while it waits; once it expired, exit 5 (transaction_expired); never a second hold', async () => {
     expect((await t.svc(['agent', 'create', 'payer', '--hitl-threshold', '5'])).code).toBe(0);
     const agentKey = (await t.svc(['sandbox', 'key', 'create', '--account', '@alice/payer'])).stdout.trim();
     expect((await t.svc(['sandbox', 'fund', '@alice/payer', '100'])).code).toBe(0);
@@ -181,13 +181,20 @@ describe('a key svc has seen accepted is not sent again, after the service forgo
     expect(first.code, first.stderr).toBe(8);
     const held = JSON.parse(first.stdout) as Record<string, string>;
     expect(held).toMatchObject({ status: 'pending_approval', idempotency_key: 'held-1' });
+    // Still waiting for the owner: the same answer, exit 8, nothing new held.
+    const waiting = await asAgent(cmd);
+    expect(waiting.code, waiting.stderr).toBe(8);
+    const { transaction_id, status, expires_at, idempotency_key } = held;
+    expect(JSON.parse(waiting.stdout)).toEqual({ transaction_id, status, expires_at, idempotency_key });
+    expect(lines(waiting.stderr)).toEqual([expect.stringMatching(new RegExp(`^already sent under idempotency key held-1 on ${ISO}: held transaction ${held.transaction_id} \\(held for approval until ${held.expires_at}\\); not sent again$`))]);
     await forget(); // the hold expired long ago (15 minutes), and the service forgot the key
     const again = await asAgent(cmd);
-    expect(again.code).toBe(8);
-    // The spec's fields of the 202 answer, as it was (a held transaction cannot be read back).
-    const { transaction_id, status, expires_at, idempotency_key } = held;
-    expect(JSON.parse(again.stdout)).toEqual({ transaction_id, status, expires_at, idempotency_key });
-    expect(lines(again.stderr)).toEqual([expect.stringMatching(new RegExp(`^already sent under idempotency key held-1 on ${ISO}: held transaction ${held.transaction_id} \\(held for approval until ${held.expires_at}\\); not sent again$`))]);
+    expect(again.code, again.stderr).toBe(5);
+    expect(again.stdout).toBe('');
+    expect(JSON.parse(again.stderr).error).toMatchObject({ code: 'transaction_expired', transaction_id: held.transaction_id, idempotency_key: 'held-1' });
+    // What it became is in the ledger: the next run knows it without a second hold.
+    expect(journalText(t.configDir)).toMatch(new RegExp(`"transaction_id":"${held.transaction_id}","held":"expired"`));
+    expect((await asAgent(cmd)).code).toBe(5);
     // Nothing new waits for the owner.
     expect(await t.svcJson<unknown[]>(['pending', 'ls'])).toEqual([]);
   });
@@ -208,21 +215,25 @@ describe('a key svc has seen accepted is not sent again, after the service forgo
     expect(await count()).toBe(before + 1);
   });
 
-  it('kept 90 days by the tool\'s clock: an entry is pruned once it is older', async () => {
+  it("kept 90 days by this machine's clock and the service's both: one clock read 91 days ahead drops nothing", async () => {
     const t0 = Date.parse('2026-01-05T00:00:00Z');
     const at = (days: number) => virtualClock(t0 + days * DAY);
     expect((await svc(['transfer', 'send', '@acme', '1', '--idempotency-key', 'prune-me'], at(0))).code).toBe(0);
     expect((await svc(['transfer', 'send', '@acme', '1', '--idempotency-key', 'probe-89'], at(89))).code).toBe(0);
     expect(journalText(t.configDir)).toContain('"key":"prune-me"');
+    // This machine's clock 91 days on, the service's not: nothing is dropped, and the key is still known.
     expect((await svc(['transfer', 'send', '@acme', '1', '--idempotency-key', 'probe-91'], at(91))).code).toBe(0);
+    expect(journalText(t.configDir)).toContain('"key":"prune-me"');
+    await forget();
+    const known = await svc(['transfer', 'send', '@acme', '1', '--idempotency-key', 'prune-me'], at(91));
+    expect(known.code, known.stderr).toBe(0);
+    expect(known.stderr).toMatch(/^already sent under idempotency key prune-me /);
+    // Both clocks 91 days on (the service's moved too): dropped at the next run that learns its time.
+    expect((await t.svc(['sandbox', 'clock', 'advance', '91d'])).code).toBe(0);
+    expect((await svc(['transfer', 'send', '@acme', '1', '--idempotency-key', 'probe-182'], at(182))).code).toBe(0);
     const text = journalText(t.configDir);
     expect(text).not.toContain('prune-me');
-    expect(text).toContain('"key":"probe-89"');
-    // No longer known: after the service's 24 hours too, the key would be sent again.
-    await forget();
-    const again = await svc(['transfer', 'send', '@acme', '1', '--idempotency-key', 'prune-me'], at(91));
-    expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toBe('');
+    expect(text).toContain('"key":"probe-182"');
   });
 });
 

@@ -5,24 +5,16 @@ import { basename } from 'node:path';
 import { parseAmount } from '../../../domain/amount.js';
 import { CliError, UsageError } from '../../../errors.js';
 import type { InputRow } from './input.js';
-import { buildTransferRequest, type TransferRequest } from '../request.js';
+import { buildTransferRequest, type TransferRequest } from '../../../core/request.js';
+import type { CheckedRow as CoreCheckedRow, PlannedRow as Planned } from '../../../core/batch-identity.js';
 
 /** A row that passed every check. */
-export interface CheckedRow {
-  line: number;
+export interface CheckedRow extends CoreCheckedRow {
   fields: InputRow['fields'];
-  req: TransferRequest;
-  /** The amount in its asset's smallest units. */
-  units: bigint;
 }
 
-/** A checked row and who it is (identity.ts). */
-export interface PlannedRow extends CheckedRow {
-  /** Identifies the row within its batch: from its ref, else from a keyed hash of its content. */
-  rowId: string;
-  /** A keyed hash of recipient, amount, asset and memo: tells whether a ref's row has changed. */
-  content: string;
-}
+/** A checked row and who it is (core/batch-identity.ts). */
+export type PlannedRow = Planned<CheckedRow>;
 
 export interface RowError {
   line: number;

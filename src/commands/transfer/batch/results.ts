@@ -13,7 +13,7 @@ import { safeJson } from '../../../io/sanitize.js';
 import type { IOStreams } from '../../../io/streams.js';
 import type { BatchColumn, InputRow } from './input.js';
 
-export type ResultStatus = 'sent' | 'held' | 'failed' | 'not_sent' | 'skipped' | 'would_send' | 'would_hold' | 'would_deny';
+export type ResultStatus = 'sent' | 'held' | 'failed' | 'changed' | 'not_sent' | 'skipped' | 'would_send' | 'would_hold' | 'would_deny';
 
 export interface ResultLine {
   line: number;
@@ -39,7 +39,9 @@ export interface Summary {
   failed: number;
   skipped: number;
   not_sent: number;
-  /** Of `sent` and `held`: accepted by an earlier run. */
+  /** Rows an earlier run paid under the same ref with other content: not sent. */
+  changed: number;
+  /** Of the rows: accepted by an earlier run (not sent again). */
   earlier: number;
   /** Sent (and held) amounts per asset, decimal strings. */
   totals: Record<string, string>;
@@ -69,7 +71,7 @@ const SEVERITY: readonly ErrorKind[] = ['network', 'auth', 'refused', 'conflict'
 
 /** Counts, totals and the worst failure, added to row by row. */
 export class Tally {
-  private readonly counts: Omit<Summary, 'totals'> = { sent: 0, held: 0, failed: 0, skipped: 0, not_sent: 0, earlier: 0 };
+  private readonly counts: Omit<Summary, 'totals'> = { sent: 0, held: 0, failed: 0, skipped: 0, not_sent: 0, changed: 0, earlier: 0 };
   private readonly totals = new Map<string, bigint>();
   private readonly failureKinds = new Set<ErrorKind>();
   private readonly errorCodes = new Set<string>();
@@ -85,6 +87,10 @@ export class Tally {
       c.failed++;
       this.failureKinds.add(r.kind ?? 'failure');
       if (r.error_code) this.errorCodes.add(r.error_code);
+    } else if (r.status === 'changed') {
+      c.changed++;
+      this.failureKinds.add(r.kind ?? 'conflict');
+      if (r.error_code) this.errorCodes.add(r.error_code);
     } else if (r.status === 'skipped') c.skipped++;
     else c.not_sent++;
     if (r.earlier) c.earlier++;
@@ -92,7 +98,7 @@ export class Tally {
 
   get rows(): number {
     const c = this.counts;
-    return c.sent + c.held + c.failed + c.skipped + c.not_sent;
+    return c.sent + c.held + c.failed + c.changed + c.skipped + c.not_sent;
   }
 
   /** The error codes of the failed rows. */
@@ -117,6 +123,7 @@ export function summaryLine(s: Summary, dryRun: boolean): string {
   const totals = Object.entries(s.totals).map(([asset, amount]) => `${amount} ${asset}`).join(', ');
   const verbs = dryRun ? ['would send', 'would hold', 'would be denied'] : ['sent', 'held', 'failed'];
   const parts = [`${verbs[0]} ${s.sent}`, `${verbs[1]} ${s.held}`, `${verbs[2]} ${s.failed}`, `skipped ${s.skipped}`];
+  if (s.changed) parts.push(`changed ${s.changed}`);
   if (s.not_sent) parts.push(`not sent ${s.not_sent}`);
   const earlier = s.earlier ? ` (${s.earlier} accepted by an earlier run: not sent again)` : '';
   return `${parts.join(', ')}${earlier}${totals ? `; total ${totals}` : ''}`;

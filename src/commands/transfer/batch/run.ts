@@ -2,24 +2,31 @@
 // in memory. The first read checks every row (nothing is sent if one is bad, unless
 // --skip-invalid) and sums what is left to send; then the totals are checked against the
 // balance; the second read sends, with bounded concurrency, each row under a key derived from
-// the batch's name and the row, every outcome journaled: rerunning the same command, the file
-// edited or not, sends exactly the rows not yet accepted.
+// the batch's name and the row, every outcome in the ledger (core/batch-book.ts): rerunning the
+// same command, the file edited or not, sends exactly the rows not yet accepted. When svc cannot
+// tell whether a run continues its batch, it refuses before sending (core/batch-continuation.ts).
+// One run of a batch at a time: a second is refused while the first holds the batch's lock.
 import { randomBytes } from 'node:crypto';
 import type { Needs } from '../../../runtime/factory.js';
 import type { ApiClient } from '../../../api/client.js';
-import { localKey } from '../../../config/local-key.js';
 import { formatUnits } from '../../../domain/amount.js';
 import { CliError, SilentExit, UsageError } from '../../../errors.js';
 import { startProgress } from '../../../io/progress.js';
 import { sanitize } from '../../../io/sanitize.js';
+import { BatchBook, isAccepted, type RowRecord } from '../../../core/batch-book.js';
+import { checkContinuation, rowsPaidElsewhere, sourceOf, type PaidElsewhere, type RunIdentity } from '../../../core/batch-continuation.js';
+import { isContentRowId, keyIdOf, RowIdentities } from '../../../core/batch-identity.js';
+import { lockBatch } from '../../../core/batch-lock.js';
+import { RefChanges, type Earlier } from '../../../core/batch-ref-changes.js';
+import { earlierOf as coreEarlierOf } from '../../../core/batch-rows.js';
+import { rowKey } from '../../../core/ledger/local-keys.js';
+import { ledgerClocks, nowOnBothClocks } from '../../../core/service-time.js';
+import type { Now } from '../../../core/ledger/memory.js';
 import { checkTotals } from './balance.js';
-import { keyIdOf, RowIdentities } from './identity.js';
 import { openBatchFile, readRows, type BatchColumn, type BatchFile, type BatchFormat, type InputRow } from './input.js';
-import { isAccepted, openJournal, type Journal } from './journal.js';
-import { RefChanges, type Earlier } from './ref-changes.js';
 import { fileSink, outFormatOk, stdoutSink, summaryLine, Tally, type ResultLine, type ResultSink } from './results.js';
 import { addToTotals, batchNameFor, checkRow, isRowError, type PlannedRow, type RowError } from './plan.js';
-import { earlierResult, rowSender, runRows } from './send-rows.js';
+import { changedResult, earlierResult, rowSender, runRows } from './send-rows.js';
 import { loadPolicyPreview, type PolicyPreview } from '../../agent/policy-preview.js';
 
 export interface BatchOptions {
@@ -73,24 +80,23 @@ async function* checkedRows(rows: AsyncIterable<InputRow>, confidential: boolean
 
 /** One run of a batch: its name, its file, and what it is matched against. */
 interface BatchRun {
-  batch: string;
+  id: RunIdentity;
   accountId: string;
   file: BatchFile;
   format: BatchFormat;
   opts: BatchOptions;
   /** The local key of the rows' keyed hashes. */
   key: Buffer;
-  journal: Journal;
-  /** Rows whose ref was added or taken away since an earlier run (ref-changes.ts). */
+  book: BatchBook;
+  /** Rows whose ref was added or taken away since an earlier run (core/batch-ref-changes.ts). */
   refChanges: RefChanges;
+  /** With no record of this batch (and no --batch-id or --new-batch): the rows other batches paid. */
+  elsewhere: Map<string, { batch: string; at: string }> | undefined;
 }
 
-/** The accepted row that answers for this one: its own, or (its ref added or removed) another's. */
-function earlierOf(run: BatchRun): (row: PlannedRow) => Earlier | undefined {
-  return (row) => {
-    const own = run.journal.last.get(row.rowId);
-    return isAccepted(own) ? { entry: own } : run.refChanges.of(row);
-  };
+/** The accepted row that answers for this one (its own, or another's after a ref change), or a ref's row paid with other content. */
+function earlierOf(run: BatchRun): (row: PlannedRow) => Earlier | { changed: RowRecord } | undefined {
+  return coreEarlierOf(run.book, (row) => run.refChanges.of(row));
 }
 
 interface FirstRead {
@@ -100,6 +106,10 @@ interface FirstRead {
   /** Per asset, the rows still to send (not accepted by an earlier run). */
   totals: Map<string, bigint>;
   toSend: number;
+  /** Rows this batch had paid already (their own, or matched after a ref change). */
+  paid: number;
+  /** Rows another batch had paid, when this one has no record. */
+  elsewhere: PaidElsewhere | undefined;
 }
 
 /** Reads the file once: every row checked, the totals of what is left to send. */
@@ -109,6 +119,8 @@ async function firstRead(ctx: Needs<'io' | 'json'>, run: BatchRun): Promise<Firs
   const totals = new Map<string, bigint>();
   let valid = 0;
   let toSend = 0;
+  let paid = 0;
+  let elsewhere: PaidElsewhere | undefined;
   const identities = new RowIdentities(run.key);
   for await (const r of checkedRows(reader.rows, run.opts.confidential !== false, identities)) {
     if (isRowError(r)) {
@@ -116,9 +128,14 @@ async function firstRead(ctx: Needs<'io' | 'json'>, run: BatchRun): Promise<Firs
       continue;
     }
     valid++;
-    const own = run.journal.last.get(r.rowId);
+    const other = run.elsewhere?.get(r.rowId);
+    if (other) elsewhere = elsewhere ? { ...elsewhere, count: elsewhere.count + 1 } : { count: 1, ...other };
+    const own = run.book.row(r.rowId);
     run.refChanges.note(r, isAccepted(own) ? own : undefined);
-    if (isAccepted(own)) continue;
+    if (isAccepted(own)) {
+      paid++;
+      continue;
+    }
     toSend++;
     addToTotals(totals, r.req.asset, r.units);
   }
@@ -126,36 +143,62 @@ async function firstRead(ctx: Needs<'io' | 'json'>, run: BatchRun): Promise<Firs
   if (valid === 0) throw new UsageError(invalid.length ? 'no row of the file can be sent' : 'the file has no rows', undefined, 'invalid_batch');
   for (const m of run.refChanges.resolve((content) => identities.plainCount(content))) {
     toSend--;
+    paid++;
     addToTotals(totals, m.asset, -m.units);
     if (totals.get(m.asset) === 0n) totals.delete(m.asset);
   }
-  return { columns: reader.columns(), invalid, valid, totals, toSend };
+  return { columns: reader.columns(), invalid, valid, totals, toSend, paid, elsewhere };
 }
 
 export async function runBatch(ctx: Needs<'account' | 'client' | 'clock' | 'confirm' | 'env' | 'interrupt' | 'io' | 'json' | 'network' | 'reader' | 'serviceClock'>, path: string, opts: BatchOptions): Promise<void> {
   const concurrency = concurrencyOf(opts.concurrency);
   if (opts.out !== undefined && !outFormatOk(opts.out)) throw new UsageError(`--out "${opts.out}" must end in .csv or .jsonl (the results file's format)`);
-  const batch = batchNameFor(path, opts.batchId);
+  const name = batchNameFor(path, opts.batchId);
   const format = formatOf(path, opts);
   const file = await openBatchFile(path, ctx.io.stdin);
   try {
     const client = await ctx.client();
-    // The journal is the account's: asked before the file is read.
+    // The ledger is the account's: asked before the file is read.
     const account = await ctx.account();
-    // A dry run records nothing and makes no key; without one, no journal can know a row without a ref.
-    const key = localKey(ctx.env, 'batches', '.key', { create: !opts.dryRun }) ?? randomBytes(32);
-    const journal = openJournal(ctx.env, { baseUrl: client.baseUrl, accountId: account.account_id, batch }, {
-      keyId: keyIdOf(key),
-      ...(opts.newBatch ? { newInstance: randomBytes(8).toString('hex') } : {}),
-    });
+    const scope = { baseUrl: client.baseUrl, accountId: account.account_id };
+    // A dry run records nothing and makes no key; without one, no ledger can know a row without a ref.
+    const key = rowKey(ctx.env, { create: !opts.dryRun }) ?? randomBytes(32);
+    // One run of a batch at a time (a dry run reads only): held until every row's outcome is written.
+    const unlock = opts.dryRun ? undefined : lockBatch(ctx.env, scope, name);
     try {
-      const run: BatchRun = { batch, accountId: account.account_id, file, format, opts, key, journal, refChanges: new RefChanges(journal.last) };
-      await second(ctx, client, run, concurrency, await firstRead(ctx, run));
+      const clocks = ledgerClocks(ctx);
+      const book = BatchBook.open(ctx.env, scope, clocks, name, { ...(opts.newBatch ? { newInstance: randomBytes(8).toString('hex') } : {}), readOnly: Boolean(opts.dryRun) });
+      try {
+        refuseAnotherKey(book, keyIdOf(key), name, Boolean(opts.newBatch));
+        const id: RunIdentity = { name, stated: opts.batchId !== undefined, newBatch: Boolean(opts.newBatch), source: sourceOf(path, key) };
+        const elsewhere = !id.stated && !id.newBatch && !book.hasRows ? rowsPaidElsewhere(ctx.env, scope, clocks, name) : undefined;
+        const run: BatchRun = { id, accountId: account.account_id, file, format, opts, key, book, refChanges: new RefChanges(() => book.accepted()), elsewhere };
+        const first = await firstRead(ctx, run);
+        await checkContinuation(id, book, first.paid, first.elsewhere, () => nowOnBothClocks(ctx));
+        await second(ctx, client, run, concurrency, first);
+      } finally {
+        book.close();
+      }
     } finally {
-      journal.close();
+      unlock?.();
     }
   } finally {
     file.close();
+  }
+}
+
+/**
+ * Rows without a ref are matched by a hash under the local key: under another key (the file
+ * replaced or lost), they would all look new and be paid again. Refused instead.
+ */
+function refuseAnotherKey(book: BatchBook, keyId: string, batch: string, newBatch: boolean): void {
+  if (newBatch) return;
+  for (const r of book.accepted()) {
+    if (isContentRowId(r.line.row) && r.line.key_id !== undefined && r.line.key_id !== keyId) {
+      throw new CliError('usage', 'batch_key_changed', `batch "${batch}" holds rows without a ref recorded under another local key (the ledger's row key in the config directory was replaced): they cannot be matched to this file, and would be paid again; nothing was sent`, {
+        hint: 'restore ledger/row.key (or batches/.key) from a backup of the config directory, or add --new-batch to send every row again on purpose',
+      });
+    }
   }
 }
 
@@ -166,11 +209,12 @@ async function checkBalance(ctx: Needs<'io' | 'json' | 'reader'>, client: ApiCli
 }
 
 /** The agent's policy over the rows in order: earlier rows count toward the daily limit. */
-function previewer(preview: PolicyPreview | undefined, earlier: (row: PlannedRow) => Earlier | undefined): (row: PlannedRow) => Promise<ResultLine> {
+function previewer(preview: PolicyPreview | undefined, earlier: (row: PlannedRow) => Earlier | { changed: RowRecord } | undefined): (row: PlannedRow) => Promise<ResultLine> {
   let spent = 0n; // what earlier rows of this run add (evaluate() adds what the service already counts)
   return async (row) => {
     const found = earlier(row);
-    if (found) return earlierResult(row, found); // a real run would not send it
+    // A real run would not send it.
+    if (found) return 'changed' in found ? changedResult(row, found.changed) : earlierResult(row, found);
     const b = { line: row.line, fields: row.fields, asset: row.req.asset, units: row.units };
     if (!preview) return { ...b, status: 'would_send' };
     const e = preview.evaluate({ to: row.req.to, amountUnits: row.units, asset: row.req.asset }, spent);
@@ -189,11 +233,12 @@ function rerunAdvice(opts: BatchOptions): string {
 
 /** Reads the file again and sends (or, with --dry-run, evaluates) each row, writing results as they come. */
 async function second(ctx: Needs<'account' | 'client' | 'clock' | 'confirm' | 'interrupt' | 'io' | 'json' | 'network' | 'reader' | 'serviceClock'>, client: ApiClient, run: BatchRun, concurrency: number, first: FirstRead): Promise<void> {
-  const { opts, journal } = run;
+  const { opts, book } = run;
+  const batch = run.id.name;
   const dryRun = Boolean(opts.dryRun);
   if (first.toSend) await checkBalance(ctx, client, first.totals);
   if (opts.newBatch && ctx.io.stderrIsTTY && !ctx.json) {
-    ctx.io.err(`note: --new-batch: a new instance of batch "${sanitize(run.batch)}"; every row is ${dryRun ? 'evaluated' : 'sent'}, even those an earlier run had accepted\n`);
+    ctx.io.err(`note: --new-batch: a new instance of batch "${sanitize(batch)}"; every row is ${dryRun ? 'evaluated' : 'sent'}, even those an earlier run had accepted\n`);
   }
   let handle: (row: PlannedRow) => Promise<ResultLine>;
   if (dryRun) {
@@ -208,13 +253,19 @@ async function second(ctx: Needs<'account' | 'client' | 'clock' | 'confirm' | 'i
       const again = opts.newBatch ? ', rows an earlier run accepted included (--new-batch)' : '';
       await ctx.confirm.live(`Send ${what} (${totalsText(first.totals)}) from a LIVE account${again}?`, `Sending ${what} from a LIVE account${again}`);
     }
-    handle = rowSender(ctx, client, { accountId: run.accountId, batch: run.batch }, journal, earlierOf(run));
-    journal.begin(); // confirmed: a --new-batch instance exists from here on, sent rows or not
+    handle = rowSender(ctx, client, {
+      book, scope: { accountId: run.accountId, batch, instance: book.instance }, keyId: keyIdOf(run.key), earlier: earlierOf(run),
+      now: (() => {
+        let now: Promise<Now> | undefined; // the service's time, asked once for every row that needs it
+        return () => (now ??= nowOnBothClocks(ctx));
+      })(),
+    });
+    book.begin(run.id.source); // confirmed: a --new-batch instance exists from here on, sent rows or not
   }
 
   let interrupted = false;
   if (!dryRun) void ctx.interrupt.wait().then(() => (interrupted = true));
-  const head = { batch_id: run.batch, ...(opts.newBatch ? { new_batch: true as const } : {}), ...(dryRun ? { dry_run: true as const } : {}) };
+  const head = { batch_id: batch, ...(opts.newBatch ? { new_batch: true as const } : {}), ...(dryRun ? { dry_run: true as const } : {}) };
   // The results file first: if it cannot be made, stdout has not begun its document.
   const out = opts.out !== undefined ? fileSink(opts.out, first.columns) : undefined;
   const sinks: ResultSink[] = [stdoutSink(ctx.io, ctx.json, first.columns, head), ...(out ? [out] : [])];
@@ -238,6 +289,8 @@ async function second(ctx: Needs<'account' | 'client' | 'clock' | 'confirm' | 'i
   }
   progress.stop();
   const summary = tally.summary();
+  // Complete: every row of the file accepted, now or before (a later run of it may be a new payout).
+  if (!dryRun) book.end(!interrupted && summary.failed + summary.changed + summary.skipped + summary.not_sent === 0);
   for (const s of sinks) s.end(summary, { interrupted });
   // A person gets the summary; a script has the exit code, the results file and --json.
   if (!ctx.json && ctx.io.stderrIsTTY) ctx.io.err(`${summaryLine(summary, dryRun)}\n`);
@@ -246,9 +299,11 @@ async function second(ctx: Needs<'account' | 'client' | 'clock' | 'confirm' | 'i
     throw new CliError('interrupted', 'interrupted', `interrupted: ${summary.not_sent} row${summary.not_sent === 1 ? '' : 's'} not sent; ${rerunAdvice(opts)} to send them (rows already accepted are not sent twice)`);
   }
   const outcome = tally.outcome();
-  if (!dryRun && summary.failed) {
-    throw new CliError(outcome ?? 'failure', 'batch_incomplete', `${summary.failed} of ${tally.rows} rows failed (${tally.failureNames.join(', ')}); ${rerunAdvice(opts)} to retry them, after correcting any row the service refused (the file may be edited): rows already accepted are not sent twice`, {
-      details: { batch_id: run.batch, failed: summary.failed },
+  if (!dryRun && (summary.failed || summary.changed)) {
+    const failed = summary.failed ? [`${summary.failed} of ${tally.rows} rows failed (${tally.failureNames.filter((c) => c !== 'row_changed').join(', ')}); ${rerunAdvice(opts)} to retry them, after correcting any row the service refused (the file may be edited): rows already accepted are not sent twice`] : [];
+    const changed = summary.changed ? [`${summary.changed} row${summary.changed === 1 ? ' was' : 's were'} paid by an earlier run under the same ref with other content, and not sent (row_changed): a second payout needs a new ref`] : [];
+    throw new CliError(outcome ?? 'failure', 'batch_incomplete', [...failed, ...changed].join('; '), {
+      details: { batch_id: batch, failed: summary.failed, changed: summary.changed },
     });
   }
   // Rows held for an approver (8), or a dry run's denials (6): the results say it all.

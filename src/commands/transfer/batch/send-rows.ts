@@ -1,110 +1,86 @@
 // Sending the rows of a batch as they are read: at most `concurrency` in flight over one client
-// (one connection pool), each under its own idempotency key and its own --timeout budget, every
-// outcome journaled the moment it is known, and the results handed on in file order (a small
-// reorder window, so memory stays flat however long the file). Rows the journal shows accepted
-// are not sent again. Once `stopped()` (Ctrl-C), no row starts; the ones in flight finish.
-import type { Needs } from '../../../runtime/factory.js';
+// (one connection pool), each row paid through the batch engine (core/batch-rows.ts: its ledger
+// decides, and records what the service did), and the results handed on in file order (a small
+// reorder window, so memory stays flat however long the file). This file words each row's
+// outcome. Once `stopped()` (Ctrl-C), no row starts; the ones in flight finish.
 import type { ApiClient } from '../../../api/client.js';
-import { HeldTransactionSchema, TransferSchema } from '../../../api/schemas.js';
-import { ApiError, CliError } from '../../../errors.js';
-import { SERVICE_KEY_MEMORY_MS } from '../../../domain/idempotency.js';
-import * as z from 'zod/mini';
-import { idempotencyKeyOf, isContentRowId, type KeyScope } from './identity.js';
-import { isAccepted, type Journal, type JournalEntry } from './journal.js';
-import type { Earlier } from './ref-changes.js';
+import type { Needs } from '../../../runtime/factory.js';
+import type { RowRecord } from '../../../core/batch-book.js';
+import { isContentRowId } from '../../../core/batch-identity.js';
+import type { Earlier } from '../../../core/batch-ref-changes.js';
+import { rowSender as coreSender, type RowOutcome, type RowSenderOptions } from '../../../core/batch-rows.js';
 import type { ResultLine } from './results.js';
 import { isRowError, type PlannedRow, type RowError } from './plan.js';
-
-const CreateAnswer = z.union([TransferSchema, HeldTransactionSchema]);
 
 /** Rows started beyond the oldest unfinished one, at most: bounds the reorder buffer. */
 const WINDOW = 1024;
 
 const base = (row: PlannedRow) => ({ line: row.line, fields: row.fields, asset: row.req.asset, units: row.units });
 
-/**
- * A refusal for good: the service answered 4xx, so no transfer exists and the same key would only
- * get the same answer. Not so for a reused key (409 idempotency_key_reused: an earlier request
- * under it exists) or rate limiting (429 after retries): those keep their key.
- */
-function refusedForGood(err: unknown): boolean {
-  return err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 429 && err.code !== 'idempotency_key_reused';
-}
-
-/**
- * When the key a row is about to go under was first sent with no answer learnt since (a lost
- * answer, a 5xx, a kill mid-request): the service may hold a transfer under it, and answers for it
- * only for 24 hours. Undefined when the key is new or known not to have made anything.
- */
-function unansweredSince(prior: JournalEntry | undefined, generation: number): string | undefined {
-  if (!prior || prior.final || prior.generation !== generation) return undefined;
-  if (prior.status === 'failed' && prior.error_code === 'rate_limited') return undefined; // 429: not taken
-  return prior.status === 'tried' || prior.status === 'failed' ? prior.tried_at : undefined;
-}
-
 /** Why a row is not sent again: an accepted row of this instance of the batch answers for it. */
-function earlierMessage(row: PlannedRow, { entry, via }: Earlier): string {
-  const accepted = entry.status === 'held' ? 'held for approval' : 'accepted';
+function earlierMessage(row: PlannedRow, { entry, via }: Earlier, held: string | undefined): string {
+  const accepted = held === 'approved' ? 'held for approval, then approved,' : entry.line.held !== undefined ? 'held for approval' : 'accepted';
   const same = '(same recipient, amount, asset and memo)';
   if (via === 'ref_added') return `${accepted} by an earlier run of this batch before the row had a ref ${same}: not sent again`;
   if (via === 'ref_removed') return `${accepted} by an earlier run of this batch under a ref the file no longer has ${same}: not sent again`;
-  if (!isContentRowId(row.rowId)) {
-    // The same ref is the same payout, even edited: a second one needs a ref of its own.
-    return entry.content !== undefined && entry.content !== row.content
-      ? `${accepted} by an earlier run of this batch under the same ref; the row has changed since, and is not sent again (a new ref makes a new payout)`
-      : `${accepted} by an earlier run of this batch (same ref): not sent again`;
-  }
+  if (!isContentRowId(row.rowId)) return `${accepted} by an earlier run of this batch (same ref): not sent again`;
   return `${accepted} by an earlier run of this batch ${same}: not sent again; --new-batch sends every row again`;
 }
 
-/** A row an accepted earlier row answers for: that row's result, and why it is not sent. */
-export function earlierResult(row: PlannedRow, earlier: Earlier): ResultLine {
-  const prior = earlier.entry;
+/** A row an accepted earlier row answers for (as recorded, or as learnt now): its result, and why it is not sent. */
+export function earlierResult(row: PlannedRow, earlier: Earlier, learnt: { transferId?: string; transactionId?: string; held?: string } = {}): ResultLine {
+  const line = earlier.entry.line;
+  const held = learnt.held ?? line.held;
+  const transferId = learnt.transferId ?? line.transfer_id;
+  const transactionId = learnt.transactionId ?? line.transaction_id;
+  const ids = { ...(transferId ? { transfer_id: transferId } : {}), ...(transactionId ? { transaction_id: transactionId } : {}) };
+  const r = { ...base(row), idempotency_key: line.key, earlier: true as const, ...ids };
+  if (held === 'rejected') {
+    return { ...r, status: 'failed', error_code: 'transaction_rejected', kind: 'refused', message: `held for approval by an earlier run of this batch, then rejected: nothing was sent; not sent again (a new ref makes a new payout)` };
+  }
+  if (held === 'expired') {
+    return { ...r, status: 'failed', error_code: 'transaction_expired', kind: 'conflict', message: `held for approval by an earlier run of this batch, and nobody approved it in time: nothing was sent; not sent again (a new ref proposes it again)` };
+  }
+  const status = transferId !== undefined ? 'sent' : held !== undefined ? 'held' : 'sent';
+  return { ...r, status, message: earlierMessage(row, earlier, held) };
+}
+
+/** A ref's row the batch paid with other content: not sent, and said so (exit non-zero). */
+export function changedResult(row: PlannedRow, record: RowRecord): ResultLine {
+  const l = record.line;
+  const what = l.transfer_id ? `transfer ${l.transfer_id}` : `held transaction ${l.transaction_id ?? ''}`;
   return {
-    ...base(row), status: prior.status === 'held' ? 'held' : 'sent', idempotency_key: prior.key, earlier: true, message: earlierMessage(row, earlier),
-    ...(prior.transfer_id ? { transfer_id: prior.transfer_id } : {}), ...(prior.transaction_id ? { transaction_id: prior.transaction_id } : {}),
+    ...base(row), status: 'changed', idempotency_key: l.key, error_code: 'row_changed', kind: 'conflict',
+    ...(l.transfer_id ? { transfer_id: l.transfer_id } : {}), ...(l.transaction_id ? { transaction_id: l.transaction_id } : {}),
+    message: `paid by an earlier run of this batch under the same ref with other content (${what}): not sent; a second payout needs a new ref, and a fix of the first needs \`svc transfer get\` first`,
   };
 }
 
-/** Sends one row (or answers from the journal); never throws for an API or network failure. */
-export function rowSender(ctx: Needs<'clock' | 'network'>, client: ApiClient, scope: Omit<KeyScope, 'instance'>, journal: Journal, earlierOf: (row: PlannedRow) => Earlier | undefined): (row: PlannedRow) => Promise<ResultLine> {
-  const keyScope: KeyScope = { ...scope, instance: journal.instance };
-  return async (row) => {
-    const earlier = earlierOf(row);
-    if (earlier) return earlierResult(row, earlier);
-    const prior = journal.last.get(row.rowId);
-    const generation = prior ? prior.generation + (prior.final ? 1 : 0) : 0;
-    const key = idempotencyKeyOf(keyScope, row.rowId, generation);
-    const unanswered = unansweredSince(prior, generation);
-    if (unanswered !== undefined && ctx.clock.now() - Date.parse(unanswered) >= SERVICE_KEY_MEMORY_MS) {
-      return {
-        ...base(row), status: 'failed', idempotency_key: key, error_code: 'idempotency_outcome_unknown', kind: 'conflict',
-        message: `tried under this key on ${unanswered}, how it ended is not known, and the service forgets keys after 24 hours: not sent again, as it may have been paid; look for it with \`svc transfer ls --since ${unanswered}\`, and if it is not there, give the row a new ref to pay it`,
-      };
+/** The words of one row's outcome. */
+function resultOf(row: PlannedRow, o: RowOutcome): ResultLine {
+  switch (o.kind) {
+    case 'earlier':
+      return earlierResult(row, o.earlier, o);
+    case 'changed':
+      return changedResult(row, o.record);
+    case 'failed':
+      return { ...base(row), status: 'failed', idempotency_key: o.key, error_code: o.code, kind: o.errorKind, message: o.message };
+    case 'sent':
+    case 'held': {
+      const before = o.replaced?.line;
+      // With --new-batch, a row an earlier instance had accepted is paid again: on purpose, and said.
+      const again = before ? { message: `sent again (--new-batch): an earlier run of this batch had it ${before.held !== undefined ? 'held' : 'accepted'}${before.transfer_id ?? before.transaction_id ? ` as ${before.transfer_id ?? before.transaction_id}` : ''}` } : {};
+      return o.kind === 'sent'
+        ? { ...base(row), status: 'sent', idempotency_key: o.key, transfer_id: o.transferId, ...again }
+        : { ...base(row), status: 'held', idempotency_key: o.key, transaction_id: o.transactionId, ...again };
     }
-    const triedAt = unanswered ?? new Date(ctx.clock.now()).toISOString();
-    const entry = { row: row.rowId, line: row.line, key, generation, content: row.content, tried_at: triedAt };
-    // With --new-batch, a row an earlier instance had accepted is paid again: on purpose, and said.
-    const before = journal.previous.get(row.rowId);
-    const again = isAccepted(before) ? { message: `sent again (--new-batch): an earlier run of this batch had it ${before.status === 'held' ? 'held' : 'accepted'}${before.transfer_id ?? before.transaction_id ? ` as ${before.transfer_id ?? before.transaction_id}` : ''}` } : {};
-    ctx.network.renew(); // --timeout bounds each row's network time, not the whole batch's
-    journal.record({ ...entry, status: 'tried' }); // before the request: a kill mid-request leaves this
-    try {
-      const { data } = await client.post('/v1/transfers', { body: row.req, idempotencyKey: key, schema: CreateAnswer });
-      if ('transfer_id' in data && typeof data.transfer_id === 'string') {
-        journal.record({ ...entry, status: 'sent', transfer_id: data.transfer_id });
-        return { ...base(row), status: 'sent', idempotency_key: key, transfer_id: data.transfer_id, ...again };
-      }
-      const txn = (data as { transaction_id: string }).transaction_id;
-      journal.record({ ...entry, status: 'held', transaction_id: txn });
-      return { ...base(row), status: 'held', idempotency_key: key, transaction_id: txn, ...again };
-    } catch (err) {
-      if (!(err instanceof CliError)) throw err;
-      const final = refusedForGood(err);
-      journal.record({ ...entry, status: 'failed', error_code: err.code, ...(final ? { final: true } : {}) });
-      return { ...base(row), status: 'failed', idempotency_key: key, error_code: err.code, kind: err.kind, message: err.message };
-    }
-  };
+  }
+}
+
+/** Sends one row (or answers from the ledger), as a result line; never throws for an API or network failure. */
+export function rowSender(ctx: Needs<'network'>, client: ApiClient, opts: RowSenderOptions): (row: PlannedRow) => Promise<ResultLine> {
+  const send = coreSender(ctx, client, opts);
+  return async (row) => resultOf(row, await send(row));
 }
 
 export interface RunRowsOptions {

@@ -25,15 +25,15 @@ function tmp(prefix: string): string {
   return d;
 }
 
-/** A service that accepts a transfer, or drops the connection unanswered while `lose` is set. */
-async function service(state: { lose: boolean }): Promise<ScriptedServer> {
+/** A service that accepts a transfer, or drops the connection unanswered while `lose` is set; its clock is `state.now`. */
+async function service(state: { lose: boolean; now?: number }): Promise<ScriptedServer> {
   let n = 0;
   return startScriptedServer(answeringAccount((req) => {
     if (req.method !== 'POST') return { status: 404, body: { error: { code: 'not_found', message: 'not here' } } };
     if (state.lose) return 'reset';
     n += 1;
     return { status: 201, body: { transfer_id: `tr_lostrow${n}`, status: 'pending', to: '@acme', confidential: true, tx_hash: '0x1', created_at: '2026-03-01T09:00:00Z' } };
-  }));
+  }), { now: () => state.now ?? T0 });
 }
 
 function setup(server: ScriptedServer) {
@@ -72,13 +72,14 @@ describe('transfer batch: a row whose answer was lost', () => {
   });
 
   it('lost, then run again 30 hours later: not sent (idempotency_outcome_unknown, exit 5), with where to look', async () => {
-    const state = { lose: true };
+    const state = { lose: true, now: T0 };
     const server = await service(state);
     try {
       const { run, posts } = setup(server);
       expect((await run(T0)).code).toBe(7);
       const tried = posts().length;
       state.lose = false; // the service is back, and has long forgotten the key
+      state.now = T0 + 30 * HOUR;
       const late = await run(T0 + 30 * HOUR);
       expect(late.code, late.stderr).toBe(5);
       expect(late.doc.rows[0]).toMatchObject({ status: 'failed', error_code: 'idempotency_outcome_unknown' });

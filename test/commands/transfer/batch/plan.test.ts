@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { exitCodeOfKind } from '../../../../src/errors.js';
 import { csvField, Tally, type ResultLine } from '../../../../src/commands/transfer/batch/results.js';
-import { idempotencyKeyOf, RowIdentities } from '../../../../src/commands/transfer/batch/identity.js';
+import { idempotencyKeyOf, RowIdentities } from '../../../../src/core/batch-identity.js';
 import { batchNameFor, checkRow, isRowError, type PlannedRow } from '../../../../src/commands/transfer/batch/plan.js';
 import type { InputRow } from '../../../../src/commands/transfer/batch/input.js';
 import { progressLine } from '../../../../src/io/progress.js';
@@ -101,7 +101,7 @@ describe('summary and exit code', () => {
       line('sent', { asset: 'USDG', units: 1_500_000n }), line('held', { asset: 'USDG', units: 1n }),
       line('failed', { asset: 'USDG', units: 9_000_000n }), line('sent', { asset: 'USDC', units: 2_000_000n, earlier: true }), line('skipped'),
     ]).summary();
-    expect(s).toEqual({ sent: 2, held: 1, failed: 1, skipped: 1, not_sent: 0, earlier: 1, totals: { USDG: '1.500001', USDC: '2.00' } });
+    expect(s).toEqual({ sent: 2, held: 1, failed: 1, skipped: 1, not_sent: 0, changed: 0, earlier: 1, totals: { USDG: '1.500001', USDC: '2.00' } });
   });
 });
 

@@ -44,10 +44,10 @@ function csv(name: string, lines: string[]): string {
   return path;
 }
 
-/** Every file of the journal folder, as text. */
+/** Every file of the ledger folder, as text. */
 function journals(): string {
-  const dir = join(t.configDir, 'batches');
-  return readdirSync(dir).map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
+  const dir = join(t.configDir, 'ledger');
+  return readdirSync(dir).filter((f) => f.endsWith('.jsonl')).map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
 }
 
 describe('one row fails; the user corrects it and runs the same command again', () => {
@@ -93,11 +93,15 @@ describe('one row fails; the user corrects it and runs the same command again', 
     const tsv = plain.stdout.trim().split('\n').slice(1).map((l) => l.split('\t'));
     expect(tsv.map((c) => [c[4], c[8]])).toEqual(Array(4).fill(['sent', 'accepted by an earlier run of this batch (same ref): not sent again']));
 
-    // An accepted row edited later (a new amount, same ref) is still that payout: not paid, and said so.
+    // An accepted row edited later (a new amount, same ref) is still that payout: not paid, and
+    // said so with a status of its own, not `sent`; the run exits 5 (what moved is not what is written).
     writeFileSync(path, ['to,amount,memo,ref', '@acme,30,refs-3,P-3', ''].join('\n'));
     const edited = await batch([path]);
-    expect(edited.code).toBe(0);
-    expect(edited.doc.rows[0]!.message).toMatch(/^accepted by an earlier run of this batch under the same ref; the row has changed since, and is not sent again/);
+    expect(edited.code).toBe(5);
+    expect(edited.doc.rows[0]).toMatchObject({ status: 'changed', error_code: 'row_changed', transfer_id: again.doc.rows[0]!.transfer_id });
+    expect(edited.doc.rows[0]!.message).toMatch(/^paid by an earlier run of this batch under the same ref with other content \(transfer tr_\w+\): not sent/);
+    expect(edited.doc.summary).toMatchObject({ sent: 0, changed: 1 });
+    expect(JSON.parse(edited.stderr).error).toMatchObject({ code: 'batch_incomplete', changed: 1 });
     expect(await paid('refs-')).toEqual({ 'refs-1': 1, 'refs-2': 1, 'refs-3': 1, 'refs-4': 1 });
     // The journal has ids, keys and keyed hashes: no amount, memo or ref.
     expect(journals()).not.toMatch(/1\.234567|refs-|P-\d/);
@@ -217,11 +221,11 @@ describe('--new-batch stopped before its first row', () => {
   }, 30_000);
 });
 
-describe('the journal and its key', () => {
+describe('the ledger and its key', () => {
   it('a replaced local key is refused for rows without a ref (they would look new): nothing is sent', async () => {
     const path = csv('keyed.csv', ['to,amount,memo', '@acme,1,keyed-1']);
     expect((await batch([path])).code).toBe(0);
-    writeFileSync(join(t.configDir, 'batches', '.key'), `${'ab'.repeat(32)}\n`);
+    writeFileSync(join(t.configDir, 'ledger', 'row.key'), `${'ab'.repeat(32)}\n`);
     const r = await t.svc(['transfer', 'batch', path]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^error: batch "keyed\.csv" holds rows without a ref recorded under another local key .*nothing was sent \(batch_key_changed\)$/m);
@@ -232,7 +236,7 @@ describe('the journal and its key', () => {
   }, 30_000);
 
   it('the local key is made 0600; a damaged key, or a symbolic link in its place, is refused and never replaced', async () => {
-    const keyFile = join(t.configDir, 'batches', '.key');
+    const keyFile = join(t.configDir, 'ledger', 'row.key');
     const path = csv('keyfile.csv', ['to,amount,memo', '@acme,1,keyfile-1']);
     expect((await batch([path])).code).toBe(0);
     expect(statSync(keyFile).mode & 0o777).toBe(0o600);

@@ -1,13 +1,13 @@
 // One transfer request, checked here before anything is sent: the recipient (an EIP-55 checksum
 // included), the amount as an exact decimal, the asset, the memo and the idempotency key. `transfer
 // send`, its dry run and every row of `transfer batch` build theirs with this one function.
-import { formatUnits, parseAmount } from '../../domain/amount.js';
-import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../../domain/idempotency.js';
-import { memoFits, MEMO_RULE } from '../../domain/memo.js';
-import { checkRecipient, HANDLE_RE } from '../../domain/recipient.js';
-import { UsageError } from '../../errors.js';
-import { sanitize } from '../../io/sanitize.js';
-import { parseAssetFlag } from '../../runtime/flags.js';
+import { formatUnits, parseAmount } from '../domain/amount.js';
+import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../domain/idempotency.js';
+import { memoFits, MEMO_RULE } from '../domain/memo.js';
+import { checkRecipient, HANDLE_RE } from '../domain/recipient.js';
+import { UsageError } from '../errors.js';
+import { sanitize } from '../io/sanitize.js';
+import { parseAssetFlag } from '../runtime/flags.js';
 
 /** The flags that shape a request. */
 export interface RequestFlags {

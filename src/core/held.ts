@@ -3,11 +3,11 @@
 // A service without these routes answers 404 with something other than the spec's
 // `transaction_not_found`, or 405 / 501: svc then says in one line that this service does not
 // offer them (`unsupported_by_service`, exit 1) instead of claiming the transaction is unknown.
-import type { ApiClient } from '../../api/client.js';
-import { HeldResourceSchema, listOf, type HeldResource } from '../../api/schemas.js';
-import { refuseShortenedId } from '../../domain/pasted-id.js';
-import { ApiError, CliError, UsageError } from '../../errors.js';
-import type { PageAnswer } from '../../runtime/pages.js';
+import type { ApiClient } from '../api/client.js';
+import { HeldResourceSchema, listOf, type HeldResource } from '../api/schemas.js';
+import { refuseShortenedId } from '../domain/pasted-id.js';
+import { ApiError, CliError, UsageError } from '../errors.js';
+import type { PageAnswer } from '../runtime/pages.js';
 
 export function heldPath(id: string): string {
   return `/v1/agents/transactions/${encodeURIComponent(id)}`;

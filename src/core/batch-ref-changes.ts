@@ -6,13 +6,12 @@
 // a ref, against rows sent under a ref the file no longer holds. Each earlier row is claimed once,
 // in file order. Which rows those are is known at the end of the first read (how many identical
 // rows, which refs): the first read collects the few candidates, resolve() decides for both reads.
-import { isContentRowId } from './identity.js';
-import { isAccepted, type JournalEntry } from './journal.js';
-import type { PlannedRow } from './plan.js';
+import { isContentRowId, type PlannedRow } from './batch-identity.js';
+import type { RowRecord } from './batch-book.js';
 
-/** An accepted entry that answers for a row, and how the row came to differ from it. */
+/** An accepted row that answers for a row, and how the row came to differ from it. */
 export interface Earlier {
-  entry: JournalEntry;
+  entry: RowRecord;
   /** Set when the entry is another row's: the row has gained or lost its ref since. */
   via?: 'ref_added' | 'ref_removed';
 }
@@ -26,16 +25,16 @@ interface Candidate {
 }
 
 export class RefChanges {
-  /** Accepted entries by content: those of rows without a ref, and those of rows with one (built when first needed). */
-  private pools: Map<string, { plain: JournalEntry[]; withRef: JournalEntry[] }> | undefined;
+  /** Accepted rows by content: those without a ref, and those with one (built when first needed). */
+  private pools: Map<string, { plain: RowRecord[]; withRef: RowRecord[] }> | undefined;
   private readonly candidates: Candidate[] = [];
   private readonly refIds = new Set<string>();
   private readonly matched = new Map<number, Earlier>();
 
-  constructor(private readonly last: ReadonlyMap<string, JournalEntry>) {}
+  constructor(private readonly accepted: () => Iterable<RowRecord>) {}
 
   /** First read, each valid row: `own` is its accepted entry, if any. Returns whether it may yet match another's. */
-  note(row: PlannedRow, own: JournalEntry | undefined): boolean {
+  note(row: PlannedRow, own: RowRecord | undefined): boolean {
     const withRef = !isContentRowId(row.rowId);
     if (withRef) this.refIds.add(row.rowId);
     // A rerun where every row has its own entry (the common case) never builds the pools.
@@ -50,13 +49,13 @@ export class RefChanges {
    * Returns the matched rows' amounts, to take off the totals to send.
    */
   resolve(plainCount: (content: string) => number): Array<{ asset: string; units: bigint }> {
-    const taken = new Set<JournalEntry>();
+    const taken = new Set<RowRecord>();
     const matched: Array<{ asset: string; units: bigint }> = [];
     for (const c of this.candidates) {
       const pool = this.poolsOf().get(c.content)!;
       const free = c.withRef
-        ? pool.plain.find((e) => !taken.has(e) && slotOf(e.row) > plainCount(c.content))
-        : pool.withRef.find((e) => !taken.has(e) && !this.refIds.has(e.row));
+        ? pool.plain.find((e) => !taken.has(e) && slotOf(e.line.row) > plainCount(c.content))
+        : pool.withRef.find((e) => !taken.has(e) && !this.refIds.has(e.line.row));
       if (!free) continue;
       taken.add(free);
       this.matched.set(c.line, { entry: free, via: c.withRef ? 'ref_added' : 'ref_removed' });
@@ -66,14 +65,15 @@ export class RefChanges {
     return matched;
   }
 
-  private poolsOf(): Map<string, { plain: JournalEntry[]; withRef: JournalEntry[] }> {
+  private poolsOf(): Map<string, { plain: RowRecord[]; withRef: RowRecord[] }> {
     if (this.pools) return this.pools;
     this.pools = new Map();
-    for (const e of this.last.values()) {
-      if (!isAccepted(e) || e.content === undefined) continue;
-      let pool = this.pools.get(e.content);
-      if (!pool) this.pools.set(e.content, (pool = { plain: [], withRef: [] }));
-      (isContentRowId(e.row) ? pool.plain : pool.withRef).push(e);
+    for (const e of this.accepted()) {
+      const content = e.line.content;
+      if (content === undefined) continue;
+      let pool = this.pools.get(content);
+      if (!pool) this.pools.set(content, (pool = { plain: [], withRef: [] }));
+      (isContentRowId(e.line.row) ? pool.plain : pool.withRef).push(e);
     }
     return this.pools;
   }

@@ -6,7 +6,24 @@
 // row derives from the account, the batch's name and instance (--new-batch) and the row, plus
 // the generation of the attempt after a refusal for good.
 import { createHash, createHmac } from 'node:crypto';
-import type { CheckedRow, PlannedRow } from './plan.js';
+import type { TransferRequest } from './request.js';
+
+/** A row of a batch that passed every check (the file's own fields are the front end's). */
+export interface CheckedRow {
+  line: number;
+  fields: { readonly ref?: string | undefined };
+  req: TransferRequest;
+  /** The amount in its asset's smallest units. */
+  units: bigint;
+}
+
+/** A checked row and who it is. */
+export type PlannedRow<R extends CheckedRow = CheckedRow> = R & {
+  /** Identifies the row within its batch: from its ref, else from a keyed hash of its content. */
+  rowId: string;
+  /** A keyed hash of recipient, amount, asset and memo: tells whether a ref's row has changed. */
+  content: string;
+};
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -17,7 +34,7 @@ export class RowIdentities {
 
   constructor(private readonly key: Buffer) {}
 
-  of(row: CheckedRow): PlannedRow {
+  of<R extends CheckedRow>(row: R): PlannedRow<R> {
     const content = this.contentOf(row);
     if (row.fields.ref !== undefined) return { ...row, rowId: `ref-${sha(`ref\u0000${row.fields.ref}`).slice(0, 32)}`, content };
     const n = (this.seen.get(content) ?? 0) + 1;
