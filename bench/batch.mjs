@@ -18,7 +18,7 @@ function payoutFile(dir, tag) {
   return path;
 }
 
-const sandbox = await startSandbox(['--block-time', '1', '--quiet'], { durable: true });
+const sandbox = await startSandbox(['--block-time', '1ms', '--quiet'], { durable: true });
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-batch-'));
 try {
   for (const asset of ['USDG', 'USDC']) timeRun([BIN, 'sandbox', 'fund', '@alice', String(ROWS), '--asset', asset], sandbox.env);

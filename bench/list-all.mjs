@@ -15,7 +15,7 @@ const VARIANTS = [
   { args: ['--json', 'transfer', 'ls', '--all', '--decrypt'], rows: (out) => JSON.parse(out), check: (row) => row.amount === '0.01' },
 ];
 
-const sandbox = await startSandbox(['--block-time', '1', ...(process.env.BENCH_SANDBOX_VERBOSE ? ['--verbose'] : [])]);
+const sandbox = await startSandbox(['--block-time', '1ms', ...(process.env.BENCH_SANDBOX_VERBOSE ? ['--verbose'] : [])]);
 try {
   const { seconds, perSecond, failures } = await postTransfers(sandbox, COUNT, CONCURRENCY);
   console.log(`sandbox: ${COUNT} POST /v1/transfers in ${fmt(seconds, 2)} s = ${fmt(perSecond, 0)} req/s (${failures} failed), ${CONCURRENCY} connections`);

@@ -7,7 +7,7 @@ import { report } from './measure.mjs';
 
 const COUNT = Number(process.env.BENCH_TRANSFERS ?? 20_000);
 const durable = !process.env.BENCH_EPHEMERAL;
-const sandbox = await startSandbox(['--block-time', '1', '--quiet'], { durable, bin: process.env.BENCH_BIN });
+const sandbox = await startSandbox(['--block-time', '1ms', '--quiet'], { durable, bin: process.env.BENCH_BIN });
 try {
   const { seconds, perSecond, failures } = await postTransfers(sandbox, COUNT);
   console.log(`sandbox (${durable ? 'durable state file' : 'ephemeral'}${process.env.BENCH_BIN ? `, ${process.env.BENCH_BIN}` : ''}): ${COUNT} POST /v1/transfers in ${fmt(seconds, 2)} s = ${fmt(perSecond, 0)} req/s (${failures} failed), 64 connections`);

@@ -8,7 +8,7 @@ import { BIN, startSandbox } from './lib.mjs';
 import { interleaved, report } from './measure.mjs';
 
 const LINES = Number(process.env.BENCH_JOURNAL_LINES ?? 260_000);
-const sandbox = await startSandbox(['--block-time', '1', '--quiet'], { durable: true });
+const sandbox = await startSandbox(['--block-time', '1ms', '--quiet'], { durable: true });
 try {
   const env = { ...sandbox.env, SVC_NO_UPDATE_NOTIFIER: '1' };
   let n = 0;

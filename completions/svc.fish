@@ -232,7 +232,7 @@ complete -c svc -s y -l yes -d 'confirm without prompting (required for live mon
 complete -c svc -l no-input -d 'never prompt; fail instead when input would be needed'
 complete -c svc -l no-color -d 'disable colour (also NO_COLOR)'
 complete -c svc -s v -l verbose -d 'print each HTTP request and response line to stderr (keys masked)'
-complete -c svc -l timeout -x -d 'the most time spent on the network, retries included: a duration such as 30s or 2m (default 30s)'
+complete -c svc -l timeout -x -d 'the most time spent on the network, retries included: a duration such as 30s or 2m; a bare number is seconds (default 30s)'
 complete -c svc -s h -l help -d 'display help for command'
 
 # svc profile
@@ -284,7 +284,7 @@ complete -c svc -n '__svc_under "transfer send"' -l memo -x -d 'memo, encrypted 
 complete -c svc -n '__svc_under "transfer send"' -l no-confidential -d 'send a standard transfer: the amount becomes PUBLIC on chain'
 complete -c svc -n '__svc_under "transfer send"' -l idempotency-key -x -d 'reuse a key to retry a transfer safely (a new one is generated and printed otherwise)'
 complete -c svc -n '__svc_under "transfer send"' -l wait -d 'wait until the transfer is confirmed or failed (held for approval: first for the human\'s decision)'
-complete -c svc -n '__svc_under "transfer send"' -l timeout-wait -x -d 'how long --wait waits: a duration such as 90s or 5m (default 2m; held: until decided or expired, then 2m)'
+complete -c svc -n '__svc_under "transfer send"' -l timeout-wait -x -d 'how long --wait waits: a duration such as 90s or 5m; a bare number is seconds (default 2m; held: until decided or expired, then 2m)'
 complete -c svc -n '__svc_under "transfer send"' -l dry-run -d 'check everything and, for an agent\'s key, evaluate its spend policy locally; send nothing'
 
 # svc transfer batch
@@ -300,7 +300,7 @@ complete -c svc -n '__svc_under "transfer batch"' -l no-confidential -d 'send st
 
 # svc transfer get
 complete -c svc -n '__svc_under "transfer get"' -l wait -d 'wait until the transfer is confirmed or failed'
-complete -c svc -n '__svc_under "transfer get"' -l timeout-wait -x -d 'how long --wait waits: a duration such as 90s or 5m (default 2m)'
+complete -c svc -n '__svc_under "transfer get"' -l timeout-wait -x -d 'how long --wait waits: a duration such as 90s or 5m; a bare number is seconds (default 2m)'
 complete -c svc -n '__svc_under "transfer get"' -l decrypt -d 'with --json, add amount and memo, decrypted locally'
 
 # svc transfer ls
@@ -386,7 +386,7 @@ complete -c svc -n '__svc_under "pending ls"' -l status -x -a 'pending_approval 
 complete -c svc -n '__svc_under "pending get"' -l decrypt -d 'with --json, add amount and memo, decrypted locally'
 
 # svc pending wait
-complete -c svc -n '__svc_under "pending wait"' -l timeout-wait -x -d 'give up after this long: a duration such as 90s or 30m (default: until decided or expired)'
+complete -c svc -n '__svc_under "pending wait"' -l timeout-wait -x -d 'give up after this long: a duration such as 90s or 30m; a bare number is seconds (default: until decided or expired)'
 complete -c svc -n '__svc_under "pending wait"' -l decrypt -d 'with --json, add amount and memo, decrypted locally'
 
 # svc pending approve
@@ -396,7 +396,7 @@ complete -c svc -n '__svc_under "pending reject"' -l reason -x -d 'why, kept by 
 
 # svc pending review
 complete -c svc -n '__svc_under "pending review"' -l watch -d 'keep waiting for new held transactions and ring the bell when one arrives'
-complete -c svc -n '__svc_under "pending review"' -l interval -x -d 'how often to poll with --watch: a duration such as 2s or 500ms (a bare number is milliseconds)'
+complete -c svc -n '__svc_under "pending review"' -l interval -x -d 'how often to poll with --watch: a duration such as 2s or 500ms; a bare number is seconds'
 complete -c svc -n '__svc_under "pending review"' -l notify-command -x -d 'run this shell command for each newly held transaction (its id, agent, recipient and deadline in SVC_TRANSACTION_ID, SVC_AGENT, SVC_TO, SVC_EXPIRES_AT; never the amount)'
 
 # svc pending log
@@ -429,7 +429,7 @@ complete -c svc -n '__svc_under "webhook verify"' -l secret-env -x -a '(set -xn)
 complete -c svc -n '__svc_under "webhook verify"' -l secret-file -r -F -d 'a file whose first line is the signing secret'
 complete -c svc -n '__svc_under "webhook verify"' -l signature -x -d 'the X-Service-Signature header value'
 complete -c svc -n '__svc_under "webhook verify"' -l payload-file -r -F -d 'the raw body (default: stdin)'
-complete -c svc -n '__svc_under "webhook verify"' -l tolerance -x -d 'reject a body whose timestamp is further than this from now (0 disables)'
+complete -c svc -n '__svc_under "webhook verify"' -l tolerance -x -d 'reject a body whose timestamp is further than this from now: a duration such as 5m or 90s; a bare number is seconds (0 disables)'
 
 # svc webhook listen
 complete -c svc -n '__svc_under "webhook listen"' -l port -x -d 'port to listen on (0 picks a free one)'
@@ -440,7 +440,7 @@ complete -c svc -n '__svc_under "webhook listen"' -l print-secret -d 'print the 
 complete -c svc -n '__svc_under "webhook listen"' -l no-subscribe -d 'do not subscribe; only receive (use with --secret-env)'
 complete -c svc -n '__svc_under "webhook listen"' -l secret-env -x -a '(set -xn)' -d 'verify with the secret in this variable instead of the temporary subscription\'s'
 complete -c svc -n '__svc_under "webhook listen"' -l secret-file -r -F -d 'verify with the secret on the first line of this file'
-complete -c svc -n '__svc_under "webhook listen"' -l tolerance -x -d 'reject a body whose timestamp is further than this from now (0 disables)'
+complete -c svc -n '__svc_under "webhook listen"' -l tolerance -x -d 'reject a body whose timestamp is further than this from now: a duration such as 5m or 90s; a bare number is seconds (0 disables)'
 
 # svc api
 complete -c svc -n '__svc_at "api" 0' -a 'GET POST PUT PATCH DELETE' -d 'method'
@@ -461,8 +461,8 @@ complete -c svc -n '__svc_at "sandbox" 0' -a 'clock' -d 'Show the sandbox clock,
 # svc sandbox start
 complete -c svc -n '__svc_under "sandbox start"' -l port -x -d 'port to listen on; 0 picks a free one'
 complete -c svc -n '__svc_under "sandbox start"' -l host -x -d 'loopback address to listen on (127.0.0.1, ::1 or localhost)'
-complete -c svc -n '__svc_under "sandbox start"' -l block-time -x -d 'time from submission to settlement on the sandbox clock, a duration such as 500ms or 2s'
-complete -c svc -n '__svc_under "sandbox start"' -l approval-window -x -d 'how long a held agent transaction waits for approval: a duration such as 15m or 90s'
+complete -c svc -n '__svc_under "sandbox start"' -l block-time -x -d 'time from submission to settlement on the sandbox clock: a duration such as 500ms or 2s; a bare number is seconds'
+complete -c svc -n '__svc_under "sandbox start"' -l approval-window -x -d 'how long a held agent transaction waits for approval: a duration such as 15m or 90s; a bare number is seconds'
 complete -c svc -n '__svc_under "sandbox start"' -l state -r -F -d 'database file (default <config dir>/sandbox/state.db; an earlier JSON state file is imported)'
 complete -c svc -n '__svc_under "sandbox start"' -l ephemeral -d 'keep state in memory only; nothing is written'
 complete -c svc -n '__svc_under "sandbox start"' -s q -l quiet -d 'do not log requests (they are logged on stderr when it is a terminal, or with --verbose)'
@@ -498,7 +498,7 @@ complete -c svc -n '__svc_under "sandbox trigger"' -l account -x -d 'the account
 
 # svc sandbox clock
 complete -c svc -n '__svc_at "sandbox clock" 0' -a 'show' -d 'Show the sandbox clock and how far it is ahead of real time'
-complete -c svc -n '__svc_at "sandbox clock" 0' -a 'advance' -d 'Move the sandbox clock forward, e.g. 90s, 15m, 2h, 1d, 500ms or 1h30m'
+complete -c svc -n '__svc_at "sandbox clock" 0' -a 'advance' -d 'Move the sandbox clock forward, e.g. 90s, 15m, 2h, 1d, 500ms or 1h30m (a bare number is seconds)'
 
 # svc sandbox clock show
 

@@ -11,8 +11,8 @@ export SVC_CONFIG_DIR="$(mktemp -d)"
 svc() { node bin/svc.js "$@"; }
 log="$SVC_CONFIG_DIR/sandbox.log"
 
-echo "==> svc sandbox start --port 0 --ephemeral --block-time 1000   (config in $SVC_CONFIG_DIR)"
-node bin/svc.js sandbox start --port 0 --ephemeral --block-time 1000 >"$log" 2>&1 &
+echo "==> svc sandbox start --port 0 --ephemeral --block-time 1s   (config in $SVC_CONFIG_DIR)"
+node bin/svc.js sandbox start --port 0 --ephemeral --block-time 1s >"$log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$SVC_CONFIG_DIR"' EXIT
 for _ in $(seq 1 100); do grep -q 'listening on' "$log" && break; sleep 0.1; done

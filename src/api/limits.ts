@@ -2,6 +2,8 @@
 
 /** --timeout when none is given: the command's network time, retries included. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/** The longest --timeout: a day, well within what a timer holds (2^31 ms; a longer one fires at once). */
+export const MAX_TIMEOUT_MS = 24 * 3_600_000;
 
 /** The largest answer the tool reads (a page of 100 transfers is about 60 KB). Never retried. */
 export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;

@@ -57,7 +57,7 @@ export function buildProgram(deps: ProgramDeps, argv?: readonly string[]): Comma
     .option('--no-input', 'never prompt; fail instead when input would be needed')
     .option('--no-color', 'disable colour (also NO_COLOR)')
     .option('-v, --verbose', 'print each HTTP request and response line to stderr (keys masked)')
-    .addOption(new Option('--timeout <duration>', 'the most time spent on the network, retries included: a duration such as 30s or 2m (default 30s)').default(undefined, '30s'))
+    .addOption(new Option('--timeout <duration>', 'the most time spent on the network, retries included: a duration such as 30s or 2m; a bare number is seconds (default 30s)').default(undefined, '30s'))
     .showSuggestionAfterError(true)
     .enablePositionalOptions(false)
     .helpCommand(false);

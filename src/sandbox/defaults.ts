@@ -11,3 +11,5 @@ export const DEFAULT_BLOCK_TIME_MS = 1500;
 /** How long a held agent transaction waits for approval. */
 export const DEFAULT_APPROVAL_WINDOW_MS = 15 * 60 * 1000;
 export const DEFAULT_APPROVAL_WINDOW = formatDuration(DEFAULT_APPROVAL_WINDOW_MS);
+/** The most the clock may move in one call (`sandbox clock advance`): ten years. */
+export const MAX_ADVANCE_MS = 10 * 365 * 24 * 60 * 60 * 1000;

@@ -91,7 +91,7 @@ describe('a hostile or broken service', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"account_id":"a'); // ... and nothing more, ever
     });
-    for (const timeout of ['300', '300ms']) {
+    for (const timeout of ['0.3', '300ms']) { // a bare number is seconds
       s.seen.length = 0;
       const r = await runCli(['--timeout', timeout, 'account'], { env: env(s.url), clock: noSleep });
       expect(r.code).toBe(7);

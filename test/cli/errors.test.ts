@@ -87,7 +87,8 @@ describe('local validation of transfer send (exit 2, nothing sent)', () => {
     ['an empty memo', ['@acme', '1', '--memo', ''], /^error: --memo must not be empty.* \(invalid_memo\)$/],
     ['a memo over 256 bytes', ['@acme', '1', '--memo', 'é'.repeat(129)], /^error: --memo must be at most 256 bytes of UTF-8 \(invalid_memo\)$/],
     ['a bad idempotency key', ['@acme', '1', '--idempotency-key', 'has space'], /^error: --idempotency-key must be.* \(invalid_idempotency_key\)$/],
-    ['a bad --timeout-wait', ['@acme', '1', '--wait', '--timeout-wait', '10'], /^error: --timeout-wait "10" must be a duration.* \(invalid_argument\)$/],
+    ['a bad --timeout-wait', ['@acme', '1', '--wait', '--timeout-wait', '10 s'], /^error: --timeout-wait "10 s" must be a duration.* \(invalid_argument\)$/],
+    ['a --timeout-wait over 24h (a bare number is seconds)', ['@acme', '1', '--wait', '--timeout-wait', '100000'], /^error: --timeout-wait "100000" must be a duration.*, more than 0s and at most 1d \(invalid_argument\)$/],
   ];
   it.each(cases)('refuses %s', async (_name, args, message, hint) => {
     const before = await transferIds();
@@ -275,7 +276,7 @@ describe('transport rules', () => {
 
   it('--timeout against a server that never answers → exit 7', async () => {
     await withServer(() => 'hang', async (s) => {
-      const r = await svcAt(s, ['--timeout', '200', 'transfer', 'get', 'tr_1']);
+      const r = await svcAt(s, ['--timeout', '200ms', 'transfer', 'get', 'tr_1']);
       expect(r.code).toBe(7);
       expectErrorReport(r, /^error: no answer from 127\.0\.0\.1:\d+ within the --timeout of 200ms \(retries included\) \(timeout\)$/, /--timeout/);
       // --timeout is the whole command's network time: the first try uses all of it, no retry follows.

@@ -53,7 +53,7 @@ beforeAll(async () => {
   configDir = mkdtempSync(join(tmpdir(), 'svc-canary-'));
   env = { SVC_CONFIG_DIR: configDir, NO_COLOR: '1' };
   const statePath = join(configDir, 'sandbox', 'state.db');
-  sandbox = await spawnSandbox(['--verbose', '--json', 'sandbox', 'start', '--port', '0', '--block-time', '50', '--state', statePath], env);
+  sandbox = await spawnSandbox(['--verbose', '--json', 'sandbox', 'start', '--port', '0', '--block-time', '50ms', '--state', statePath], env);
   const started = JSON.parse(sandbox.stdout()) as { accounts: Array<{ handle: string; api_key: string; decryption_key: string }> };
   const acme = started.accounts.find((a) => a.handle === '@acme')!;
   acmeDk = acme.decryption_key;

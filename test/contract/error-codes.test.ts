@@ -317,7 +317,7 @@ describe('every local code', () => {
     const port = await refusedPort();
     await expectFailure('network_error', 7, ['account'], { env: { SVC_BASE_URL: `http://127.0.0.1:${port}` }, clock: { now: Date.now, sleep: async () => {} } });
     await withServer(() => 'hang', async (_s, env) => {
-      await expectFailure('timeout', 7, ['--timeout', '100', 'account'], { env, clock: { now: Date.now, sleep: async () => {} } });
+      await expectFailure('timeout', 7, ['--timeout', '100ms', 'account'], { env, clock: { now: Date.now, sleep: async () => {} } });
     });
   });
   it('wait_timeout → 7, with the transfer id', async () => {

@@ -64,21 +64,21 @@ describe('svc sandbox start: durations and timestamped log lines', () => {
   it('refuses a --block-time that is not a duration, naming the rule (exit 2, nothing started)', async () => {
     const r = await runCli(['sandbox', 'start', '--port', '0', '--ephemeral', '--block-time', 'soon'], { env });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('error: --block-time "soon" must be a duration like 500ms, 90s, 15m, 2h, 1d or 1h30m (invalid_argument)\n');
+    expect(r.stderr).toBe('error: --block-time "soon" must be a duration like 500ms, 30s, 2m, 1h, 1d or 1h30m (a bare number is seconds) (invalid_argument)\n');
     const w = await runCli(['sandbox', 'start', '--port', '0', '--ephemeral', '--approval-window', '0s'], { env });
     expect(w.code).toBe(2);
-    expect(w.stderr).toBe('error: --approval-window "0s" must be longer than 0s (invalid_argument)\n');
+    expect(w.stderr).toBe('error: --approval-window "0s" must be a duration like 500ms, 30s, 2m, 1h, 1d or 1h30m (a bare number is seconds), more than 0s (invalid_argument)\n');
   });
 
   it('help and defaults show durations, never bare milliseconds', async () => {
     const r = await runCli(['sandbox', 'start', '--help'], { env });
     expect(r.code).toBe(0);
     const help = r.stdout + r.stderr;
-    expect(help.replace(/\s+/g, ' ')).toContain('--block-time <duration> time from submission to settlement on the sandbox clock, a duration such as 500ms or 2s (default: "1s500ms")');
+    expect(help.replace(/\s+/g, ' ')).toContain('--block-time <duration> time from submission to settlement on the sandbox clock: a duration such as 500ms or 2s; a bare number is seconds (default: "1s500ms")');
     expect(help).toMatch(/--approval-window <duration>[\s\S]*\(default: "15m"\)/);
     expect(help).not.toMatch(/<ms>/);
     const global = await runCli(['--help'], { env });
-    expect((global.stdout + global.stderr).replace(/\s+/g, ' ')).toContain('--timeout <duration> the most time spent on the network, retries included: a duration such as 30s or 2m (default 30s)');
+    expect((global.stdout + global.stderr).replace(/\s+/g, ' ')).toContain('--timeout <duration> the most time spent on the network, retries included: a duration such as 30s or 2m; a bare number is seconds (default 30s)');
   });
 
   it('--verbose request lines start with the time on the sandbox clock (ISO 8601 UTC), which advance moves', async () => {
@@ -110,7 +110,7 @@ describe('--timeout speaks durations', () => {
   it('an invalid value names the duration rule', async () => {
     const r = await runCli(['--timeout', 'soon', 'transfer', 'ls'], { env: { ...env, SVC_API_KEY: `svc_test_${'a'.repeat(32)}` } });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('error: --timeout "soon" must be a duration like 500ms, 90s, 15m, 2h, 1d or 1h30m (invalid_argument)\n');
+    expect(r.stderr).toBe('error: --timeout "soon" must be a duration like 500ms, 30s, 2m, 1h, 1d or 1h30m (a bare number is seconds), more than 0s and at most 1d (invalid_argument)\n');
   });
 });
 

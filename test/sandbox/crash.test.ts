@@ -22,7 +22,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const start = () => spawnSandbox(['sandbox', 'start', '--port', '0', '--state', statePath, '--block-time', '100', '--quiet'], env);
+const start = () => spawnSandbox(['sandbox', 'start', '--port', '0', '--state', statePath, '--block-time', '100ms', '--quiet'], env);
 const aliceKey = () => (JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { profiles: { sandbox: { apiKey: string } } }).profiles.sandbox.apiKey;
 const units = (amount: string) => {
   const r = parseAmount(amount, 'USDG');

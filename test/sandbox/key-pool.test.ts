@@ -86,7 +86,7 @@ describe('a sandbox process', () => {
   });
 
   it('whose pool has started still stops on SIGTERM (the worker never keeps it alive)', async () => {
-    live = await spawnSandbox(['sandbox', 'start', '--port', '0', '--ephemeral', '--block-time', '1', '--quiet'], { SVC_CONFIG_DIR: dir, NO_COLOR: '1' });
+    live = await spawnSandbox(['sandbox', 'start', '--port', '0', '--ephemeral', '--block-time', '1ms', '--quiet'], { SVC_CONFIG_DIR: dir, NO_COLOR: '1' });
     const key = (JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { profiles: { sandbox: { apiKey: string } } }).profiles.sandbox.apiKey;
     const pool = new Pool(live.url, { connections: 8 });
     try {

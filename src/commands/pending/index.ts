@@ -59,7 +59,7 @@ export function registerPending(program: Command, deps: ProgramDeps): void {
   pending
     .command('wait <transaction_id>')
     .description('Wait until a human approves or rejects a held transaction, or it expires')
-    .option('--timeout-wait <duration>', 'give up after this long: a duration such as 90s or 30m (default: until decided or expired)')
+    .option('--timeout-wait <duration>', 'give up after this long: a duration such as 90s or 30m; a bare number is seconds (default: until decided or expired)')
     .option('--decrypt', 'with --json, add amount and memo, decrypted locally')
     .addHelpText('after', helpFooter([
       '',
@@ -99,7 +99,7 @@ export function registerPending(program: Command, deps: ProgramDeps): void {
     .command('review')
     .description('Clear the queue interactively, one transaction at a time (needs a terminal)')
     .option('--watch', 'keep waiting for new held transactions and ring the bell when one arrives')
-    .option('--interval <duration>', 'how often to poll with --watch: a duration such as 2s or 500ms (a bare number is milliseconds)', '2s')
+    .option('--interval <duration>', 'how often to poll with --watch: a duration such as 2s or 500ms; a bare number is seconds', '2s')
     .option('--notify-command <command>', 'run this shell command for each newly held transaction (its id, agent, recipient and deadline in SVC_TRANSACTION_ID, SVC_AGENT, SVC_TO, SVC_EXPIRES_AT; never the amount)')
     .action(async (opts: { watch?: boolean; interval: string; notifyCommand?: string }, cmd: Command) => {
       const { review } = await import('./review.js');

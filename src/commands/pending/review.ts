@@ -7,8 +7,8 @@
 // ("reconnecting…", backoff 1s → 30s) until the approver quits. Every decision goes to the
 // approvals log. Ctrl-C at any point prints the tally so far and exits 130. docs/approvals.md.
 import type { Needs } from '../../runtime/factory.js';
+import { parseDurationFlag } from '../../runtime/flags.js';
 import type { PendingTransaction } from '../../api/schemas.js';
-import { parseDuration } from '../../domain/duration.js';
 import { ApiError, CliError, SilentExit, UsageError } from '../../errors.js';
 import { stderrPaint } from '../../io/colors.js';
 import type { ReviewChoice } from '../../io/prompter.js';
@@ -34,17 +34,8 @@ export interface ReviewOptions {
   notifyCommand?: string;
 }
 
-const MIN_INTERVAL_MS = 200;
-
-/** --interval: a duration (`2s`, `500ms`) or, as before, a bare number of milliseconds. */
-export function parseInterval(text: string): number {
-  const t = text.trim();
-  const ms = /^\d+$/.test(t) ? Number(t) : parseDuration(t);
-  if (ms === undefined || !Number.isSafeInteger(ms) || ms < MIN_INTERVAL_MS) {
-    throw new UsageError(`--interval "${text}" must be a duration of at least 200ms, such as 2s or 500ms (a bare number is milliseconds)`);
-  }
-  return ms;
-}
+/** --interval: at least 200ms (each one is a read of the queue), at most a day (a timer holds 2^31 ms at most). */
+export const INTERVAL_BOUNDS = { minMs: 200, maxMs: 24 * 3_600_000 } as const;
 
 /** Thrown inside the loop when the user interrupts outside a prompt (SIGINT while waiting). */
 class Interrupted extends Error {}
@@ -79,7 +70,7 @@ function screenLines(view: HeldView, facts: AgentFacts, serviceNowMs: number): s
 type Ctx = Needs<'account' | 'auth' | 'client' | 'clock' | 'env' | 'globals' | 'interrupt' | 'io' | 'network' | 'prompter' | 'reader' | 'serviceClock'>;
 
 export async function review(ctx: Ctx, opts: ReviewOptions): Promise<void> {
-  const interval = parseInterval(opts.interval);
+  const interval = parseDurationFlag('--interval', opts.interval, INTERVAL_BOUNDS);
   const notifyCommand = parseNotifyCommand(opts.notifyCommand);
   const watch = Boolean(opts.watch);
   if (!ctx.io.canPrompt) {

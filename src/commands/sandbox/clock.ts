@@ -1,9 +1,10 @@
 // `svc sandbox clock [show]` and `svc sandbox clock advance <duration>`: they print the clock alike.
 import type { Needs } from '../../runtime/factory.js';
-import { UsageError } from '../../errors.js';
-import { DURATION_RULE, formatDuration, parseDuration } from '../../domain/duration.js';
+import { parseDurationFlag } from '../../runtime/flags.js';
+import { formatDuration } from '../../domain/duration.js';
 import { outputMode, printRecord } from '../../io/render.js';
 import { ClockSchema, type Clock as SandboxClock } from '../../api/control-schemas.js';
+import { MAX_ADVANCE_MS } from '../../sandbox/defaults.js';
 import { adminTarget, call } from './target.js';
 
 function printClock(ctx: Needs<'io' | 'json'>, clock: SandboxClock): void {
@@ -19,9 +20,11 @@ export async function showClock(ctx: Needs<'clientFor' | 'globals' | 'io' | 'jso
   printClock(ctx, await call(() => target.client.get('/_sandbox/clock', { schema: ClockSchema })));
 }
 
+/** `clock advance <duration>`: 0 to ten years, the sandbox's own bounds, checked here so that a bad value sends nothing. */
+export const parseAdvance = (text: string) => parseDurationFlag('<duration>', text, { zero: true, maxMs: MAX_ADVANCE_MS });
+
 export async function advanceClock(ctx: Needs<'clientFor' | 'globals' | 'io' | 'json' | 'profiles'>, duration: string): Promise<void> {
-  const ms = parseDuration(duration);
-  if (ms === undefined) throw new UsageError(`duration "${duration}" ${DURATION_RULE}`);
+  const ms = parseAdvance(duration);
   const target = await adminTarget(ctx);
   const clock = await call(() => target.client.post('/_sandbox/clock/advance', { body: { ms }, schema: ClockSchema }));
   printClock(ctx, clock);

@@ -18,8 +18,8 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     .description('Start the sandbox on loopback and keep it running until Ctrl-C')
     .option('--port <n>', 'port to listen on; 0 picks a free one', String(DEFAULT_PORT))
     .option('--host <host>', 'loopback address to listen on (127.0.0.1, ::1 or localhost)', DEFAULT_HOST)
-    .option('--block-time <duration>', 'time from submission to settlement on the sandbox clock, a duration such as 500ms or 2s', formatDuration(DEFAULT_BLOCK_TIME_MS))
-    .option('--approval-window <duration>', 'how long a held agent transaction waits for approval: a duration such as 15m or 90s', DEFAULT_APPROVAL_WINDOW)
+    .option('--block-time <duration>', 'time from submission to settlement on the sandbox clock: a duration such as 500ms or 2s; a bare number is seconds', formatDuration(DEFAULT_BLOCK_TIME_MS))
+    .option('--approval-window <duration>', 'how long a held agent transaction waits for approval: a duration such as 15m or 90s; a bare number is seconds', DEFAULT_APPROVAL_WINDOW)
     .option('--state <file>', 'database file (default <config dir>/sandbox/state.db; an earlier JSON state file is imported)')
     .option('--ephemeral', 'keep state in memory only; nothing is written')
     .option('-q, --quiet', 'do not log requests (they are logged on stderr when it is a terminal, or with --verbose)')
@@ -136,7 +136,7 @@ export function registerSandbox(program: Command, deps: ProgramDeps): void {
     });
   clock
     .command('advance <duration>')
-    .description('Move the sandbox clock forward, e.g. 90s, 15m, 2h, 1d, 500ms or 1h30m')
+    .description('Move the sandbox clock forward, e.g. 90s, 15m, 2h, 1d, 500ms or 1h30m (a bare number is seconds)')
     .addHelpText('after', helpFooter(['', 'Examples:', '  $ svc sandbox clock advance 2s      # settle pending transfers', '  $ svc sandbox clock advance 1d']))
     .action(async (duration: string, _opts, cmd: Command) => {
       const { advanceClock } = await import('./clock.js');

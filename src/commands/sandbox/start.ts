@@ -2,13 +2,14 @@
 // pointing at it, and prints the seeded accounts (their keys only on the first seed).
 import { join } from 'node:path';
 import type { Needs } from '../../runtime/factory.js';
+import { parseDurationFlag } from '../../runtime/flags.js';
 import { CliError, UsageError } from '../../errors.js';
 import { configDir } from '../../config/paths.js';
 import { checkProfileName } from '../../config/profile-name.js';
 import type { Profile } from '../../config/profiles.js';
 import { isSandboxProfile } from '../../config/sandbox-profile.js';
 import { environmentOfKey } from '../../domain/api-key.js';
-import { DURATION_RULE, formatDuration, parseDuration } from '../../domain/duration.js';
+import { formatDuration } from '../../domain/duration.js';
 import { outputMode, printJson, printRecord } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
 import type { SandboxHandle } from '../../sandbox/types.js';
@@ -36,21 +37,10 @@ function parsePort(text: string | undefined): number {
   return Number(text);
 }
 
-/**
- * A duration flag of `sandbox start` (`2s`, `500ms`, `15m`, `1h30m`). A bare number is still read
- * as milliseconds, for scripts written before durations, but help and errors speak durations only.
- */
-function parseDurationFlag(flag: string, text: string | undefined, fallback: number, positive: boolean): number {
-  if (text === undefined) return fallback;
-  const ms = /^\d+$/.test(text.trim()) ? Number(text.trim()) : parseDuration(text);
-  if (ms === undefined || !Number.isSafeInteger(ms) || (positive && ms <= 0)) {
-    throw new UsageError(`${flag} "${sanitize(text)}" ${positive && ms !== undefined ? 'must be longer than 0s' : DURATION_RULE}`);
-  }
-  return ms;
-}
-
-const parseBlockTime = (text: string | undefined) => parseDurationFlag('--block-time', text, DEFAULT_BLOCK_TIME_MS, false);
-const parseApprovalWindow = (text: string | undefined) => parseDurationFlag('--approval-window', text, DEFAULT_APPROVAL_WINDOW_MS, true);
+/** --block-time: 0 or more (0 settles at once). */
+export const parseBlockTime = (text: string | undefined) => (text === undefined ? DEFAULT_BLOCK_TIME_MS : parseDurationFlag('--block-time', text, { zero: true }));
+/** --approval-window: more than 0 (a window that is never open would expire every held transaction at once). */
+export const parseApprovalWindow = (text: string | undefined) => (text === undefined ? DEFAULT_APPROVAL_WINDOW_MS : parseDurationFlag('--approval-window', text));
 
 export async function startSandbox(ctx: Needs<'clock' | 'env' | 'globals' | 'interrupt' | 'io' | 'json' | 'profiles'>, opts: StartOptions): Promise<void> {
   const port = parsePort(opts.port);

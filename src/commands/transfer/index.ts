@@ -14,7 +14,7 @@ export function registerTransfer(program: Command, deps: ProgramDeps): void {
     .option('--no-confidential', 'send a standard transfer: the amount becomes PUBLIC on chain')
     .option('--idempotency-key <key>', 'reuse a key to retry a transfer safely (a new one is generated and printed otherwise)')
     .option('--wait', 'wait until the transfer is confirmed or failed (held for approval: first for the human\'s decision)')
-    .option('--timeout-wait <duration>', 'how long --wait waits: a duration such as 90s or 5m (default 2m; held: until decided or expired, then 2m)')
+    .option('--timeout-wait <duration>', 'how long --wait waits: a duration such as 90s or 5m; a bare number is seconds (default 2m; held: until decided or expired, then 2m)')
     .option('--dry-run', "check everything and, for an agent's key, evaluate its spend policy locally; send nothing")
     .addHelpText('after', helpFooter([
       '',
@@ -92,7 +92,7 @@ export function registerTransfer(program: Command, deps: ProgramDeps): void {
     .command('get <id>')
     .description('Show one transfer; its amount and memo are decrypted locally when a decryption key is set')
     .option('--wait', 'wait until the transfer is confirmed or failed')
-    .option('--timeout-wait <duration>', 'how long --wait waits: a duration such as 90s or 5m (default 2m)')
+    .option('--timeout-wait <duration>', 'how long --wait waits: a duration such as 90s or 5m; a bare number is seconds (default 2m)')
     .option('--decrypt', 'with --json, add amount and memo, decrypted locally')
     .addHelpText('after', helpFooter([
       '',

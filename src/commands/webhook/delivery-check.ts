@@ -4,16 +4,12 @@
 import { readFileSync } from 'node:fs';
 import type { Needs } from '../../runtime/factory.js';
 import { verifySignature } from '../../crypto/webhook-signature.js';
-import { DURATION_RULE, formatDuration, parseDuration } from '../../domain/duration.js';
-import { sanitize } from '../../io/sanitize.js';
+import { formatDuration } from '../../domain/duration.js';
+import { parseDurationFlag } from '../../runtime/flags.js';
 import { UsageError } from '../../errors.js';
 
-export function parseTolerance(text: string): number {
-  if (text.trim() === '0') return 0;
-  const ms = parseDuration(text);
-  if (ms === undefined) throw new UsageError(`--tolerance "${sanitize(text)}" ${DURATION_RULE} (or 0 to disable)`);
-  return ms;
-}
+/** --tolerance: any duration; 0 turns the timestamp check off. */
+export const parseTolerance = (text: string): number => parseDurationFlag('--tolerance', text, { zero: true });
 
 export interface SecretFlags {
   secretEnv?: string;

@@ -5,6 +5,8 @@ import { EVENT_TYPES } from '../../domain/events.js';
 import { helpFooter } from '../../runtime/help-text.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
+/** verify and listen judge a timestamp alike. */
+const TOLERANCE_HELP = 'reject a body whose timestamp is further than this from now: a duration such as 5m or 90s; a bare number is seconds (0 disables)';
 
 export function registerWebhook(program: Command, deps: ProgramDeps): void {
   const webhook = program.command('webhook').description('Webhook subscriptions, delivery logs, signature checks and a local listener');
@@ -60,7 +62,7 @@ export function registerWebhook(program: Command, deps: ProgramDeps): void {
     .option('--secret-file <file>', 'a file whose first line is the signing secret')
     .requiredOption('--signature <hex>', 'the X-Service-Signature header value')
     .option('--payload-file <file>', 'the raw body (default: stdin)')
-    .option('--tolerance <duration>', 'reject a body whose timestamp is further than this from now (0 disables)', '5m')
+    .option('--tolerance <duration>', TOLERANCE_HELP, '5m')
     .addHelpText('after', helpFooter([
       '',
       'The secret never goes on the command line: name a variable (--secret-env) or a file (--secret-file).',
@@ -87,7 +89,7 @@ export function registerWebhook(program: Command, deps: ProgramDeps): void {
     .option('--no-subscribe', 'do not subscribe; only receive (use with --secret-env)')
     .option('--secret-env <VAR>', 'verify with the secret in this variable instead of the temporary subscription\'s')
     .option('--secret-file <file>', 'verify with the secret on the first line of this file')
-    .option('--tolerance <duration>', 'reject a body whose timestamp is further than this from now (0 disables)', '5m')
+    .option('--tolerance <duration>', TOLERANCE_HELP, '5m')
     .addHelpText('after', helpFooter(['', 'Examples:', '  $ svc webhook listen --forward-to http://localhost:3000/webhooks', '  $ svc webhook listen --json --events transfer.confirmed | jq .event']))
     .action(async (opts, cmd: Command) => {
       const { listen } = await import('./listen.js');

@@ -1,6 +1,7 @@
 // The control API under /_sandbox/ (admin token required, except health). Routes and answers
 // are those of docs/architecture.md. Amounts are never echoed, keys are shown once.
 import { HANDLE_RE } from '../../domain/recipient.js';
+import { MAX_ADVANCE_MS } from '../defaults.js';
 import { issueKey, keyHint } from '../auth.js';
 import type { RequestContext, Routes } from '../http/context.js';
 import { ApiFault, invalid } from '../faults.js';
@@ -11,8 +12,6 @@ import { exportWorld } from '../store/export.js';
 import type { World } from '../world.js';
 import { amountField, assetField, field, objectBody, optionalString, queryParam, requiredString } from './validate.js';
 
-/** The most the clock may move in one call: ten years. */
-export const MAX_ADVANCE_MS = 10 * 365 * 24 * 60 * 60 * 1000;
 const KEY_NAME_MAX = 64;
 const iso = (ms: number) => new Date(ms).toISOString();
 

@@ -2,7 +2,8 @@
 // --interval: pure formatting, checked without a service.
 import { describe, expect, it } from 'vitest';
 import { heldDetails, heldSummary, heldTimeLeft, type HeldView } from '../../../src/commands/pending/queue.js';
-import { parseInterval } from '../../../src/commands/pending/review.js';
+import { INTERVAL_BOUNDS } from '../../../src/commands/pending/review.js';
+import { parseDurationFlag } from '../../../src/runtime/flags.js';
 
 const NOW = Date.parse('2026-03-02T12:00:00.000Z');
 const view = (over: Partial<HeldView> = {}): HeldView => ({
@@ -54,12 +55,15 @@ describe('describing a held transaction', () => {
 });
 
 describe('review --interval', () => {
-  it('a duration, or a bare number of milliseconds (at least 200ms)', () => {
+  const parseInterval = (text: string) => parseDurationFlag('--interval', text, INTERVAL_BOUNDS);
+  it('a duration, or a bare number of seconds (at least 200ms)', () => {
     expect(parseInterval('2s')).toBe(2_000);
     expect(parseInterval('500ms')).toBe(500);
     expect(parseInterval('1m30s')).toBe(90_000);
-    expect(parseInterval('2000')).toBe(2_000);
-    expect(parseInterval(' 200 ')).toBe(200);
-    for (const bad of ['', 'abc', '2', '199ms', '1.5s', '-2s', '2 s']) expect(() => parseInterval(bad), bad).toThrow(/--interval .* must be a duration of at least 200ms/);
+    expect(parseInterval('2')).toBe(2_000);
+    expect(parseInterval(' 0.2 ')).toBe(200);
+    for (const bad of ['', 'abc', '0.1', '199ms', '1.5s', '-2s', '2 s']) {
+      expect(() => parseInterval(bad), bad).toThrow(/^--interval .* must be a duration like 500ms, .* \(a bare number is seconds\), at least 200ms and at most 1d$/);
+    }
   });
 });

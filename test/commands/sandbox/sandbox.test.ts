@@ -205,9 +205,13 @@ describe('admin commands', () => {
     const shown = await svc(['sandbox', 'clock']);
     expect(shown.stdout).toMatch(/^now\t\d{4}-\d{2}-\d{2}T.*Z\noffset_ms\t5400000\n$/);
     expect((await svc(['--json', 'sandbox', 'clock', 'show'])).code).toBe(0);
-    const bad = await svc(['sandbox', 'clock', 'advance', '5']);
+    // A bare number is seconds, as for every duration.
+    const bare = await svc(['--json', 'sandbox', 'clock', 'advance', '5']);
+    expect(bare.code, bare.stderr).toBe(0);
+    expect(JSON.parse(bare.stdout).offset_ms).toBe(5_405_000);
+    const bad = await svc(['sandbox', 'clock', 'advance', '5 s']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('duration "5" must be a duration like 500ms, 90s, 15m, 2h, 1d or 1h30m');
+    expect(bad.stderr).toContain('<duration> "5 s" must be a duration like 500ms, 30s, 2m, 1h, 1d or 1h30m (a bare number is seconds), at most 3650d');
   });
 
   it('key create prints the key once; key ls never shows it; revoke asks, then refuses the key', async () => {
