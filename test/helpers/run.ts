@@ -30,6 +30,8 @@ export interface RunResult {
 export interface RunOptions {
   input?: string;
   env?: Record<string, string | undefined>;
+  /** Run it under libfaketime with this offset (`-48h`, `+91d`): the machine's clock moved for svc alone. */
+  faketime?: string;
 }
 
 /** Spawns bin/svc.js with a clean environment (no colour, no proxy, private config). */
@@ -39,7 +41,9 @@ export function runSvc(args: string[], baseEnv: Record<string, string | undefine
     for (const [k, v] of Object.entries({ ...machineEnv(), ...baseEnv, ...opts.env })) {
       if (v !== undefined) env[k] = v;
     }
-    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = opts.faketime === undefined
+      ? spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] })
+      : spawn('faketime', ['-f', opts.faketime, process.execPath, BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -16,6 +16,7 @@ export const TEST_TOOLS = {
   'dbus-run-session': { for: 'OS keyring tests (a private session bus)', debian: 'dbus' },
   'gnome-keyring-daemon': { for: 'OS keyring tests (a real Secret Service)', debian: 'gnome-keyring' },
   'secret-tool': { for: 'OS keyring tests (what the keyring holds)', debian: 'libsecret-tools' },
+  faketime: { for: "clock-jump tests (svc run with this machine's clock moved back or ahead)", debian: 'faketime' },
 } as const;
 export type TestTool = keyof typeof TEST_TOOLS;
 
