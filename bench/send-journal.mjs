@@ -1,6 +1,6 @@
-// `transfer send` with a large send journal: a cron job sending every 30 s for the 90 days the
-// journal keeps leaves ~260,000 lines. Each send reads the journal for its own key only (lines
-// naming it are parsed, the rest are not), so its cost should barely move with the journal's size.
+// `transfer send` with a large ledger: a cron job sending every 30 s for the 90 days the ledger
+// keeps a payment leaves ~260,000 lines. Each send reads the ledger for its own key only (lines
+// naming it are parsed, the rest are not), so its cost should barely move with the ledger's size.
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,27 +14,31 @@ try {
   let n = 0;
   // A case whose args are read at each run: every send goes under a new key, as a cron job's do.
   const sendCase = (label) => ({ label, get args() { return [BIN, '--json', 'transfer', 'send', '@acme', '0.01', '--idempotency-key', `bench-${process.pid}-${n++}`]; } });
-  // The first send makes the journal file of this account.
+  // The first send makes the ledger file of this account.
   const first = spawnSync(process.execPath, sendCase('').args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
   if (first.status !== 0) throw new Error(`transfer send exited ${first.status}: ${first.stderr}`);
-  const dir = join(env.SVC_CONFIG_DIR, 'sends');
+  const dir = join(env.SVC_CONFIG_DIR, 'ledger');
   const file = join(dir, readdirSync(dir).find((f) => f.endsWith('.jsonl')));
-  const small = interleaved([sendCase('transfer send, journal of a few lines')], env);
-  // Filled as months of sends would fill it: a tried and a sent line per key, all within 90 days.
+  const small = interleaved([sendCase('transfer send, ledger of a few lines')], env);
+  // Filled as months of sends would fill it: a tried and an accepted line per key, all within 90 days.
   const at = new Date().toISOString();
   let lines = [];
   for (let i = 0; i < LINES / 2; i++) {
     const key = `cron-${i}`;
     const request = 'f'.repeat(64);
-    lines.push(JSON.stringify({ key, request, status: 'tried', at }), JSON.stringify({ key, request, status: 'sent', transfer_id: `tr_${String(i).padStart(24, '0')}`, at }));
+    const attempt = `a${i}`;
+    lines.push(
+      JSON.stringify({ op: 'send', key, request, attempt, status: 'tried', at, svc_at: at }),
+      JSON.stringify({ op: 'send', key, request, attempt, status: 'accepted', transfer_id: `tr_${String(i).padStart(24, '0')}`, at, svc_at: at }),
+    );
     if (lines.length >= 20_000) {
       appendFileSync(file, `${lines.join('\n')}\n`);
       lines = [];
     }
   }
   if (lines.length) appendFileSync(file, `${lines.join('\n')}\n`);
-  const large = interleaved([sendCase(`transfer send, journal of ${LINES.toLocaleString('en')} lines`)], env);
-  report('transfer send with a large send journal', [...small, ...large.slice(1)],
+  const large = interleaved([sendCase(`transfer send, ledger of ${LINES.toLocaleString('en')} lines`)], env);
+  report('transfer send with a large ledger', [...small, ...large.slice(1)],
     `median of ${process.env.BENCH_RUNS ?? 15} interleaved runs against a durable sandbox; each send under a new key`);
 } finally {
   await sandbox.stop();

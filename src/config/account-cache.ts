@@ -2,6 +2,9 @@
 // that need the account id (to open ciphertexts addressed to it) skip GET /v1/accounts/me. An
 // API key belongs to one account for good; the entry names the key and base URL it was learnt
 // with (a hash, not the key), and any other key or URL ignores it.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { configDir } from './paths.js';
 import type { ProfileConfig } from './profile-file.js';
 import type { AccountCache } from './profile-types.js';
 
@@ -66,6 +69,8 @@ function parseKeyAccount(v: unknown): KeyAccount | undefined {
  * the key): the next run of the job does not ask the service again.
  */
 export async function keyAccount(env: NodeJS.ProcessEnv, baseUrl: string, apiKey: string): Promise<{ account_id: string; handle: string } | undefined> {
+  // Read only: a run that learns nothing leaves nothing behind.
+  if (!existsSync(join(configDir(env), KEY_ACCOUNTS, `${KEY_ACCOUNTS}.jsonl`))) return undefined;
   const { openJournalFile } = await import('./journal.js');
   const id = accountCacheKey(baseUrl, apiKey);
   const file = openJournalFile(env, KEY_ACCOUNTS, KEY_ACCOUNTS, { parse: parseKeyAccount, containing: [JSON.stringify(id)] });

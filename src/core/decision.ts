@@ -7,6 +7,7 @@
 // what and when, never how much. docs/approvals.md.
 import * as z from 'zod/mini';
 import type { Needs } from '../runtime/factory.js';
+import { accountCacheKey } from '../config/account-cache.js';
 import { CliError } from '../errors.js';
 import { sanitize } from '../io/sanitize.js';
 import { Ledger } from './ledger/ledger.js';
@@ -58,12 +59,14 @@ export class Decisions {
   static async open(ctx: DecideCtx): Promise<Decisions> {
     const auth = await ctx.auth();
     const where = { ...(auth.profileName ? { profile: auth.profileName } : {}), base_url: recordedBaseUrl(auth.baseUrl) };
-    // The ledger is the account's: a service that cannot say which account the key is fails here, as any request would.
-    const [client, account] = await Promise.all([ctx.client(), ctx.account()]);
+    const client = await ctx.client();
+    // The ledger of the approver's account; where the service cannot say which account the key
+    // is, one of the key's own (only `pending log` reads decisions, from every ledger file).
+    const accountId = await ctx.account().then((a) => a.account_id, () => `key:${accountCacheKey(auth.baseUrl, auth.apiKey)}`);
     let ledger: Ledger | undefined;
     try {
       // Nothing of the ledger is read: a decision's lines are written, and read by `pending log`.
-      ledger = Ledger.open(ctx.env, { baseUrl: client.baseUrl, accountId: account.account_id }, ledgerClocks(ctx), []);
+      ledger = Ledger.open(ctx.env, { baseUrl: client.baseUrl, accountId }, ledgerClocks(ctx), []);
     } catch (err) {
       if (!(err instanceof CliError)) throw err;
       ctx.io.err(`warning: this decision is not recorded on this machine: ${sanitize(err.message)}\n`);

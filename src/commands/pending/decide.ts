@@ -6,6 +6,7 @@ import { REJECT_REASON_RULE, rejectReasonFits } from '../../domain/reject-reason
 import { ApiError, CliError, UsageError } from '../../errors.js';
 import { printJson, printRecord, outputMode } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
+import { shellWord } from '../../runtime/hint-command.js';
 import { checkTransactionId } from '../../core/held.js';
 import { Decisions, type Decision, type DecisionAnswer } from '../../core/decision.js';
 import { agentKeyError, approverNow, describeHeld, fetchQueue, heldDetails, heldSummary, line, ruleLookup, type HeldView } from './queue.js';
@@ -92,6 +93,9 @@ export async function decide(ctx: Needs<'account' | 'auth' | 'client' | 'clock' 
   } catch (err) {
     // An id the service does not know (mistyped, or not this account's): where the right one is.
     if (err instanceof ApiError && err.status === 404 && err.code === 'transaction_not_found') throw err.with({ hint: QUEUE_HINT });
+    if (err instanceof CliError && err.delivery === 'unknown' && err.code !== 'interrupted') {
+      throw err.with({ hint: `whether it was ${decision === 'approve' ? 'approved' : 'rejected'} is not known (it may have been applied): \`svc pending get ${shellWord(id)}\` shows its state; \`svc pending log\` records it as unknown` });
+    }
     throw err;
   } finally {
     decisions.close();

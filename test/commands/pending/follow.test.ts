@@ -334,8 +334,42 @@ describe('transfer send --wait with an agent\'s key: one command a cron job can 
     const r = await s.done;
     expect(r.code, r.stderr).toBe(0);
     expect(tsvRecord(r.stdout)).toMatchObject({ status: 'confirmed', transaction_id: id });
+    // Said once, and this run submitted nothing.
+    expect(r.stderr.match(/already sent under idempotency key/g)).toHaveLength(1);
+    expect(r.stderr).not.toContain('submitted transfer');
     const history = JSON.parse((await t.svc(['--json', 'pending', 'ls', '--all'], { env: agent })).stdout) as Array<{ transaction_id: string }>;
     expect(history.filter((h) => h.transaction_id === id)).toHaveLength(1);
+  });
+
+  it('a held send approved and settled since: the same command (no --wait) prints the transfer and exits 0, as a cron job would see it all month', async () => {
+    const cmd = ['transfer', 'send', '@acme', '81', '--idempotency-key', 'rent-2026-11'];
+    const first = await t.svc(['--json', ...cmd], { env: agent });
+    expect(first.code).toBe(8);
+    const id = TXN_RE.exec(first.stdout)![0];
+    expect((await t.svc(['pending', 'approve', id])).code).toBe(0);
+    await t.sandbox.advance(BLOCK); // the money moved
+    for (let run = 0; run < 2; run++) {
+      const again = await t.svc(cmd, { env: agent });
+      expect(again.code, again.stderr).toBe(0);
+      expect(tsvRecord(again.stdout)).toMatchObject({ status: 'confirmed', transaction_id: id, transfer_id: expect.stringMatching(/^tr_\w+$/) });
+      expect(again.stderr).toMatch(/^already sent under idempotency key rent-2026-11 on \S+: held transaction txn_\w+ .*; not sent again$/m);
+    }
+    const json = JSON.parse((await t.svc(['--json', ...cmd], { env: agent })).stdout);
+    expect(json).toMatchObject({ status: 'confirmed', transaction_id: id, idempotency_key: 'rent-2026-11' });
+  });
+
+  it('a held send the owner rejected: the same command exits 6 (transaction_rejected) naming the transaction and its key; nothing new is held', async () => {
+    const cmd = ['--json', 'transfer', 'send', '@acme', '82', '--idempotency-key', 'rent-rejected'];
+    const first = await t.svc(cmd, { env: agent });
+    expect(first.code).toBe(8);
+    const id = TXN_RE.exec(first.stdout)![0];
+    expect((await t.svc(['pending', 'reject', id, '--reason', 'not this month'])).code).toBe(0);
+    const waiting = (await t.svcJson<unknown[]>(['pending', 'ls'])).length;
+    const again = await t.svc(cmd, { env: agent });
+    expect(again.code).toBe(6);
+    expect(again.stdout).toBe('');
+    expect(JSON.parse(again.stderr).error).toMatchObject({ code: 'transaction_rejected', transaction_id: id, idempotency_key: 'rent-rejected', reason: 'not this month' });
+    expect((await t.svcJson<unknown[]>(['pending', 'ls'])).length).toBe(waiting);
   });
 });
 
@@ -428,4 +462,30 @@ describe('the real binary', () => {
       await live.close();
     }
   }, 60_000);
+});
+
+describe('after the approval, the transfer it made is followed without reading it twice in a row', () => {
+  it('every read of the transfer after the first comes after a pause of --wait (no back-to-back GET)', async () => {
+    const AGENT_ACCOUNT = { account_id: 'acct_bot', handle: '@alice/bot', type: 'agent', public_key: `0x${'2'.repeat(40)}`, kyc_status: 'verified' };
+    const held = { transaction_id: 'txn_1', agent: '@alice/bot', to: '@acme', requested_at: '2030-01-01T00:00:00Z', expires_at: '2099-01-01T00:00:00Z' };
+    const transfer = (status: string) => ({ transfer_id: 'tr_1', status, from: '@alice/bot', to: '@acme', confidential: true, tx_hash: '0x1', created_at: '2030-01-01T00:00:00Z' });
+    let reads = 0;
+    const server = await startScriptedServer((req) => {
+      if (req.method === 'GET' && req.url === '/v1/accounts/me') return { status: 200, body: AGENT_ACCOUNT };
+      if (req.method === 'POST' && req.url === '/v1/transfers') return { status: 202, body: { transaction_id: 'txn_1', status: 'pending_approval', expires_at: held.expires_at } };
+      if (req.method === 'GET' && req.url === '/v1/agents/transactions/txn_1') return { status: 200, body: { ...held, status: 'approved', transfer_id: 'tr_1', decided_at: '2030-01-01T00:01:00Z' } };
+      if (req.method === 'GET' && req.url === '/v1/transfers/tr_1') return { status: 200, body: transfer(++reads < 3 ? 'pending' : 'confirmed') };
+      return { status: 404, body: { error: { code: 'not_found', message: 'no' } } };
+    });
+    try {
+      const clock = virtualClock();
+      const r = await runCli(['transfer', 'send', '@acme', '70', '--wait'], { env: { SVC_CONFIG_DIR: tmp(), SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url, NO_COLOR: '1' }, clock });
+      expect(r.code, r.stderr).toBe(0);
+      expect(reads).toBe(3); // pending, pending, confirmed
+      // Each read but the first follows one poll pause: the approval's read is the wait's first.
+      expect(clock.slept.filter((ms) => ms === 250)).toHaveLength(reads - 1);
+    } finally {
+      await server.close();
+    }
+  });
 });

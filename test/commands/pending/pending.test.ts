@@ -104,6 +104,25 @@ describe('the rule that held it, when the agent\'s policy cannot be read', () =>
   });
 });
 
+describe('a decision whose answer is a 5xx', () => {
+  it('is recorded as `unknown` (it may have been applied): `pending log` says so, and the command fails with the 5xx', async () => {
+    const held = { transaction_id: 'txn_5xx', agent: '@alice/bot', to: '@acme', requested_at: '2024-01-01T00:00:00Z', expires_at: '2099-01-01T00:00:00Z' };
+    await withServer((req) => {
+      if (req.url === '/v1/agents/transactions/pending') return { status: 200, body: { pending: [held] } };
+      if (req.url === '/v1/accounts/me') return { status: 200, body: ACCOUNT };
+      if (req.method === 'POST') return { status: 503, body: { error: { code: 'unavailable', message: 'try later' } } };
+      return { status: 404, body: { error: { code: 'not_found', message: 'no' } } };
+    }, async (s, env) => {
+      const r = await runCli(['pending', 'approve', 'txn_5xx'], { env });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe('error: try later (unavailable)\nhint: whether it was approved is not known (it may have been applied): `svc pending get txn_5xx` shows its state; `svc pending log` records it as unknown\n');
+      expect(s.requests.filter((q) => q.method === 'POST').length).toBeGreaterThan(0);
+      const log = JSON.parse((await runCli(['--json', 'pending', 'log'], { env })).stdout) as Array<Record<string, unknown>>;
+      expect(log).toEqual([expect.objectContaining({ transaction_id: 'txn_5xx', decision: 'approve', result: 'unknown', via: 'pending approve' })]);
+    });
+  });
+});
+
 // ---- a live key (the sandbox refuses them: a scripted service) --------------------------------
 
 const ACCOUNT = { account_id: 'acct_1', handle: '@alice', type: 'personal', public_key: `0x${'1'.repeat(40)}`, kyc_status: 'verified', created_at: '2024-01-01T00:00:00Z' };
