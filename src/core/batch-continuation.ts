@@ -87,6 +87,7 @@ const flags = (name: string) =>
 export async function checkContinuation(id: RunIdentity, book: BatchBook, own: number, elsewhere: PaidElsewhere | undefined, now: () => Promise<Now>): Promise<void> {
   if (id.stated || id.newBatch) return;
   const rows = (n: number) => `${n} row${n === 1 ? '' : 's'}`;
+  const match = (n: number) => (n === 1 ? 'matches a row' : 'match rows');
   const events = book.events();
   const lastRun = [...events].reverse().find((e) => e.event === 'run');
   const what = id.source === STDIN_SOURCE ? 'input' : 'file';
@@ -95,19 +96,19 @@ export async function checkContinuation(id: RunIdentity, book: BatchBook, own: n
     const elsewhereFrom = lastRun !== undefined && (id.source === STDIN_SOURCE || lastRun.source !== id.source);
     if (elsewhereFrom) {
       const from = lastRun.source === STDIN_SOURCE ? 'stdin' : 'another file';
-      throw ambiguous(`batch "${id.name}" was last sent from ${from} on ${lastRun.at}, and ${rows(own)} of this ${what} match rows it paid: svc cannot tell whether this continues that batch or is a new payout; nothing was sent`, id.name);
+      throw ambiguous(`batch "${id.name}" was last sent from ${from} on ${lastRun.at}, and ${rows(own)} of this ${what} ${match(own)} it paid: svc cannot tell whether this continues that batch or is a new payout; nothing was sent`, id.name);
     }
     const last = events.at(-1);
     if (last?.event === 'end' && last.complete === true) {
       const age = ageOf(last, await now());
       if (age.kind === 'future' || age.ms >= COMPLETED_LONG_AGO_MS) {
-        throw ambiguous(`batch "${id.name}" was completed on ${last.at}, and ${rows(own)} of this ${what} match rows it paid: svc cannot tell a rerun of it from a new payout; nothing was sent`, id.name);
+        throw ambiguous(`batch "${id.name}" was completed on ${last.at}, and ${rows(own)} of this ${what} ${match(own)} it paid: svc cannot tell a rerun of it from a new payout; nothing was sent`, id.name);
       }
     }
     return;
   }
   if (elsewhere && elsewhere.count > 0 && !book.hasRows) {
-    throw ambiguous(`${rows(elsewhere.count)} of this ${what} match rows batch "${elsewhere.batch}" paid (last on ${elsewhere.at}): svc cannot tell whether this ${what} repeats that batch or is a new payout; nothing was sent`, elsewhere.batch);
+    throw ambiguous(`${rows(elsewhere.count)} of this ${what} ${match(elsewhere.count)} batch "${elsewhere.batch}" paid (last on ${elsewhere.at}): svc cannot tell whether this ${what} repeats that batch or is a new payout; nothing was sent`, elsewhere.batch);
   }
 }
 
