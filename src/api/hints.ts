@@ -4,6 +4,7 @@
 // The same text is the `hint` of the --json error object.
 import { DEFAULT_ASSET } from '../domain/assets.js';
 import { isLoopbackHost } from '../domain/loopback.js';
+import { flag, placeholder, svc } from '../domain/shell-command.js';
 
 /** What a hint may depend on besides the error: where the requests go. */
 export interface HintContext {
@@ -42,23 +43,23 @@ export function unauthorizedHint(ctx: HintContext, message = ''): string {
 
 /** 402 on a transfer: what the account holds, and on the sandbox how to add test funds. */
 export function insufficientBalanceHint(ctx: HintContext & { handle?: string; asset?: string }): string {
-  const asset = ctx.asset && ctx.asset !== DEFAULT_ASSET ? ` --asset ${ctx.asset}` : '';
-  const balance = `see what the account holds with \`svc balance\``;
-  return ctx.loopback ? `${balance}; add test funds with \`svc sandbox fund ${ctx.handle ?? '<handle>'} <amount>${asset}\`` : balance;
+  const asset = flag('--asset', ctx.asset && ctx.asset !== DEFAULT_ASSET ? ctx.asset : undefined);
+  const balance = `see what the account holds with ${svc`balance`}`;
+  return ctx.loopback ? `${balance}; add test funds with ${svc`sandbox fund ${ctx.handle ?? placeholder('handle')} ${placeholder('amount')}${asset}`}` : balance;
 }
 
 /** 403 policy_violation: the owner can replay the attempt against the policy, locally. */
 export function policyDeniedHint(ctx: { agent?: string; to?: string; asset?: string }): string {
-  const asset = ctx.asset && ctx.asset !== DEFAULT_ASSET ? ` --asset ${ctx.asset}` : '';
-  return `see which rule denies it with the owner's profile: \`svc --profile <owner-profile> agent policy check ${ctx.agent ?? '<agent>'} --to ${ctx.to ?? '<recipient>'} --amount <amount>${asset}\``;
+  const asset = flag('--asset', ctx.asset && ctx.asset !== DEFAULT_ASSET ? ctx.asset : undefined);
+  return `see which rule denies it with the owner's profile: ${svc`--profile ${placeholder('owner-profile')} agent policy check ${ctx.agent ?? placeholder('agent')} --to ${ctx.to ?? placeholder('recipient')} --amount ${placeholder('amount')}${asset}`}`;
 }
 
 /**
  * 422 recipient_not_confidential_ready: the service speaks its API (`"confidential": false`);
  * the hint says it in this tool's words.
  */
-export function standardTransferHint(to = '<recipient>'): string {
-  return `the recipient's wallet takes standard transfers only; to send one (its amount becomes public on chain): \`svc transfer send ${to} <amount> --no-confidential\``;
+export function standardTransferHint(to?: string): string {
+  return `the recipient's wallet takes standard transfers only; to send one (its amount becomes public on chain): ${svc`transfer send ${to ?? placeholder('recipient')} ${placeholder('amount')} --no-confidential`}`;
 }
 
 /** 409 idempotency_key_reused, the service's words for a header: the flag that sets it. */

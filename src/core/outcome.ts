@@ -6,6 +6,7 @@
 import { CliError } from '../errors.js';
 import type { Moment } from './ledger/fold.js';
 import { SERVICE_KEY_MEMORY_MS } from '../domain/idempotency.js';
+import { svc } from '../domain/shell-command.js';
 
 /** The time to look from in `svc transfer ls --since`: the service's, when it was known. */
 export function sinceOf(m: Moment): string {
@@ -35,7 +36,7 @@ export interface UnknownWhat {
 export function refusedAfterUnknown(w: UnknownWhat, refusal: CliError, first: Moment): CliError {
   const since = sinceOf(first);
   return new CliError('conflict', 'idempotency_outcome_unknown', `${w.what} may have been made under idempotency key ${w.key}: a try of it reached the service without an answer, and the next was refused (${refusal.code}: ${refusal.message}); how it ended is not known, and it is not sent under another key`, {
-    hint: `look for it with \`svc transfer ls --since ${since}\`; the same command (same key) is answered by the service for what it made until ${retryUntil(first)}; if it is not there after that, ${w.payAgain}`,
+    hint: `look for it with ${svc`transfer ls --since ${since}`}; the same command (same key) is answered by the service for what it made until ${retryUntil(first)}; if it is not there after that, ${w.payAgain}`,
     details: { ...w.details, idempotency_key: w.key, tried_at: since, refused_code: refusal.code },
   });
 }
@@ -47,7 +48,7 @@ export function forgottenUnknown(w: UnknownWhat, first: Moment, future: boolean)
     ? `which is later than now by a clock (this machine's or the service's has moved since): how it ended is not known`
     : 'how it ended is not known, and the service forgets keys after 24 hours';
   return new CliError('conflict', 'idempotency_outcome_unknown', `${w.what} was tried under idempotency key ${w.key} on ${since}, ${why}: not sent again, as it may have been made`, {
-    hint: `look for it with \`svc transfer ls --since ${since}\`; if it is not there, ${w.payAgain}`,
+    hint: `look for it with ${svc`transfer ls --since ${since}`}; if it is not there, ${w.payAgain}`,
     details: { ...w.details, idempotency_key: w.key, tried_at: since },
   });
 }

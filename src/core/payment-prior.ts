@@ -8,6 +8,7 @@
 //   memory by every clock             the first try
 //   unknown, past it or in the future refuse, exit 5: svc cannot know, and never pays twice
 import { SERVICE_KEY_MEMORY_MS } from '../domain/idempotency.js';
+import { svc } from '../domain/shell-command.js';
 import { CliError } from '../errors.js';
 import { foldKey, type KeyRecord, type KeyStatus, type Moment } from './ledger/fold.js';
 import type { HeldState, SendLine } from './ledger/lines.js';
@@ -61,7 +62,7 @@ export function judge(record: KeyRecord<SendLine> | undefined, key: string, requ
   const ids = { ...(l.transfer_id ? { transfer_id: l.transfer_id } : {}), ...(l.transaction_id ? { transaction_id: l.transaction_id } : {}) };
   if (l.request !== request) {
     throw new CliError('conflict', 'idempotency_key_reused', `idempotency key ${key} was used on ${l.at} for another payment (${what}); nothing was sent`, {
-      hint: l.transfer_id ? `a new payment needs a new --idempotency-key; the earlier one: \`svc transfer get ${l.transfer_id}\`` : 'a new payment needs a new --idempotency-key',
+      hint: l.transfer_id ? `a new payment needs a new --idempotency-key; the earlier one: ${svc`transfer get ${l.transfer_id}`}` : 'a new payment needs a new --idempotency-key',
       details: { idempotency_key: key, ...ids },
     });
   }

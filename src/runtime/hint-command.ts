@@ -4,6 +4,7 @@
 // without --json; a command that prints a hint line itself passes it through here), so no call
 // site words the target itself. docs/ux.md "Hints".
 import type { GlobalOptions } from './factory.js';
+import { shellWord } from '../domain/shell-command.js';
 
 /** The options that chose the target: the only ones a hint carries. */
 export type HintTarget = Pick<GlobalOptions, 'profile' | 'baseUrl'>;
@@ -14,11 +15,7 @@ export type HintTarget = Pick<GlobalOptions, 'profile' | 'baseUrl'>;
  */
 const TARGETLESS = new Set(['profile', 'help', 'completion']);
 
-/** One shell word: as it is when it is plainly safe, else in single quotes ('\'' for a quote). */
-export function shellWord(word: string): string {
-  if (/^[A-Za-z0-9@%+=:,./_-]+$/.test(word)) return word;
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
+export { shellWord } from '../domain/shell-command.js';
 
 /** The target's options as shell words, in the order the help lists them. */
 export function targetWords(target: HintTarget): string[] {

@@ -5,10 +5,11 @@ import { printJson, type Row } from '../../io/render.js';
 import { UsageError } from '../../errors.js';
 import { AGENT_NAME_RE, AGENT_NAME_RULE } from '../../domain/agent-name.js';
 import { sanitize } from '../../io/sanitize.js';
-import { shellWord, withTarget } from '../../runtime/hint-command.js';
+import { withTarget } from '../../runtime/hint-command.js';
 import { policyFieldsFrom, type PolicyFlags } from './policy-input.js';
 import { printAgentRecord } from './agent-record.js';
 import { makeKeyAndSave, planSave, type SavedAgentProfile } from './save-profile.js';
+import { placeholder, svc } from '../../domain/shell-command.js';
 
 export interface CreateFlags extends PolicyFlags {
   saveProfile?: string;
@@ -38,7 +39,7 @@ export async function createAgent(ctx: Needs<CreateNeeds>, name: string, flags: 
   if (typeof dk === 'string') {
     ctx.io.err(`\nThe agent's decryption key is shown ONCE; store it now (it reads the agent's amounts):\n  ${sanitize(dk)}\n`);
   }
-  ctx.io.err(`next: give it a key with the dashboard (sandbox: ${sanitize(withTarget(`\`svc sandbox key create --account ${sanitize(data.handle)}\``, ctx.globals))}, or create it with --save-profile <name>)\n`);
+  ctx.io.err(`next: give it a key with the dashboard (sandbox: ${sanitize(withTarget(svc`sandbox key create --account ${data.handle}`, ctx.globals))}, or create it with --save-profile <name>)\n`);
 }
 
 /** The policy as the service stored it; what was sent (with the agent's policy id) when it cannot be read back. */
@@ -57,6 +58,6 @@ function savedNext(ctx: Needs<'globals' | 'io'>, saved: SavedAgentProfile, handl
   const name = sanitize(saved.profile);
   ctx.io.err(`saved profile "${name}" for ${sanitize(handle)}${saved.decryptionKey ? ' with its decryption key' : ''}\n`);
   // Funding is the owner's (this run's target); the send is the agent's own profile.
-  const fund = sanitize(withTarget(`\`svc sandbox fund ${sanitize(handle)} 100\``, ctx.globals));
-  ctx.io.err(`next: fund it (${fund}), then use it: \`svc --profile ${shellWord(saved.profile)} transfer send <to> <amount>\`\n`);
+  const fund = sanitize(withTarget(svc`sandbox fund ${handle} 100`, ctx.globals));
+  ctx.io.err(`next: fund it (${fund}), then use it: ${sanitize(svc`--profile ${saved.profile} transfer send ${placeholder('to')} ${placeholder('amount')}`)}\n`);
 }

@@ -11,6 +11,7 @@ import type { Palette } from '../../io/colors.js';
 import { sanitize } from '../../io/sanitize.js';
 import { pickPolicyFields } from './policy-view.js';
 import { agentOwner } from '../../domain/handle.js';
+import { placeholder, svc } from '../../domain/shell-command.js';
 
 export interface PreviewRow {
   to: string;
@@ -76,7 +77,7 @@ export async function loadPolicyPreview(ctx: Needs<'account' | 'client' | 'reade
     // count the agent itself out. Then nothing here can tell what the policy would decide.
     if (err instanceof ApiError && (err.status === 403 || err.status === 404)) {
       throw new CliError('failure', 'policy_unavailable', `cannot preview the spend policy of ${sanitize(agent)}: the service does not let the agent's own key read it (${sanitize(err.code)}), so whether it would be sent, held or denied is unknown`, {
-        hint: `the owner can simulate it: \`svc --profile <owner-profile> agent policy check ${sanitize(agent)} --to <recipient> --amount <amount>\``,
+        hint: `the owner can simulate it: ${svc`--profile ${placeholder('owner-profile')} agent policy check ${agent} --to ${placeholder('recipient')} --amount ${placeholder('amount')}`}`,
         details: { agent },
       });
     }

@@ -12,6 +12,7 @@ import { checkProfileName } from '../../config/profile-name.js';
 import { isSandboxProfile } from '../../config/sandbox-profile.js';
 import { CliError, UsageError } from '../../errors.js';
 import { sanitize } from '../../io/sanitize.js';
+import { svc } from '../../domain/shell-command.js';
 
 export interface SavePlan {
   name: string;
@@ -57,7 +58,7 @@ export async function planSave(ctx: Needs<'auth' | 'clientFor' | 'profiles'>, na
   if (auth.environment !== 'test' || !admin?.sandboxAdminToken) {
     throw new CliError('failure', 'unsupported_by_service',
       `--save-profile: ${sanitize(auth.baseUrl)} cannot make an agent's API key from the command line (only the sandbox can: no sandbox profile of this config dir is for this URL); nothing was created`, {
-        hint: `create the agent without --save-profile, make its key in the service's dashboard, then save it with \`svc profile add ${sanitize(name)}\``,
+        hint: `create the agent without --save-profile, make its key in the service's dashboard, then save it with ${svc`profile add ${name}`}`,
       });
   }
   const client = await ctx.clientFor({ baseUrl: auth.baseUrl, apiKey: admin.apiKey, headers: { 'x-sandbox-admin-token': admin.sandboxAdminToken } });
@@ -87,7 +88,7 @@ export async function makeKeyAndSave(
     const message = `agent ${sanitize(agent.handle)} was created, but the sandbox did not make its API key: ${err instanceof Error ? err.message : String(err)}; profile "${sanitize(plan.name)}" was not saved`;
     // With --json stderr holds only the error object: the decryption key travels in it.
     const details = { agent: agent.handle, ...(dk && ctx.json ? { decryption_key: dk } : {}) };
-    throw err instanceof CliError ? err.with({ message, details, hint: `make one with \`svc sandbox key create --account ${sanitize(agent.handle)}\`, then \`svc profile add ${sanitize(plan.name)}\`` }) : err;
+    throw err instanceof CliError ? err.with({ message, details, hint: `make one with ${svc`sandbox key create --account ${agent.handle}`}, then ${svc`profile add ${plan.name}`}` }) : err;
   }
   if (!ctx.json) {
     ctx.io.err(`\nThe agent's keys are shown ONCE (profile "${sanitize(plan.name)}" keeps them, 0600):\n`);

@@ -5,6 +5,7 @@ import { AgentSchema } from '../../api/schemas.js';
 import { outputMode, printJson, printRecord } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
 import { resolveAgent } from './resolve.js';
+import { svc } from '../../domain/shell-command.js';
 
 export type StatusAction = 'suspend' | 'resume';
 
@@ -16,7 +17,7 @@ export async function setAgentStatus(ctx: Needs<'client' | 'confirm' | 'io' | 'j
   const { data } = await client.post(`/v1/agents/${encodeURIComponent(agent.account_id)}/${action}`, { body: {}, schema: AgentSchema });
   if (ctx.json) return printJson(ctx.io, data);
   ctx.io.err(action === 'suspend'
-    ? `suspended ${handle}: its key can no longer move money (\`svc agent resume ${handle}\` undoes it)\n`
+    ? `suspended ${handle}: its key can no longer move money (${svc`agent resume ${handle}`} undoes it)\n`
     : `resumed ${handle}: its key may move money again, within its spend policy\n`);
   printRecord(ctx.io, outputMode(ctx.io, false), data, [
     { key: 'handle', header: 'Handle' },

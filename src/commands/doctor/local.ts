@@ -8,6 +8,7 @@ import { configDir } from '../../config/paths.js';
 import { readProfiles } from '../../config/profile-file.js';
 import { checkPrivatePath } from '../../config/safe-path.js';
 import { fail, ok, skip, type CheckResult } from './check.js';
+import { shellWord } from '../../domain/shell-command.js';
 
 /** package.json "engines": ">=20.19" (a unit test keeps the two equal). */
 export const MIN_NODE = '20.19';
@@ -26,10 +27,8 @@ export function checkNode(version: string): CheckResult {
   return fail('node', `${shown}: svc needs ${MIN_NODE} or later`, { fix, data });
 }
 
-/** A path as a shell word, for fixes a user pastes (`chmod 700 '/My Config/svc'`). */
-export function shellWord(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
-}
+// A path in a fix a user pastes (`chmod 700 '/My Config/svc'`) is one word: the one quoting function.
+export { shellWord } from '../../domain/shell-command.js';
 
 const octal = (mode: number) => `0${(mode & 0o777).toString(8).padStart(3, '0')}`;
 const checksModes = process.platform !== 'win32';

@@ -6,10 +6,10 @@ import { REJECT_REASON_RULE, rejectReasonFits } from '../../domain/reject-reason
 import { ApiError, CliError, UsageError } from '../../errors.js';
 import { printJson, printRecord, outputMode } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
-import { shellWord } from '../../runtime/hint-command.js';
 import { checkTransactionId } from '../../core/held.js';
 import { Decisions, type Decision, type DecisionAnswer } from '../../core/decision.js';
 import { agentKeyError, approverNow, describeHeld, fetchQueue, heldDetails, heldSummary, line, ruleLookup, type HeldView } from './queue.js';
+import { svc } from '../../domain/shell-command.js';
 
 export type { Decision } from '../../core/decision.js';
 
@@ -94,7 +94,7 @@ export async function decide(ctx: Needs<'account' | 'auth' | 'client' | 'clock' 
     // An id the service does not know (mistyped, or not this account's): where the right one is.
     if (err instanceof ApiError && err.status === 404 && err.code === 'transaction_not_found') throw err.with({ hint: QUEUE_HINT });
     if (err instanceof CliError && err.delivery === 'unknown' && err.code !== 'interrupted') {
-      throw err.with({ hint: `whether it was ${decision === 'approve' ? 'approved' : 'rejected'} is not known (it may have been applied): \`svc pending get ${shellWord(id)}\` shows its state; \`svc pending log\` records it as unknown` });
+      throw err.with({ hint: `whether it was ${decision === 'approve' ? 'approved' : 'rejected'} is not known (it may have been applied): ${svc`pending get ${id}`} shows its state; ${svc`pending log`} records it as unknown` });
     }
     throw err;
   } finally {

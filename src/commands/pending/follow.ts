@@ -15,6 +15,7 @@ import { sanitize } from '../../io/sanitize.js';
 import { startSpinner, type Spinner } from '../../io/spinner.js';
 import { fetchHeld } from '../../core/held.js';
 import { decidedByText } from './record.js';
+import { svc } from '../../domain/shell-command.js';
 
 /** The first pause between two reads, and the longest: a human takes seconds to minutes. */
 export const FIRST_POLL_MS = 500;
@@ -36,7 +37,7 @@ export interface FollowOptions {
 }
 
 /** The command that follows it again, for hints. */
-export const followCommand = (id: string) => `svc pending wait ${id}`;
+export const followCommand = (id: string) => svc`pending wait ${id}`;
 
 export function rejectedError(h: HeldResource): CliError {
   const by = decidedByText(h);
@@ -128,7 +129,7 @@ export async function waitForDecision(ctx: Needs<'clock' | 'env' | 'interrupt' |
   } catch (err) {
     if (interrupt.aborted) {
       throw new CliError('interrupted', 'interrupted', `stopped waiting for held transaction ${id}: it still waits for a decision`, {
-        hint: `follow it again with \`${followCommand(id)}\``,
+        hint: `follow it again with ${followCommand(id)}`,
         details: { transaction_id: id },
       });
     }
@@ -148,7 +149,7 @@ function timeoutError(id: string, limitMs: number, last: HeldResource | undefine
   const state = last ? `it is still ${last.status} (the window closes at ${last.expires_at})` : 'its state could not be read';
   const why = outage ? `; the last read failed: ${outage.message}` : '';
   return new CliError('network', 'wait_timeout', `gave up waiting for held transaction ${id} after ${formatDuration(limitMs)}: ${state}${why}`, {
-    hint: `a human may still decide; follow it with \`${followCommand(id)}\``,
+    hint: `a human may still decide; follow it with ${followCommand(id)}`,
     details: { transaction_id: id },
   });
 }

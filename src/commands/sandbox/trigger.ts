@@ -7,6 +7,7 @@ import { sanitize } from '../../io/sanitize.js';
 import { TriggerSchema } from '../../api/control-schemas.js';
 import { normalizeHandle } from './handle.js';
 import { adminTarget, call } from './target.js';
+import { placeholder, svc } from '../../domain/shell-command.js';
 
 export async function triggerEvent(ctx: Needs<'clientFor' | 'globals' | 'io' | 'json' | 'profiles'>, event: string, opts: { account?: string }): Promise<void> {
   const target = await adminTarget(ctx);
@@ -29,6 +30,6 @@ export async function triggerEvent(ctx: Needs<'clientFor' | 'globals' | 'io' | '
   ctx.io.err(
     n
       ? `triggered sample ${shownEvent} for ${shownAccount}: queued for ${n} subscription${n === 1 ? '' : 's'} (${[...new Set(data.deliveries.map((d) => sanitize(d.webhook_id)))].join(', ')})\n`
-      : `triggered sample ${shownEvent} for ${shownAccount}: no subscription of ${shownAccount} asked for it (create one with \`svc webhook create <url> --events ${shownEvent}\`)\n`,
+      : `triggered sample ${shownEvent} for ${shownAccount}: no subscription of ${shownAccount} asked for it (create one with ${svc`webhook create ${placeholder('url')} --events ${shownEvent}`})\n`,
   );
 }

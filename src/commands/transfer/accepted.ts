@@ -3,6 +3,7 @@
 // what was accepted, in its message for people and as fields of the --json error object
 // (`transfer_id` or `transaction_id`, and `idempotency_key`), with the command that follows it.
 import { CliError, SilentExit } from '../../errors.js';
+import { svc } from '../../domain/shell-command.js';
 
 export interface Accepted {
   /** The idempotency key it was sent under. */
@@ -26,7 +27,7 @@ export function acceptedError(err: unknown, a: Accepted): unknown {
   const tail = id !== undefined && err.message.includes(id)
     ? `idempotency key ${a.key}${when}`
     : `${what} was ${a.earlierAt ? 'sent' : 'accepted'} under idempotency key ${a.key}${when}`;
-  const follow = a.transferId ? `it is not lost: follow it with \`svc transfer get ${a.transferId} --wait\`` : undefined;
+  const follow = a.transferId ? `it is not lost: follow it with ${svc`transfer get ${a.transferId} --wait`}` : undefined;
   return err.with({
     message: `${err.message}; ${tail}`,
     ...(follow && !OWN_HINT.has(err.code) ? { hint: follow } : {}),

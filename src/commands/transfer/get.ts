@@ -10,6 +10,7 @@ import { transferFields } from './columns.js';
 import { checkTransferId, transferPath } from './id.js';
 import { openerFor, withOpened } from './decrypt.js';
 import { failedTransferError, parseWaitDuration, waitForTransfer } from './wait.js';
+import { svc } from '../../domain/shell-command.js';
 
 export interface GetOptions {
   wait?: boolean;
@@ -31,7 +32,7 @@ export async function getTransfer(ctx: Needs<'auth' | 'client' | 'clock' | 'env'
     if (err instanceof ApiError && err.status === 404) {
       // A held agent transaction is not a transfer (none exists until a human approves it).
       if (id.startsWith('txn_')) {
-        throw err.with({ hint: `${id} looks like a held agent transaction, not a transfer: \`svc pending get ${id}\` shows it, \`svc pending wait ${id}\` waits for the decision` });
+        throw err.with({ hint: `${id} looks like a held agent transaction, not a transfer: ${svc`pending get ${id}`} shows it, ${svc`pending wait ${id}`} waits for the decision` });
       }
       throw err.with({ hint: "check the id (another account's transfer is not found either); `svc transfer ls` lists yours" });
     }

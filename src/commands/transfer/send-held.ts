@@ -13,6 +13,7 @@ import { decidedByText } from '../pending/record.js';
 import { acceptedError } from './accepted.js';
 import { transferPath } from './id.js';
 import { DEFAULT_WAIT_MS } from './wait.js';
+import { placeholder, svc } from '../../domain/shell-command.js';
 
 /** What --wait asked for: `ms` bounds the whole wait when it was given (`explicit`). */
 export interface WaitPlan {
@@ -39,7 +40,7 @@ export async function followHeld(ctx: Needs<'clock' | 'env' | 'interrupt' | 'io'
   const accepted = { key: h.key, transactionId: id, ...(h.earlierAt ? { earlierAt: h.earlierAt } : {}) };
   if (!ctx.json) {
     const until = h.expiresAt ? ` until ${h.expiresAt}` : '';
-    ctx.io.err(`${sanitize(`held for approval: ${id} is above the agent's approval threshold and waits for a human to approve it${until} (the account owner runs \`svc pending approve ${id}\`); accepted under idempotency key ${h.key}`)}\n`);
+    ctx.io.err(`${sanitize(`held for approval: ${id} is above the agent's approval threshold and waits for a human to approve it${until} (the account owner runs ${svc`pending approve ${id}`}); accepted under idempotency key ${h.key}`)}\n`);
   }
   const started = ctx.clock.now();
   let approved;
@@ -76,6 +77,6 @@ export async function followHeld(ctx: Needs<'clock' | 'env' | 'interrupt' | 'io'
 function withSendHint(err: unknown, id: string, expiresAt: string | undefined): unknown {
   if (!(err instanceof CliError) || err.code !== 'unsupported_by_service') return err;
   return err.with({
-    hint: `it stays held for approval${expiresAt ? ` until ${expiresAt}` : ''}: the account owner can approve it with \`svc --profile <owner-profile> pending approve ${id}\`; the transfer it makes then shows in \`svc transfer ls\``,
+    hint: `it stays held for approval${expiresAt ? ` until ${expiresAt}` : ''}: the account owner can approve it with ${svc`--profile ${placeholder('owner-profile')} pending approve ${id}`}; the transfer it makes then shows in ${svc`transfer ls`}`,
   });
 }

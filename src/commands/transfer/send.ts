@@ -28,6 +28,7 @@ import { failedTransferError, FINAL_STATUSES, parseWaitDuration, waitForTransfer
 import { followHeld, type HeldToFollow, type Settle, type WaitPlan } from './send-held.js';
 import { expiredError, rejectedError } from '../pending/follow.js';
 import { decidedByText } from '../pending/record.js';
+import { svc } from '../../domain/shell-command.js';
 
 export interface SendOptions extends RequestFlags {
   wait?: boolean;
@@ -161,7 +162,7 @@ async function finish(out: Out, client: ApiClient, made: Transfer, key: string, 
   }
   printTransfer(out, { ...transfer, ...extra, idempotency_key: key });
   if (mode === 'table' && transfer.status === 'pending') {
-    const follow = withTarget(`\`svc transfer get ${shellWord(transfer.transfer_id)} --wait\``, ctx.globals);
+    const follow = withTarget(svc`transfer get ${transfer.transfer_id} --wait`, ctx.globals);
     ctx.io.err(`${p.dim(`it settles after the next block; follow it with ${sanitize(follow)}`)}\n`);
   }
 }
@@ -320,7 +321,7 @@ function printHeld(out: Out, h: HeldTransaction & { idempotency_key: string }, o
   if (!ctx.json && !opts.earlier) {
     ctx.io.err(
       `not sent yet: this transfer is above the agent's approval threshold and waits for a human` +
-        `${h.expires_at ? ` until ${sanitize(h.expires_at)}` : ''}; the account owner can run \`svc pending approve ${sanitize(h.transaction_id)}\`` +
+        `${h.expires_at ? ` until ${sanitize(h.expires_at)}` : ''}; the account owner can run ${sanitize(svc`pending approve ${h.transaction_id}`)}` +
         ` (it was accepted under idempotency key ${sanitize(h.idempotency_key)})\n`,
     );
   }

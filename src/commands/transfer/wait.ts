@@ -8,6 +8,7 @@ import { CliError } from '../../errors.js';
 import { formatDuration } from '../../domain/duration.js';
 import { startSpinner } from '../../io/spinner.js';
 import { transferPath } from './id.js';
+import { svc } from '../../domain/shell-command.js';
 
 /** Statuses after which a transfer never changes again. */
 export const FINAL_STATUSES: readonly string[] = ['confirmed', 'failed'];
@@ -29,7 +30,7 @@ export function interruptedWaitError(id: string, opts: WaitOptions = {}): CliErr
     ? `stopped waiting: transfer ${id} was submitted and keeps settling`
     : `stopped waiting for transfer ${id}: it keeps settling`;
   return new CliError('interrupted', 'interrupted', message, {
-    hint: `follow it with \`svc transfer get ${id} --wait\``,
+    hint: `follow it with ${svc`transfer get ${id} --wait`}`,
     details: { transfer_id: id },
   });
 }
@@ -57,7 +58,7 @@ export async function waitForTransfer(ctx: Needs<'io' | 'json' | 'env' | 'clock'
       const left = deadline - clock.now();
       if (left <= 0) {
         throw new CliError('network', 'wait_timeout', `gave up waiting for transfer ${id} after ${formatDuration(timeoutMs)}: it is still ${data.status}`, {
-          hint: `it may still settle; follow it with \`svc transfer get ${id} --wait\``,
+          hint: `it may still settle; follow it with ${svc`transfer get ${id} --wait`}`,
           details: { transfer_id: id },
         });
       }

@@ -5,6 +5,7 @@ import { WebhookSchema } from '../../api/schemas.js';
 import { CliError } from '../../errors.js';
 import { sanitize } from '../../io/sanitize.js';
 import { withTarget } from '../../runtime/hint-command.js';
+import { svc } from '../../domain/shell-command.js';
 
 export interface Subscription {
   id: string;
@@ -24,7 +25,7 @@ export async function unsubscribe(ctx: Needs<'globals' | 'io'>, client: ApiClien
     await client.delete(`/v1/webhooks/${encodeURIComponent(webhookId)}`);
     ctx.io.err(`deleted subscription ${id}\n`);
   } catch (err) {
-    ctx.io.err(`warning: could not delete subscription ${id}: ${sanitize((err as Error).message)} (delete it with ${sanitize(withTarget(`\`svc webhook rm ${id} --yes\``, ctx.globals))})\n`);
+    ctx.io.err(`warning: could not delete subscription ${id}: ${sanitize((err as Error).message)} (delete it with ${sanitize(withTarget(svc`webhook rm ${id} --yes`, ctx.globals))})\n`);
   }
 }
 

@@ -2,6 +2,7 @@
 // keyring_unavailable, the one-time fallback warning, and `svc doctor`'s line.
 import { CliError } from '../../errors.js';
 import type { ProbeFailure } from './dbus-probe.js';
+import { svc } from '../../domain/shell-command.js';
 
 export type KeyringFailure = ProbeFailure | 'module_failed' | 'error';
 
@@ -44,5 +45,5 @@ export function keyringUnavailable(u: Unavailable, what: string): CliError {
 /** The one-time warning of `auto` falling back to the file (stderr, when a profile is first saved). */
 export function fallbackWarning(u: Unavailable, profile: string, file: string): string {
   const { why, fix } = describeUnavailable(u);
-  return `warning: no OS keyring: ${why}; the secrets of profile "${profile}" are stored in ${file} (mode 0600) instead. To use a keyring: ${fix}; then run \`svc profile migrate ${profile} --to keyring\`.\n`;
+  return `warning: no OS keyring: ${why}; the secrets of profile "${profile}" are stored in ${file} (mode 0600) instead. To use a keyring: ${fix}; then run ${svc`profile migrate ${profile} --to keyring`}.\n`;
 }
