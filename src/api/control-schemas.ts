@@ -12,6 +12,9 @@ export const HealthSchema = lazySchema(() => z.looseObject({
   ok: z.literal(true),
   chain_id: z.int(),
   now: ts,
+  /** This start's nonce and process (`sandbox stop` checks both before it signals). */
+  instance: z.optional(z.string()),
+  pid: z.optional(z.int()),
 }));
 export type Health = z.infer<typeof HealthSchema>;
 

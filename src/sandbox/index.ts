@@ -107,6 +107,7 @@ export async function openSandbox(opts: SandboxOptions = {}, internals: SandboxI
     blockTimeMs,
     approvalWindowMs,
     adminToken: `sbx_admin_${randomBytes(24).toString('base64url')}`,
+    instance: randomBytes(16).toString('hex'),
     sealer: new Sealer(key),
     onError,
     clock: new SandboxClock(internals.realNow),
@@ -172,6 +173,7 @@ export async function openSandbox(opts: SandboxOptions = {}, internals: SandboxI
     url,
     port: address.port,
     adminToken: world.adminToken,
+    instance: world.instance,
     seeded: seeded.map(({ handle, type, kyc_status, public_key, confidential_ready, apiKey, decryptionKey }) => ({
       handle,
       type,

@@ -39,6 +39,8 @@ export interface SandboxHandle {
   port: number;
   /** Bearer token for the /_sandbox control API. New at every start. */
   adminToken: string;
+  /** This start's nonce (with the pid, in /_sandbox/health): what `sandbox stop` checks before it signals. */
+  instance: string;
   /** Accounts created by seeding in this start (empty when state was restored). */
   seeded: SeededAccount[];
   /** Whether state was restored from the state file. */

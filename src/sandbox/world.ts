@@ -17,6 +17,8 @@ export interface WorldOptions {
   blockTimeMs: number;
   approvalWindowMs: number;
   adminToken: string;
+  /** A nonce of this start, answered by /_sandbox/health: `sandbox stop` signals only the process that knows it. */
+  instance: string;
   sealer: Sealer;
   /** Where errors of the sandbox's own work go: scheduled tasks, flushes, reloads (required: nothing is swallowed). */
   onError: (err: unknown) => void;
@@ -38,6 +40,7 @@ export class World {
   readonly chain: Chain;
   readonly sealer: Sealer;
   readonly adminToken: string;
+  readonly instance: string;
   readonly blockTimeMs: number;
   readonly approvalWindowMs: number;
   /** Event fan-out and signed, retried deliveries (src/sandbox/webhooks/); their state is the store's. */
@@ -52,6 +55,7 @@ export class World {
     this.store = new Store(opts.db, opts.sealer, { onRollback: (err) => this.reload(err), onError: this.onError });
     this.sealer = opts.sealer;
     this.adminToken = opts.adminToken;
+    this.instance = opts.instance;
     this.blockTimeMs = opts.blockTimeMs;
     this.approvalWindowMs = opts.approvalWindowMs;
     this.chain = new Chain(this.store, this.scheduler, this.sealer, opts.blockTimeMs);

@@ -13,7 +13,8 @@ describe('/_sandbox control API', () => {
   it('health needs no token', async () => {
     const res = await t.call('GET', '/_sandbox/health');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ok: true, chain_id: 46630, now: t.sandbox.now().toISOString() });
+    expect(res.body).toEqual({ ok: true, chain_id: 46630, now: t.sandbox.now().toISOString(), instance: t.sandbox.instance, pid: process.pid });
+    expect(t.sandbox.instance).toMatch(/^[0-9a-f]{32}$/);
   });
 
   it('every other route needs the admin token (header or Bearer); API keys do not count', async () => {

@@ -11,6 +11,8 @@ export interface RunningSandbox {
   url: string;
   profile: string;
   ephemeral: boolean;
+  /** The start's nonce, as /_sandbox/health answers it (absent in a record of an older svc). */
+  instance?: string;
 }
 
 function runningDir(env: NodeJS.ProcessEnv): string {
@@ -38,7 +40,7 @@ function parseRecord(text: string, pid: number): RunningSandbox | undefined {
   try {
     const data = JSON.parse(text) as Partial<RunningSandbox>;
     if (data.pid !== pid || typeof data.url !== 'string' || typeof data.profile !== 'string') return undefined;
-    return { pid, url: data.url, profile: data.profile, ephemeral: data.ephemeral === true };
+    return { pid, url: data.url, profile: data.profile, ephemeral: data.ephemeral === true, ...(typeof data.instance === 'string' ? { instance: data.instance } : {}) };
   } catch {
     return undefined;
   }

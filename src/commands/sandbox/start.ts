@@ -19,6 +19,7 @@ import { printAccounts, printExternal, type WorldAccount } from './print.js';
 import { SANDBOX_PROFILE } from './profile-name.js';
 import { recordRunning } from './running.js';
 import { DEFAULT_APPROVAL_WINDOW_MS, DEFAULT_BLOCK_TIME_MS, DEFAULT_PORT } from '../../sandbox/defaults.js';
+import { shellWord, svc } from '../../domain/shell-command.js';
 
 export interface StartOptions {
   port?: string;
@@ -138,7 +139,7 @@ export async function startSandbox(ctx: Needs<'clock' | 'env' | 'globals' | 'int
         { key: 'state_path', header: 'State', format: (v) => `${v}${handle.restored ? ' (restored)' : ''}` },
         { key: 'block_time_ms', header: 'Block time', format: (v) => formatDuration(Number(v)) },
         { key: 'approval_window_ms', header: 'Approval window', format: (v) => formatDuration(Number(v)) },
-        { key: 'profile', header: 'Profile', format: (v) => `${v}${current ? ' (current)' : ` (use it with --profile ${v} or \`svc profile use ${v}\`)`}` },
+        { key: 'profile', header: 'Profile', format: (v) => `${v}${current ? ' (current)' : ` (use it with --profile ${shellWord(String(v))} or ${svc`profile use ${String(v)}`})`}` },
       ]);
       if (accounts.length) {
         if (mode === 'table') ctx.io.out('\n');
@@ -159,7 +160,7 @@ export async function startSandbox(ctx: Needs<'clock' | 'env' | 'globals' | 'int
   }
 
   // Found by `svc sandbox stop` (running.ts); removed once this sandbox has stopped.
-  const forget = recordRunning(ctx.env, { url: handle.url, profile: profileName, ephemeral: Boolean(opts.ephemeral) });
+  const forget = recordRunning(ctx.env, { url: handle.url, profile: profileName, ephemeral: Boolean(opts.ephemeral), instance: handle.instance });
   try {
     ctx.io.err(`svc sandbox listening on ${handle.url}\n`);
     const signal = await ctx.interrupt.wait();
@@ -207,7 +208,7 @@ async function restoreReplaced(ctx: Needs<'io' | 'profiles'>, profileName: strin
 function ownProfile(profile: Profile | undefined, name: string): Profile | undefined {
   if (profile && !isSandboxProfile(profile)) {
     throw new UsageError(`profile "${name}" exists and was not written by \`svc sandbox start\`; refusing to replace it`,
-      `name another profile for the sandbox with --profile <name>, or remove this one first (\`svc profile rm ${name}\`)`, 'profile_exists');
+      `name another profile for the sandbox with --profile <name>, or remove this one first (${svc`profile rm ${name}`})`, 'profile_exists');
   }
   return profile;
 }

@@ -1,5 +1,7 @@
 // `svc sandbox stop`: stops the sandbox this config dir records as running (running.ts): checks
-// that a sandbox answers at its URL (a pid reused by another program is never signalled), sends
+// that the sandbox answering at its URL is that very start (its nonce and pid, which only it
+// knows, match the record: a stale record whose pid now belongs to another program, with another
+// sandbox at the URL, never gets that program signalled), sends
 // SIGTERM (the sandbox stops as on Ctrl-C: saves, hands its profile back if ephemeral), waits
 // for the process to end, then says so.
 import type { Needs } from '../../runtime/factory.js';
@@ -30,11 +32,14 @@ function pick(running: RunningSandbox[], pidText: string | undefined): RunningSa
   return candidates[0]!;
 }
 
-async function answersAsSandbox(url: string): Promise<boolean> {
+/** Whether the sandbox at the record's URL is the recorded start: its nonce and its pid. */
+async function answersAsRecorded(target: RunningSandbox): Promise<boolean> {
+  // A record of an older svc has no nonce: nothing can tell its process from another's.
+  if (target.instance === undefined) return false;
   try {
-    const res = await fetch(`${url}/_sandbox/health`, { signal: AbortSignal.timeout(2000) });
-    const body = (await res.json()) as { ok?: unknown; chain_id?: unknown };
-    return res.ok && body.ok === true && body.chain_id === CHAIN_ID;
+    const res = await fetch(`${target.url}/_sandbox/health`, { signal: AbortSignal.timeout(2000) });
+    const body = (await res.json()) as { ok?: unknown; chain_id?: unknown; instance?: unknown; pid?: unknown };
+    return res.ok && body.ok === true && body.chain_id === CHAIN_ID && body.instance === target.instance && body.pid === target.pid;
   } catch {
     return false;
   }
@@ -43,9 +48,9 @@ async function answersAsSandbox(url: string): Promise<boolean> {
 
 export async function stopSandbox(ctx: Needs<'clock' | 'env' | 'io' | 'json'>, opts: StopOptions): Promise<void> {
   const target = pick(listRunning(ctx.env), opts.pid);
-  if (!(await answersAsSandbox(target.url))) {
-    throw new CliError('failure', 'sandbox_not_answering', `process ${target.pid} is recorded as the sandbox at ${sanitize(target.url)}, but no sandbox answers there; nothing was signalled`,
-      { hint: `if it is hung, stop it yourself: kill ${target.pid}` });
+  if (!(await answersAsRecorded(target))) {
+    throw new CliError('failure', 'sandbox_not_answering', `process ${target.pid} is recorded as the sandbox at ${sanitize(target.url)}, but that sandbox does not answer there (nothing, or another one, does); nothing was signalled`,
+      { hint: `if it is that sandbox and it is hung, stop it yourself: kill ${target.pid}` });
   }
   process.kill(target.pid, 'SIGTERM');
   for (let i = 0; i < STOP_WAIT_POLLS && processAlive(target.pid); i++) await ctx.clock.sleep(POLL_MS);

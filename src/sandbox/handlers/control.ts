@@ -56,7 +56,7 @@ function accountFor(world: World, text: string, name: string): Account {
 }
 
 function health(ctx: RequestContext): Reply {
-  return ok({ ok: true, chain_id: ctx.world.chainId, now: new Date(ctx.world.now()).toISOString() });
+  return ok({ ok: true, chain_id: ctx.world.chainId, now: new Date(ctx.world.now()).toISOString(), instance: ctx.world.instance, pid: process.pid });
 }
 
 function reset(ctx: RequestContext): Reply {

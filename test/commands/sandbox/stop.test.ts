@@ -1,6 +1,6 @@
 // `svc sandbox stop`: real processes (the sandbox and the stop command are both spawned
 // bin/svc.js, `npm run build` first), since what is tested is one process stopping another.
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,6 +69,29 @@ describe('svc sandbox stop', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`process ${process.pid} is recorded as the sandbox at`);
     expect(r.stderr).toContain('nothing was signalled (sandbox_not_answering)');
+  });
+
+  it('a stale record whose pid now belongs to another program, with another sandbox at its URL: that program is not signalled', async () => {
+    // Another sandbox (another config dir) answers at the URL; the recorded pid is a live bystander.
+    const otherDir = mkdtempSync(join(tmpdir(), 'svc-sbx-other-'));
+    const other = await spawnSandbox(['sandbox', 'start', '--port', '0', '--quiet', '--ephemeral'], { SVC_CONFIG_DIR: otherDir, NO_COLOR: '1' });
+    children.push(other.child);
+    const bystander = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { stdio: 'ignore' });
+    children.push(bystander);
+    try {
+      const dir = join(configDir, 'sandbox', 'running');
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      writeFileSync(join(dir, `${bystander.pid}.json`), JSON.stringify({ pid: bystander.pid, url: other.url, profile: 'sandbox', ephemeral: true, instance: 'a'.repeat(32) }), { mode: 0o600 });
+      const r = await runSvc(['sandbox', 'stop'], env);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('nothing was signalled (sandbox_not_answering)');
+      expect(bystander.exitCode).toBeNull();
+      expect(bystander.signalCode).toBeNull();
+      expect(() => process.kill(bystander.pid!, 0)).not.toThrow(); // still alive
+      expect(other.child.exitCode).toBeNull(); // nor the other sandbox
+    } finally {
+      rmSync(otherDir, { recursive: true, force: true });
+    }
   });
 
   it('--json prints one document naming what it stopped', async () => {
