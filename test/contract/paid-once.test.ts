@@ -146,7 +146,7 @@ describe('overlapping runs: a stale refusal never shadows a success', () => {
     let heldOne!: () => void;
     const isHeld = new Promise<void>((r) => (heldOne = r));
     // Everyone goes through one base URL (one ledger); A's POST (the old key's) waits at the proxy.
-    const p = await startLossyProxy(t.url, async (req) => {
+    const p = await startLossyProxy(t.url, async (req): Promise<ProxyAction> => {
       if (isTransferPost(req) && req.headers.authorization === `Bearer ${old}`) {
         heldOne();
         await held;
