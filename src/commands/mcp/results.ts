@@ -43,6 +43,9 @@ function relayOf(err: CliError): string | undefined {
     return `The spend policy denied this transfer${reason ? ` (${reason})` : ''}. Nothing was sent. Tell the user why; do not retry the same transfer.`;
   }
   if (err.code === 'insufficient_balance') return 'The account does not hold enough of this asset. Nothing was sent. Tell the user.';
+  if (err.code === 'idempotency_outcome_unknown') {
+    return 'Whether this transfer was made is not known: an answer from the service was lost, and it may have been. Nothing more was sent. Do not send it under another idempotency key; the same call with the same idempotency_key never pays twice. Tell the user, who can look for it among the account\'s transfers.';
+  }
   return undefined;
 }
 

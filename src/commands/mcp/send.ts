@@ -62,7 +62,7 @@ export async function sendTool(ctx: SendCtx, budget: SessionBudget, raw: unknown
       } catch (err) {
         // Not sent, or refused: nothing was made. Otherwise it may have been: it still counts.
         keep ||= !(err instanceof CliError && (err.delivery === 'not_sent' || err.delivery === 'refused'));
-        throw err;
+        throw withKey(err, key);
       }
       keep = true;
       if (!isHeld(posted.data)) return sentResult(posted.data, posted.key);
@@ -75,6 +75,21 @@ export async function sendTool(ctx: SendCtx, budget: SessionBudget, raw: unknown
   } finally {
     payment.close();
   }
+}
+
+/**
+ * A send that may have been made without an answer saying so (no answer, a 5xx) names its key:
+ * the model may not have given one, and the same call under it is the only way to learn what it
+ * made without paying twice. (`idempotency_outcome_unknown` names it already.)
+ */
+function withKey(err: unknown, key: string): unknown {
+  if (!(err instanceof CliError) || err.delivery !== 'unknown' || err.code === 'idempotency_outcome_unknown') return err;
+  return err.with({
+    details: {
+      idempotency_key: key,
+      relay: `No answer said whether this transfer was made: it may have been. Do not send it under another idempotency key: call send_transfer again with the same arguments and idempotency_key ${key}, which never pays twice and tells what it made; if that fails too, tell the user.`,
+    },
+  });
 }
 
 /**

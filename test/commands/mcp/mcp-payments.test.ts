@@ -89,6 +89,20 @@ async function queueOf(handle: string): Promise<unknown[]> {
   return rows.filter((row) => row.agent === handle);
 }
 
+/**
+ * A new agent whose profile reaches the sandbox through a proxy: its POSTs of a transfer are
+ * answered as `posts` says, in order (the last repeats), until `lossy` is turned off; every
+ * other request goes through.
+ */
+async function lossyAgent(posts: ProxyAction[]) {
+  const state = { lossy: true };
+  let n = 0;
+  const proxy = await startLossyProxy(t.url, (req): ProxyAction => (state.lossy && isTransferPost(req) ? posts[Math.min(n++, posts.length - 1)]! : 'forward'));
+  return { proxy, state, ...(await newAgent({ baseUrl: proxy.url })) };
+}
+/** The first POST makes the transfer and its answer is lost; every retry meets a rate limiter's 429. */
+const lostThen429 = () => lossyAgent(['drop-answer', RATE_LIMITED]);
+
 describe('--max-total: what the session budget counts, and when a held share comes back', () => {
   it('a held 60 the owner rejects comes back: 30 then 30 more fit in 100', async () => {
     const { profile } = await newAgent();
@@ -144,21 +158,6 @@ describe('--max-total: what the session budget counts, and when a held share com
 });
 
 describe('a lost answer then a 429: the outcome is unknown, counted once, and never paid twice', () => {
-  /**
-   * A proxy in front of the sandbox for an agent's profile: the first POST of a transfer makes it
-   * and its answer is lost, every retry meets a rate limiter's 429; once `lossy` is off, every
-   * request goes through.
-   */
-  async function lostThen429() {
-    const state = { lossy: true };
-    let posts = 0;
-    const proxy = await startLossyProxy(t.url, (req): ProxyAction => {
-      if (!state.lossy || !isTransferPost(req)) return 'forward';
-      return ++posts === 1 ? 'drop-answer' : RATE_LIMITED;
-    });
-    return { proxy, state, ...(await newAgent({ baseUrl: proxy.url })) };
-  }
-
   it('idempotency_outcome_unknown naming the key; the budget keeps it; 25 hours on (the service has forgotten the key), the same key is refused again, in this session and the next', async () => {
     const AMOUNT = '41.4713'; // a canary: the log must not hold it
     const { proxy: p, state, profile } = await lostThen429();
@@ -168,6 +167,7 @@ describe('a lost answer then a 429: the outcome is unknown, counted once, and ne
       const first = errorOf(await s.call('send_transfer', send));
       expect(first).toMatchObject({ code: 'idempotency_outcome_unknown', idempotency_key: 'mcp-lost-then-429' });
       expect(first.message).toContain('mcp-lost-then-429');
+      expect(first.relay).toMatch(/may have been\. Nothing more was sent\. Do not send it under another idempotency key/);
       expect(await transfersOf(profile)).toHaveLength(1); // the lost answer was a transfer
       state.lossy = false;
 
@@ -206,6 +206,28 @@ describe('a lost answer then a 429: the outcome is unknown, counted once, and ne
       expect(made).toHaveLength(1);
       expect(again).toMatchObject({ transfer_id: made[0]!.transfer_id, idempotency_key: 'mcp-lost-then-ok' });
       expect(errorOf(await s.call('send_transfer', { to: '@acme', amount: '0.01' }))).toMatchObject({ code: 'session_budget_exceeded', remaining: '0.00' });
+      expect(s.stderr()).not.toContain(AMOUNT);
+    } finally {
+      await p.close();
+    }
+  });
+});
+
+describe('no answer at all: the key is the way back', () => {
+  it('every try loses its answer and the model gave no key: the tool error names the key svc made; the same call with it is answered with the transfer (one payment)', async () => {
+    const AMOUNT = '43.4713';
+    const { proxy: p, state, profile } = await lossyAgent(['drop-answer']);
+    try {
+      const s = await serve(profile, '--max-total', AMOUNT);
+      const err = errorOf(await s.call('send_transfer', { to: '@acme', amount: AMOUNT }));
+      expect(err.idempotency_key).toEqual(expect.any(String));
+      expect(err.relay).toMatch(new RegExp(`idempotency_key ${String(err.idempotency_key)}`));
+      const made = await transfersOf(profile);
+      expect(made).toHaveLength(1); // the lost answer was a transfer
+      state.lossy = false;
+      const again = await sent(s, { amount: AMOUNT, idempotency_key: err.idempotency_key });
+      expect(again).toMatchObject({ transfer_id: made[0]!.transfer_id });
+      expect(await transfersOf(profile)).toHaveLength(1);
       expect(s.stderr()).not.toContain(AMOUNT);
     } finally {
       await p.close();
