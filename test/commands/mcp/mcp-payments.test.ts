@@ -4,8 +4,9 @@
 // transfer rejected or expired, learnt by a read or by asking the service when a send would pass
 // it), what it says is left; a lost answer then a 429 (a lossy proxy on loopback as the profile's
 // base URL): idempotency_outcome_unknown naming the key, still counted, never paid twice even
-// once the service has forgotten the key; and a held send repeated with its key after the
-// decision: the transfer, or `rejected`, never a second hold. Each test has its own agent.
+// once the service has forgotten the key; no answer at all: the error names the key svc made;
+// and a held send repeated with its key after the decision: the transfer, or `rejected`, never a
+// second hold. Each test has its own agent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProfileStore } from '../../../src/config/profiles.js';
 import { connectMcp, type McpSession } from '../../helpers/mcp-session.js';
@@ -236,12 +237,18 @@ describe('no answer at all: the key is the way back', () => {
 });
 
 describe('a held send repeated with its key after the decision', () => {
-  it('approved: the transfer the approval made, replayed', async () => {
+  /** A new agent's session with a send held under its key (in the owner's queue), then decided by the owner. */
+  async function decidedHold(decision: 'approve' | 'reject', amount: string, key: string) {
     const { profile, handle } = await newAgent();
     const s = await serve(profile);
-    const id = await held(s, { amount: '61.4713', idempotency_key: 'held-then-approved' });
+    const id = await held(s, { amount, idempotency_key: key });
     expect(await queueOf(handle)).toHaveLength(1);
-    await owner('approve', id);
+    await owner(decision, id);
+    return { s, profile, handle, id };
+  }
+
+  it('approved: the transfer the approval made, replayed', async () => {
+    const { s, profile, handle, id } = await decidedHold('approve', '61.4713', 'held-then-approved');
     const again = await sent(s, { amount: '61.4713', idempotency_key: 'held-then-approved' });
     expect(again).toMatchObject({ transfer_id: expect.stringMatching(TR_RE), replayed: true, idempotency_key: 'held-then-approved' });
     const got = await s.call('get_pending_transaction', { transaction_id: id });
@@ -253,11 +260,7 @@ describe('a held send repeated with its key after the decision', () => {
   });
 
   it('rejected: a result (not an error) saying rejected, and no second hold', async () => {
-    const { profile, handle } = await newAgent();
-    const s = await serve(profile);
-    const id = await held(s, { amount: '62.4713', idempotency_key: 'held-then-rejected' });
-    expect(await queueOf(handle)).toHaveLength(1);
-    await owner('reject', id);
+    const { s, profile, handle, id } = await decidedHold('reject', '62.4713', 'held-then-rejected');
     const again = await s.call('send_transfer', { to: '@acme', amount: '62.4713', idempotency_key: 'held-then-rejected' });
     expect(again.isError, JSON.stringify(again)).toBeFalsy();
     expect(again.structuredContent).toMatchObject({ status: 'rejected', transaction_id: id, replayed: true, idempotency_key: 'held-then-rejected' });
