@@ -3,7 +3,8 @@
 // policy's units (USDG and USDC alike, as the daily limit counts them). A send is reserved
 // before its request leaves and refused locally once the budget would be passed; a send that
 // made nothing (refused, or never sent) gives its share back, and so does a held transfer once a
-// human rejects it or it expires. Amounts are bigint, never floats.
+// human rejects it or it expires. A payment is counted once, under its idempotency key: sent again
+// under that key after an unknown outcome, it keeps the share it has. Amounts are bigint, never floats.
 import { formatUnits, parseAmount } from '../../domain/amount.js';
 import { toPolicyUnits } from '../../domain/policy.js';
 import { CliError, UsageError } from '../../errors.js';
@@ -18,6 +19,10 @@ export interface SessionBudget {
   reserve(units: bigint, asset: string): Reservation;
   /** Gives a reservation back: nothing was made. */
   release(r: Reservation): void;
+  /** The reservation counts for the payment under `key`: it may have been made (sent, held, or unknown). */
+  keep(r: Reservation, key: string): void;
+  /** The reservation this session keeps for the payment under `key`, if any. */
+  kept(key: string): Reservation | undefined;
   /** The reservation became a held transaction: it counts until a human decides. */
   hold(r: Reservation, transactionId: string): void;
   /** A held transaction was decided: rejected or expired gives its share back (approved keeps it). */
@@ -33,6 +38,7 @@ export function sessionBudget(text: string | undefined): SessionBudget {
   const limit = text === undefined ? undefined : parseLimit(text);
   let used = 0n;
   const held = new Map<string, Reservation>();
+  const byKey = new Map<string, Reservation>();
   const released = new WeakSet<Reservation>();
   const release = (r: Reservation) => {
     if (released.has(r)) return;
@@ -58,6 +64,13 @@ export function sessionBudget(text: string | undefined): SessionBudget {
       return { units: amount };
     },
     release,
+    keep(r, key) {
+      byKey.set(key, r);
+    },
+    kept: (key) => {
+      const r = byKey.get(key);
+      return r && !released.has(r) ? r : undefined;
+    },
     hold(r, transactionId) {
       held.set(transactionId, r);
     },

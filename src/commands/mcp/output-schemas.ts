@@ -31,6 +31,8 @@ const ERROR = {
     transaction_id: text('a held transaction the failure concerns'),
     idempotency_key: idempotencyKey,
     status: text('the state of what the failure concerns'),
+    budget: text('session_budget_exceeded: the session\'s budget (svc mcp --max-total), a decimal string in USDG'),
+    remaining: text('session_budget_exceeded: what is left of it, a decimal string in USDG (a smaller transfer may fit)'),
   },
   required: ['code', 'message'],
 };

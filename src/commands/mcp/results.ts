@@ -43,6 +43,9 @@ function relayOf(err: CliError): string | undefined {
     return `The spend policy denied this transfer${reason ? ` (${reason})` : ''}. Nothing was sent. Tell the user why; do not retry the same transfer.`;
   }
   if (err.code === 'insufficient_balance') return 'The account does not hold enough of this asset. Nothing was sent. Tell the user.';
+  if (err.code === 'idempotency_outcome_unknown') {
+    return 'Whether this transfer was made is not known: an answer from the service was lost, and it may have been. Nothing more was sent. Do not send it under another idempotency key; the same call with the same idempotency_key never pays twice. Tell the user, who can look for it among the account\'s transfers.';
+  }
   return undefined;
 }
 
@@ -54,9 +57,9 @@ function outcomeOf(err: CliError): string {
 }
 
 /**
- * A failure as a tool error. A CliError says its code, message and hint (and the ids and reason
- * of its details); anything else is a bug, said without its text. The secrets of the run are cut
- * out of every string, whatever produced it (none should carry one).
+ * A failure as a tool error. A CliError says its code, message and hint (and the ids, reason and
+ * budget figures of its details); anything else is a bug, said without its text. The secrets of
+ * the run are cut out of every string, whatever produced it (none should carry one).
  */
 export function toolError(err: unknown, secrets: readonly string[]): Outcome {
   const redact = (text: string) => secrets.reduce((t, s) => (s.length >= 8 ? t.split(s).join('[redacted]') : t), text);
@@ -64,7 +67,8 @@ export function toolError(err: unknown, secrets: readonly string[]): Outcome {
     const error = { code: 'internal_error', message: 'svc mcp failed to handle this call (a bug); nothing more was done' };
     return { outcome: 'error', code: error.code, result: { isError: true, content: [{ type: 'text', text: error.message }], structuredContent: { error } } };
   }
-  const keep = ['reason', 'transfer_id', 'transaction_id', 'idempotency_key', 'status'];
+  // The session budget's refusal says what it is and what is left (budget.ts), for the model as well.
+  const keep = ['reason', 'transfer_id', 'transaction_id', 'idempotency_key', 'status', 'budget', 'remaining'];
   const details = Object.fromEntries(Object.entries(err.details).filter(([k, v]) => keep.includes(k) && typeof v === 'string'));
   const relay = relayOf(err);
   const error: Record<string, unknown> = {

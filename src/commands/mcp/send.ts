@@ -43,34 +43,53 @@ export async function sendTool(ctx: SendCtx, budget: SessionBudget, raw: unknown
   }
   const parsed = parseAmount(req.amount, req.asset);
   if (!parsed.ok) throw new Error('sendTool: the request was not validated'); // buildTransferRequest did
-  // Reserved before any await: two calls at once cannot both pass the session's budget.
-  const reserved = await reserveWithin(ctx, budget, parsed.units, req.asset);
-  let keep = false;
+  const key = idempotencyKey ?? randomUUID();
+  const payment = await Payment.open(ctx, req, key);
   try {
-    const key = idempotencyKey ?? randomUUID();
-    const payment = await Payment.open(ctx, req, key);
+    const prior = await payment.prior();
+    // Made before (this session counted it then, or an earlier session did): shown, not paid or counted again.
+    if (prior.kind === 'earlier') return await replay(ctx, budget, payment, prior.earlier);
+    // Sent again under the key after an unknown outcome: the share this session kept for it is the
+    // one at stake (a second would count one payment twice, or refuse the retry for the budget).
+    // Otherwise reserved now, synchronously: two calls at once cannot both pass the budget.
+    const kept = prior.kind === 'again' ? budget.kept(key) : undefined;
+    const reserved = kept ?? (await reserveWithin(ctx, budget, parsed.units, req.asset));
+    let keep = kept !== undefined;
     try {
-      const prior = await payment.prior();
-      // Made before (this session counted it then, or an earlier session did): shown, not paid again.
-      if (prior.kind === 'earlier') return await replay(ctx, payment, prior.earlier);
       let posted;
       try {
         posted = await payment.send(req, prior.kind === 'again' ? prior.sentKey : key, { reachedBefore: prior.kind === 'again' });
       } catch (err) {
         // Not sent, or refused: nothing was made. Otherwise it may have been: it still counts.
-        keep = !(err instanceof CliError && (err.delivery === 'not_sent' || err.delivery === 'refused'));
-        throw err;
+        keep ||= !(err instanceof CliError && (err.delivery === 'not_sent' || err.delivery === 'refused'));
+        throw withKey(err, key);
       }
       keep = true;
       if (!isHeld(posted.data)) return sentResult(posted.data, posted.key);
       budget.hold(reserved, posted.data.transaction_id);
       return heldResult(posted.data, posted.key);
     } finally {
-      payment.close();
+      if (keep) budget.keep(reserved, key);
+      else budget.release(reserved);
     }
   } finally {
-    if (!keep) budget.release(reserved);
+    payment.close();
   }
+}
+
+/**
+ * A send that may have been made without an answer saying so (no answer, a 5xx) names its key:
+ * the model may not have given one, and the same call under it is the only way to learn what it
+ * made without paying twice. (`idempotency_outcome_unknown` names it already.)
+ */
+function withKey(err: unknown, key: string): unknown {
+  if (!(err instanceof CliError) || err.delivery !== 'unknown' || err.code === 'idempotency_outcome_unknown') return err;
+  return err.with({
+    details: {
+      idempotency_key: key,
+      relay: `No answer said whether this transfer was made: it may have been. Do not send it under another idempotency key: call send_transfer again with the same arguments and idempotency_key ${key}, which never pays twice and tells what it made; if that fails too, tell the user.`,
+    },
+  });
 }
 
 /**
@@ -127,8 +146,9 @@ function heldResult(h: Pick<HeldTransaction, 'transaction_id' | 'expires_at'> & 
 /**
  * The earlier send under this key: the transfer read back, or the held transaction followed to
  * what it became (the transfer once approved; rejected or expired said as the wait says it).
+ * Nothing is sent, so nothing is reserved.
  */
-async function replay(ctx: Needs<'client'>, payment: Payment, e: Earlier): Promise<Outcome> {
+async function replay(ctx: Needs<'client'>, budget: SessionBudget, payment: Payment, e: Earlier): Promise<Outcome> {
   const client = await ctx.client();
   let transferId = e.transferId;
   if (transferId === undefined) {
@@ -139,6 +159,8 @@ async function replay(ctx: Needs<'client'>, payment: Payment, e: Earlier): Promi
     } catch (err) {
       if (!(err instanceof CliError) || err.code !== 'unsupported_by_service') throw acceptedError(err, { key: e.sentKey, transactionId: id, earlierAt: e.at });
     }
+    // What it became, the session's budget learns too (rejected or expired gives its share back).
+    if (held) budget.decided(id, held.status);
     if (held?.status === 'approved' && held.transfer_id !== undefined) transferId = held.transfer_id;
     else if (held?.status === 'rejected' || held?.status === 'expired') return decidedResult(id, held.status, e.sentKey);
     else return heldResult({ transaction_id: id, expires_at: held?.expires_at ?? e.expiresAt ?? '' }, e.sentKey, true);

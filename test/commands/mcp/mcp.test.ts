@@ -5,12 +5,11 @@
 // one that approves, rejects or changes a policy), sends allowed, held, denied and refused by
 // the session's budget, the wait for a human's decision, --read-only, an owner's key refused,
 // malformed arguments as tool errors, and the stderr log (one line per call, never an amount).
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProfileStore } from '../../../src/config/profiles.js';
-import { BIN, machineEnv, runSvc } from '../../helpers/run.js';
+import { connectMcp, type McpSession } from '../../helpers/mcp-session.js';
+import { runSvc } from '../../helpers/run.js';
 import { startTestSandbox, type TestSandbox } from '../../helpers/e2e.js';
 
 const TXN_RE = /^txn_[A-Za-z0-9]{24}$/;
@@ -21,38 +20,11 @@ let t: TestSandbox;
 let agentKey: string;
 let agentDecryptionKey: string;
 
-interface Session {
-  client: Client;
-  stderr(): string;
-  /** What the client could not read on the server's stdout (anything but the MCP stream). */
-  errors: Error[];
-  call(name: string, args?: Record<string, unknown>): Promise<{ isError?: boolean; structuredContent?: Record<string, unknown>; content: Array<{ type: string; text?: string }> }>;
-  close(): Promise<void>;
-}
+const sessions: McpSession[] = [];
 
-const sessions: Session[] = [];
-
-/** Starts `svc mcp <args>` and connects the SDK's client to it. */
-async function connect(args: string[], env: Record<string, string> = {}): Promise<Session> {
-  const full: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...machineEnv(), ...t.env, ...env })) if (v !== undefined) full[k] = v;
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', ...args], env: full, stderr: 'pipe' });
-  let stderr = '';
-  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-  const client = new Client({ name: 'svc-test', version: '0.0.0' });
-  const errors: Error[] = [];
-  client.onerror = (err) => errors.push(err);
-  await client.connect(transport);
-  // The client keeps each tool's outputSchema from tools/list and checks every result against it
-  // (errors too: their { error }): a result off its schema fails the call, and the test.
-  await client.listTools();
-  const session: Session = {
-    client,
-    stderr: () => stderr,
-    errors,
-    call: async (name, a = {}) => (await client.callTool({ name, arguments: a })) as never,
-    close: () => client.close(),
-  };
+/** Starts `svc mcp <args>` against the sandbox's config dir and connects the SDK's client to it. */
+async function connect(args: string[], env: Record<string, string> = {}): Promise<McpSession> {
+  const session = await connectMcp(args, { ...t.env, ...env });
   sessions.push(session);
   return session;
 }
@@ -85,7 +57,7 @@ afterAll(async () => {
 
 describe('svc mcp with an agent\'s key', () => {
   // One session for these tests, started by the first that needs it (so each fails by itself without `svc mcp`).
-  let started: Promise<Session> | undefined;
+  let started: Promise<McpSession> | undefined;
   const agentSession = () => (started ??= connect(['--profile', 'bot']));
 
   it('offers send_transfer and the reads, annotated; no tool approves, rejects, changes a policy, makes keys or touches profiles', async () => {
