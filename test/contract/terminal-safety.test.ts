@@ -343,7 +343,7 @@ describe('a hostile service: every string it answers is shown escaped', () => {
     [['transfer', 'get', 'tr_1'], 0, [`tr_${HS}`, `@acme${HS}`, `0x${HS}`], 1],
     [['transfer', 'get', 'tr_1', '--wait'], 0, [`tr_${HS}`, `@alice${HS}`], 1],
     [['transfer', 'ls'], 0, [`tr_${HS}`, `@acme${HS}`], 8],
-    [['transfer', 'send', '@acme', '5'], 8, [`svc pending approve txn_${HS}`, `pending_approval${HS}`], 1],
+    [['transfer', 'send', '@acme', '5'], 8, [`svc pending approve 'txn_${HS}'`, `pending_approval${HS}`], 1], // the id one quoted word (hint-quoting.test.ts)
     [['transfer', 'send', '@acme', '6', '--wait'], 0, [`submitted transfer tr_${HS} (pending)`], 1],
     [['pending', 'ls'], 0, [`txn_${HS}`, `@alice/bot${HS}`, `@acme${HS}`], 7],
     [['pending', 'approve', 'txn_1'], 0, [`submitted as transfer tr_${HS}`, `approved${HS}`], 1],
@@ -589,7 +589,7 @@ describe('webhook listen: the fields of a delivery and the service\'s answers', 
             shown: [
               `(subscription wh_${HS}: all events)`,
               extra.length ? `signing secret: whsec_${HS}0123456789abcdef\n` : 'signing secret: whsec_****cdef (--print-secret shows it)',
-              `warning: could not delete subscription wh_${HS}: cannot delete ${HS} (delete it with \`svc webhook rm wh_${HS} --yes\`)`,
+              `warning: could not delete subscription wh_${HS}: cannot delete ${HS} (delete it with \`svc webhook rm 'wh_${HS}' --yes\`)`,
             ],
           });
           // stderr is for a person even with --json: it is checked as text.

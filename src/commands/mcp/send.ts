@@ -17,6 +17,7 @@ import { argsOf, asFieldError, optionalText, requiredText } from './args.js';
 import type { Reservation, SessionBudget } from './budget.js';
 import { fetchHeld } from '../../core/held.js';
 import { ok, type Outcome } from './results.js';
+import { svc } from '../../domain/shell-command.js';
 
 export type SendCtx = Needs<'account' | 'auth' | 'client' | 'clock' | 'env' | 'globals' | 'io' | 'serviceClock'>;
 
@@ -25,7 +26,7 @@ const FLAG_FIELDS = { '--memo': 'memo', '--idempotency-key': 'idempotency_key', 
 
 /** What the model is told about a held transfer. */
 export function heldNext(id: string): string {
-  return `A human must approve this transfer before any money moves (the account owner runs \`svc pending approve ${id}\` or rejects it). Do not send it again: call wait_for_decision with transaction_id ${id} to learn the outcome.`;
+  return `A human must approve this transfer before any money moves (the account owner runs ${svc`pending approve ${id}`} or rejects it). Do not send it again: call wait_for_decision with transaction_id ${id} to learn the outcome.`;
 }
 
 export async function sendTool(ctx: SendCtx, budget: SessionBudget, raw: unknown): Promise<Outcome> {
