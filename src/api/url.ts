@@ -41,6 +41,31 @@ export function checkKeyBaseUrl(baseUrl: string | undefined, environment: Enviro
   return checkBaseUrl(baseUrl, environment, from);
 }
 
+/** The origin (scheme, host, port) of a URL, or undefined when it does not parse. */
+function originOf(url: string | undefined): string | undefined {
+  try {
+    return url === undefined ? undefined : new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A live key read from a profile goes to that profile's own service. Another origin takes
+ * --base-url on the command line: an environment variable alone (set by whatever started svc: an
+ * MCP host's config, a CI job, a shell profile) never sends it elsewhere. docs/security.md.
+ */
+export function checkProfileKeyOrigin(s: { environment: Environment; apiKeySource: 'profile' | 'SVC_API_KEY'; baseUrl: string | undefined; baseUrlSource: string; profileName: string | null; profileBaseUrl?: string }): void {
+  if (s.environment !== 'live' || s.apiKeySource !== 'profile' || s.baseUrlSource !== 'SVC_BASE_URL') return;
+  if (originOf(s.baseUrl) !== undefined && originOf(s.baseUrl) === originOf(s.profileBaseUrl)) return;
+  const own = s.profileBaseUrl ? `its own service (${s.profileBaseUrl})` : 'a service its profile names (it names none)';
+  throw new UsageError(
+    `SVC_BASE_URL (${s.baseUrl ?? ''}) would send the live key of profile "${s.profileName ?? ''}" to another service than ${own}; nothing was sent`,
+    'a profile\'s live key goes elsewhere only with --base-url on the command line: pass it there, or unset SVC_BASE_URL (`svc profile show` says what the profile holds)',
+    'base_url_not_allowed',
+  );
+}
+
 /** A live key and no base URL: `what` says what to set. */
 export function baseUrlRequired(what: string): UsageError {
   return new UsageError(

@@ -18,6 +18,10 @@ export type BaseUrlSource = '--base-url' | 'SVC_BASE_URL' | `profile "${string}"
 /** What the flags, profiles and environment say for this run, before the base URL is checked. */
 export interface AuthSettings {
   apiKey: string;
+  /** Where the key came from: a profile, or SVC_API_KEY. */
+  apiKeySource: 'profile' | 'SVC_API_KEY';
+  /** The base URL the profile itself holds, if any (what a profile's live key may go to without --base-url). */
+  profileBaseUrl?: string;
   /** undefined: a live key and no base URL anywhere (a live key has no default). */
   baseUrl: string | undefined;
   baseUrlSource: BaseUrlSource;
@@ -79,6 +83,8 @@ export function resolveSettings(store: ProfileLookup, flags: ResolveFlags, env: 
   const account = baseUrl === undefined ? undefined : cachedAccount(profile?.account, baseUrl, apiKey);
   return {
     apiKey,
+    apiKeySource: fromEnv('SVC_API_KEY') ? 'SVC_API_KEY' : 'profile',
+    ...(profile?.baseUrl ? { profileBaseUrl: profile.baseUrl } : {}),
     baseUrl,
     baseUrlSource,
     environment,

@@ -4,7 +4,7 @@
 // can hand it fakes; main() builds the real ones once per run.
 import type { ApiClient } from '../api/client.js';
 import { ServiceClock } from '../api/service-clock.js';
-import { checkKeyBaseUrl } from '../api/url.js';
+import { checkKeyBaseUrl, checkProfileKeyOrigin } from '../api/url.js';
 import type { Clock } from '../clock.js';
 import { configDir } from '../config/paths.js';
 import type { CredentialStore } from '../config/credentials/store.js';
@@ -121,6 +121,7 @@ export function createFactory(opts: FactoryOptions): Factory {
   const auth = once(async (): Promise<ResolvedAuth> => {
     const s = await settings();
     checkKeyBaseUrl(s.baseUrl, s.environment, s.baseUrlSource);
+    checkProfileKeyOrigin(s);
     return { ...s, baseUrl: s.baseUrl! };
   });
   const { trustedCa } = opts;

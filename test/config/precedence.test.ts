@@ -81,6 +81,33 @@ describe('precedence: flag > named profile > environment > current profile', () 
     expect(elsewhere.requests).toEqual([]);
   });
 
+  it("the current profile's live key and SVC_BASE_URL naming another https service: refused (base_url_not_allowed, exit 2), nothing reaches it; --base-url on the command line takes it there", async () => {
+    const other = await startScriptedServer(() => REFUSED, { tls: true });
+    const liveCurrent = mkdtempSync(join(tmpdir(), 'svc-precedence-livecur-'));
+    try {
+      await new ProfileStore(liveCurrent).set('prod', { apiKey: FAKE_LIVE_KEY, baseUrl: liveService.url }, { makeCurrent: true });
+      const env = { SVC_CONFIG_DIR: liveCurrent, NO_COLOR: '1' };
+      const r = await runCli(['--yes', 'account'], { env: { ...env, SVC_BASE_URL: other.url } });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/^error: SVC_BASE_URL \(https:\/\/127\.0\.0\.1:\d+\) would send the live key of profile "prod" to another service than its own service \(https:\/\/127\.0\.0\.1:\d+\); nothing was sent \(base_url_not_allowed\)$/m);
+      expect(r.stderr).not.toContain(FAKE_LIVE_KEY);
+      expect(other.requests).toEqual([]);
+      const j = await runCli(['--json', '--yes', 'account'], { env: { ...env, SVC_BASE_URL: other.url } });
+      expect(JSON.parse(j.stderr).error.code).toBe('base_url_not_allowed');
+      // The profile's own URL in the environment is no other origin; --base-url is the user's word.
+      expect((await runCli(['--yes', 'account'], { env: { ...env, SVC_BASE_URL: liveService.url } })).code).toBe(3);
+      const flag = await runCli(['--yes', '--base-url', other.url, 'account'], { env });
+      expect(flag.code).toBe(3); // it went where the command line said
+      expect(other.requests.map((q) => q.headers.authorization)).toEqual([`Bearer ${FAKE_LIVE_KEY}`]);
+      // A test key from the environment is the environment's to send: unchanged.
+      expect((await runCli(['account'], { env: { ...env, SVC_API_KEY: t.keyOf('@bob'), SVC_BASE_URL: t.url } })).code).toBe(0);
+    } finally {
+      await other.close();
+      rmSync(liveCurrent, { recursive: true, force: true });
+    }
+  });
+
   it('a flag over everything: --base-url with a named profile', async () => {
     elsewhere.requests.length = 0;
     const r = await runCli(['--profile', 'acme', '--base-url', elsewhere.url, 'account'], { env: { SVC_CONFIG_DIR: dir } });

@@ -125,6 +125,15 @@ async function checkKeySource(ctx: Needs<'env' | 'globals' | 'settings'>): Promi
   if (settings.profileName === null) {
     throw new UsageError('svc mcp needs a profile holding the key', 'add one with `svc profile add <name>` and run `svc mcp --profile <name>`', 'key_not_from_profile');
   }
+  // The profile's own service, and no other: an MCP client's config can set the environment and
+  // the arguments, and must not be able to send the profile's key somewhere else.
+  if (settings.baseUrlSource === '--base-url' || settings.baseUrlSource === 'SVC_BASE_URL') {
+    throw new UsageError(
+      `svc mcp serves profile "${settings.profileName}" at its own base URL only; ${settings.baseUrlSource} (${settings.baseUrl ?? ''}) would send its key elsewhere, and is refused`,
+      `${settings.baseUrlSource === 'SVC_BASE_URL' ? 'unset SVC_BASE_URL in the MCP client\'s configuration' : 'drop --base-url'}; to serve another service, give the profile that base URL (or use a profile of that service)`,
+      'base_url_override',
+    );
+  }
 }
 
 const AccountTypeSchema = z.looseObject({ account_id: z.string(), handle: z.string(), type: z.optional(z.string()) });

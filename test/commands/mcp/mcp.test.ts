@@ -11,6 +11,7 @@ import { ProfileStore } from '../../../src/config/profiles.js';
 import { connectMcp, type McpSession } from '../../helpers/mcp-session.js';
 import { runSvc } from '../../helpers/run.js';
 import { startTestSandbox, type TestSandbox } from '../../helpers/e2e.js';
+import { startConnectionRecorder } from '../../helpers/scripted-server.js';
 
 const TXN_RE = /^txn_[A-Za-z0-9]{24}$/;
 const TR_RE = /^tr_\w+$/;
@@ -227,5 +228,23 @@ describe('svc mcp: what it refuses', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^error: svc mcp takes its keys from a profile, not from SVC_API_KEY \(key_not_from_profile\)/);
     expect(r.stderr).not.toContain(agentKey);
+  });
+
+  it("a base URL from the client's config (SVC_BASE_URL) or --base-url is refused: the profile's key goes to its own service only, nothing connects elsewhere", async () => {
+    const recorder = await startConnectionRecorder();
+    try {
+      for (const [args, env, named] of [
+        [['mcp', '--read-only'], { SVC_BASE_URL: recorder.url }, 'SVC_BASE_URL'],
+        [['--base-url', recorder.url, 'mcp', '--profile', 'bot'], {}, '--base-url'],
+      ] as const) {
+        const r = await runSvc([...args], { ...t.env, ...env });
+        expect(r.code, r.stderr).toBe(2);
+        expect(r.stdout).toBe('');
+        expect(r.stderr).toMatch(new RegExp(`^error: svc mcp serves profile "\\w+" at its own base URL only; ${named.replace(/-/g, '\\-')} \\(http://127\\.0\\.0\\.1:\\d+\\) would send its key elsewhere, and is refused \\(base_url_override\\)`, 'm'));
+      }
+      expect(recorder.connections).toEqual([]);
+    } finally {
+      await recorder.close();
+    }
   });
 });
