@@ -136,7 +136,7 @@ export async function waitForDecisionTool(ctx: ReadCtx, raw: unknown): Promise<O
     if (err.code === 'transaction_rejected') {
       const reason = typeof err.details.reason === 'string' ? err.details.reason : undefined;
       return ok({ status: 'rejected', transaction_id: id, ...(reason !== undefined ? { reason } : {}), next: 'A human rejected this transfer: nothing was sent. Tell the user; do not send it again.' },
-        `rejected: held transaction ${id}; nothing was sent`, { outcome: 'rejected', ids });
+        `rejected: held transaction ${id}; nothing was sent`, { outcome: 'rejected', ids, others: ['reason'] });
     }
     if (err.code === 'transaction_expired') {
       return ok({ status: 'expired', transaction_id: id, next: 'Nobody decided in time: nothing was sent. Tell the user; sending it again needs a new idempotency key and a new approval.' },
