@@ -11,6 +11,7 @@ import { CliError, UsageError } from '../../errors.js';
 import type { IOStreams } from '../../io/streams.js';
 import { sanitize } from '../../io/sanitize.js';
 import { VERSION } from '../../version.js';
+import { readWhileWritable } from './backpressure.js';
 import { sessionBudget, type SessionBudget } from './budget.js';
 import { checkPolicyTool, getBalanceTool, getPendingTool, getTransferTool, listTransfersTool, waitForDecisionTool } from './reads.js';
 import { logCall, toolError, type Outcome } from './results.js';
@@ -91,6 +92,7 @@ export async function serveMcp(ctx: McpCtx, opts: McpOptions): Promise<void> {
   });
   ctx.io.stdin.once('end', () => void transport.close());
   await server.connect(transport);
+  readWhileWritable(transport, ctx.io.stdin, ctx.io.stdout);
   const who = account ? `${account.handle}, an agent: send_transfer and the read tools${opts.maxTotal !== undefined ? ', with a session budget (--max-total)' : ''}` : 'read tools only (--read-only)';
   ctx.io.err(`${sanitize(`mcp: serving profile "${auth.profileName ?? ''}" (${who}) on stdio`)}\n`);
   await Promise.race([closed, stopped]);
