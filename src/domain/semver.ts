@@ -49,3 +49,14 @@ export function isNewer(candidate: string, current: string): boolean {
   const b = parseSemVer(current);
   return a !== undefined && b !== undefined && compareSemVer(a, b) > 0;
 }
+
+/**
+ * A version as a registry may announce it to a person: strict semver (no `v`, no build
+ * metadata), numbers of at most six digits, a prerelease tag of at most 20 characters; anything
+ * else (a 256-character "version", a message dressed as one) is not shown.
+ */
+const REGISTRY_RE = /^(?:0|[1-9]\d{0,5})\.(?:0|[1-9]\d{0,5})\.(?:0|[1-9]\d{0,5})(?:-[0-9A-Za-z.-]{1,20})?$/;
+
+export function isAnnounceableVersion(text: string): boolean {
+  return REGISTRY_RE.test(text) && parseSemVer(text) !== undefined;
+}

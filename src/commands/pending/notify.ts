@@ -18,7 +18,14 @@ export const NOTIFY_TIME_LIMIT_MS = 10_000;
 const STDERR_KEPT = 4096;
 
 /** Variables svc itself reads that hold secrets: a notify command is not given them. */
-const WITHHELD = ['SVC_API_KEY', 'SVC_DECRYPTION_KEY'];
+/**
+ * Variables a notify command never receives: svc's secrets (the API key, the decryption key, a
+ * webhook signing secret) and any variable whose name says it holds one (…SECRET…, …TOKEN…,
+ * …PASSWORD…, …API_KEY…, …PRIVATE_KEY…, …CREDENTIAL…). The command is a line the user wrote, but
+ * what it runs (a notifier, a script, a webhook to a chat) need not see them.
+ */
+const SECRET_NAME = /SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|^SVC_DECRYPTION_KEY$/i;
+export const isWithheld = (name: string) => SECRET_NAME.test(name);
 
 export interface Notifier {
   /** Queues one run for a newly held transaction. */
@@ -39,7 +46,7 @@ export function parseNotifyCommand(text: string | undefined): string | undefined
 /** The environment of one run: svc's own, less its secrets, plus what the transaction is. */
 export function notifyEnv(base: NodeJS.ProcessEnv, tx: PendingTransaction): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(base)) if (v !== undefined && !WITHHELD.includes(k)) env[k] = v;
+  for (const [k, v] of Object.entries(base)) if (v !== undefined && !isWithheld(k)) env[k] = v;
   // Sanitised like anything from the service shown to a person (the command may well show them).
   env.SVC_TRANSACTION_ID = sanitize(tx.transaction_id);
   env.SVC_AGENT = sanitize(tx.agent);

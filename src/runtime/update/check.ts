@@ -2,7 +2,7 @@
 // the notice) so that no command waits for it: asks the registry for the package's latest
 // version and stores it in the cache for a later run to show. Silent; gives up after 5 s.
 import { PACKAGE_NAME } from '../../version.js';
-import { parseSemVer } from '../../domain/semver.js';
+import { isAnnounceableVersion } from '../../domain/semver.js';
 import { readCache, writeCache } from './cache.js';
 
 export const UPDATE_CHECK_ARG = '__update-check';
@@ -50,7 +50,7 @@ export async function checkRegistry(env: NodeJS.ProcessEnv, name = PACKAGE_NAME)
     if (!res.ok) return;
     const doc = JSON.parse(await readCapped(res)) as { 'dist-tags'?: { latest?: unknown } };
     const latest = doc['dist-tags']?.latest;
-    if (typeof latest !== 'string' || !parseSemVer(latest)) return;
+    if (typeof latest !== 'string' || !isAnnounceableVersion(latest)) return;
     writeCache(env, { ...readCache(env), latest });
   } catch {
     // no answer, a bad answer, an unwritable cache: no notice, and no error either

@@ -4,7 +4,7 @@
 // in a detached process (check.ts) whose answer a later run shows. Never in CI, without a
 // terminal on stderr, with --json, or with SVC_NO_UPDATE_NOTIFIER / NO_UPDATE_NOTIFIER.
 import type { Clock } from '../../clock.js';
-import { isNewer } from '../../domain/semver.js';
+import { isAnnounceableVersion, isNewer } from '../../domain/semver.js';
 import { sanitize } from '../../io/sanitize.js';
 import type { IOStreams } from '../../io/streams.js';
 import { PACKAGE_NAME, VERSION } from '../../version.js';
@@ -41,7 +41,7 @@ export function afterCommand(ctx: NoticeContext): void {
     const now = ctx.clock.now();
     const cache = readCache(ctx.env);
     const next = { ...cache };
-    if (cache.latest !== undefined && isNewer(cache.latest, VERSION) && due(cache.notified_at, now)) {
+    if (cache.latest !== undefined && isAnnounceableVersion(cache.latest) && isNewer(cache.latest, VERSION) && due(cache.notified_at, now)) {
       const command = upgradeCommand(installKind(ctx.modulePath, PACKAGE_NAME), PACKAGE_NAME);
       ctx.io.err(`\nA new release of svc is available: ${VERSION} → ${sanitize(cache.latest)}\nTo upgrade: ${command}\n`);
       next.notified_at = now;

@@ -140,8 +140,10 @@ describe('--notify-command', () => {
     const prompter = scriptedPrompter(['skip', 'skip', 'skip', 'skip']);
     const stop = new AbortController();
     const watch = whenStderr((s) => s.includes('notify-command for txn_fail failed'));
+    // Secrets of other kinds in svc's environment too: a webhook signing secret, a chat token.
+    const others = { SVC_WEBHOOK_SECRET: 'whsec_canary4812', SLACK_BOT_TOKEN: 'xoxb-canary4812', DB_PASSWORD: 'pw-canary4812', GITHUB_API_KEY: 'ghk-canary4812' };
     const run = runCli(['pending', 'review', '--watch', '--interval', '500ms', '--notify-command', command], {
-      env: { ...env, OUT: out }, clock, prompter, tty: { stdin: true, stdout: true }, interrupt: stop.signal, onStderr: watch.onStderr,
+      env: { ...env, ...others, OUT: out }, clock, prompter, tty: { stdin: true, stdout: true }, interrupt: stop.signal, onStderr: watch.onStderr,
     });
     // The hanging one runs first (they run one at a time, in the order they came): its time limit passes.
     await until(() => clock.pending() > 0);
@@ -161,6 +163,7 @@ describe('--notify-command', () => {
     expect(told).toEqual(['SVC_AGENT=@alice/bot', `SVC_EXPIRES_AT=${fresh.expires_at}`, 'SVC_TO=@acme', 'SVC_TRANSACTION_ID=txn_new']);
     expect(notified).toContain(`OUT=${out}\n`); // svc's own environment, less its secrets
     expect(notified).not.toMatch(/7319|SVC_API_KEY|SVC_DECRYPTION_KEY|svc_test_|svc_dk_/);
+    expect(notified).not.toMatch(/canary4812|SVC_WEBHOOK_SECRET|SLACK_BOT_TOKEN|DB_PASSWORD|GITHUB_API_KEY/);
     expect(r.stderr).toContain('! notify-command for txn_hang did not finish within 10s: stopped\n');
     expect(r.stderr).toContain('! notify-command for txn_fail failed (exit 3): boom: webhook down\n');
     expect(r.stderr).not.toContain('stdout is not the screen');

@@ -86,6 +86,28 @@ describe('update notice', () => {
     }
   });
 
+  it('shows only a version of sane length: a 256-character "version" (valid semver), a v-prefixed one, build metadata, or a cache holding one: nothing shown', async () => {
+    const long = `9.0.0-${'a'.repeat(250)}`;
+    for (const v of [long, 'v9.0.0', '9.0.0+build.5', '9999999.0.0', `9.0.0-${'x'.repeat(21)}`]) {
+      latest = v;
+      rmSync(join(configDir, 'update-check.json'), { force: true });
+      await run();
+      t += HOUR;
+      expect((await run()).stderr, v).not.toContain('new release');
+      expect(existsSync(join(configDir, 'update-check.json')) ? readFileSync(join(configDir, 'update-check.json'), 'utf8') : '', v).not.toContain(v);
+    }
+    // A cache written by someone else, holding one: not shown either.
+    writeFileSync(join(configDir, 'update-check.json'), JSON.stringify({ checked_at: t, latest: long }), { mode: 0o600 });
+    t += HOUR;
+    expect((await run()).stderr).not.toContain('new release');
+    // A sane one is still announced.
+    latest = '9.0.0-rc.2';
+    rmSync(join(configDir, 'update-check.json'), { force: true });
+    await run();
+    t += HOUR;
+    expect((await run()).stderr).toContain(`→ 9.0.0-rc.2`);
+  });
+
   it.each([
     ['CI is set', { env: { CI: 'true' } }],
     ['stderr is not a terminal', { stderrTty: false }],
