@@ -1,7 +1,7 @@
-// SLOW (~30-60 s, needs the npm registry for libsql): the package as a user gets it. A clean copy
-// of the checkout (the files git knows, no dist/) is packed with `npm pack`, the tarball installed
-// with `npm install -g --prefix <tmp>` (the README's Install section), and the installed `svc`
-// runs --version, --help, a sandbox and a transfer. SVC_SMOKE_NODE=/path/to/node runs the
+// SLOW (~30-60 s, needs the npm registry for libsql): the package as a user gets it. In a clean
+// copy of the checkout (the files git knows, no dist/), the README's Install commands are run as
+// written (`npm pack`, then `npm install -g ./<tarball>`; npm's prefix pointed at a temporary
+// directory), and the installed `svc` runs --version, --help, a sandbox and a transfer. SVC_SMOKE_NODE=/path/to/node runs the
 // installed tool on that Node (.ci/run does so for Node 22 and 24); packing stays on this one.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
@@ -57,11 +57,26 @@ beforeAll(() => {
     mkdirSync(dirname(join(src, f)), { recursive: true });
     cpSync(join(ROOT, f), join(src, f));
   }
-  symlinkSync(join(ROOT, 'node_modules'), join(src, 'node_modules'));
-  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: src, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  const tarball = join(work, (JSON.parse(out) as { filename: string }[])[0]!.filename);
-  execFileSync('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', tarball], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
+  symlinkSync(join(ROOT, 'node_modules'), join(src, 'node_modules')); // the README: "after its npm ci"
+  for (const command of readmeInstall()) {
+    execFileSync('sh', ['-c', command], {
+      cwd: src, stdio: ['ignore', 'pipe', 'pipe'],
+      // `-g` into a prefix of the test's own; no audit or funding chatter.
+      env: { ...process.env, npm_config_prefix: prefix, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_loglevel: 'error' },
+    });
+  }
 }, 300_000);
+
+/** The README's Install commands, as written (comments dropped); their tarball is this version's. */
+function readmeInstall(): string[] {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const block = /## Install\n[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+  if (!block) throw new Error("README.md has no Install block");
+  const commands = block.split('\n').map((l) => l.replace(/\s+#.*$/, '').trim()).filter(Boolean);
+  const tarball = `${pkg.name.replace(/^@/, '').replace('/', '-')}-${pkg.version}.tgz`;
+  expect(commands).toEqual(['npm pack', `npm install -g ./${tarball}`]);
+  return commands;
+}
 
 afterAll(async () => {
   await sandbox?.stop();
