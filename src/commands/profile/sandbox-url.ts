@@ -21,7 +21,13 @@ export function sandboxBaseUrl(env: NodeJS.ProcessEnv, profiles: ProfileLookup):
   const running = first(listRunning(env), (r) => r.profile === SANDBOX_PROFILE);
   if (running) return { url: running.url, source: 'the running sandbox' };
   const sandboxProfiles = profiles.names().filter((name) => {
-    const p = profiles.get(name);
+    // A keyring profile whose secrets cannot be read now (no session bus) is not the sandbox's for this.
+    let p;
+    try {
+      p = profiles.get(name);
+    } catch {
+      return false;
+    }
     return p !== undefined && isSandboxProfile(p);
   });
   const name = first(sandboxProfiles, (n) => n === SANDBOX_PROFILE);

@@ -4,6 +4,7 @@
 // of new profiles (SVC_CREDENTIAL_STORE: auto, keyring, file), writes the keyring entries whose
 // secrets changed before config.json, and removes the entries a change left behind after it.
 import type { ProfileConfig } from '../profile-file.js';
+import type { CliError } from '../../errors.js';
 import { openKeyring, failureOf, type Keyring, type KeyringOpening } from './keyring.js';
 import { KEYRING_SERVICE, keyringAccount, parseSecrets, type ProfileSecrets } from './secrets.js';
 import { keyringTimeoutMs, storeSetting } from './setting.js';
@@ -32,8 +33,8 @@ export type AfterWrite = () => Promise<void>;
 
 export class CredentialStore {
   private opening: Promise<KeyringOpening> | undefined;
-  /** Entries read or written by this run, by keyring account. */
-  private readonly cache = new Map<string, ProfileSecrets>();
+  /** Entries read or written by this run, by keyring account (or why one could not be read). */
+  private readonly cache = new Map<string, ProfileSecrets | CliError>();
 
   constructor(private readonly opts: CredentialOptions) {}
 
@@ -45,14 +46,22 @@ export class CredentialStore {
     }));
   }
 
-  /** Puts the secrets this run has read or written into a config read again. */
+  /**
+   * Puts the secrets this run has read or written into a config read again, and why the others
+   * could not be read: a profile that could not be loaded fails when used (keyring_unavailable),
+   * never as if nobody had tried.
+   */
   hydrateCached(config: ProfileConfig): void {
-    const id = config.keyringId;
-    if (!id) return;
     for (const name of config.keyringNames()) {
-      const cached = this.cache.get(keyringAccount(id, name));
+      const cached = this.cache.get(this.cacheKey(config, name));
       if (cached && !config.isLoaded(name)) config.hydrate(name, cached);
     }
+  }
+
+  /** The cache's key of a profile: its keyring account, or its name where config.json has no keyring_id. */
+  private cacheKey(config: ProfileConfig, name: string): string {
+    const id = config.keyringId;
+    return id ? keyringAccount(id, name) : `\u0000no-keyring-id\u0000${name}`;
   }
 
   /** Reads the secrets of the named keyring profiles into `config` (an unreadable one throws when used). */
@@ -61,7 +70,7 @@ export class CredentialStore {
     if (wanted.length === 0) return;
     const id = config.keyringId;
     for (const name of wanted) {
-      const cached = id && this.cache.get(keyringAccount(id, name));
+      const cached = this.cache.get(this.cacheKey(config, name));
       if (cached) config.hydrate(name, cached);
     }
     const missing = wanted.filter((n) => !config.isLoaded(n));
@@ -69,22 +78,22 @@ export class CredentialStore {
     const opened = await this.keyring();
     for (const name of missing) {
       const what = `the secrets of profile "${name}" are in the OS keyring and cannot be read`;
-      if ('unavailable' in opened) {
-        config.hydrate(name, keyringUnavailable(opened.unavailable, what));
-        continue;
-      }
-      if (!id) {
-        config.hydrate(name, keyringUnavailable({ reason: 'error', detail: 'config.json has no keyring_id' }, what));
-        continue;
-      }
-      try {
-        const text = await opened.keyring.read(keyringAccount(id, name));
-        const secrets = text === null ? undefined : parseSecrets(text);
-        if (secrets) this.cache.set(keyringAccount(id, name), secrets);
-        config.hydrate(name, secrets ?? keyringUnavailable({ reason: 'error', detail: text === null ? 'the entry is missing' : 'the entry is not one svc wrote' }, what));
-      } catch (err) {
-        config.hydrate(name, keyringUnavailable(failureOf(err), what));
-      }
+      const loaded = await this.readEntry(opened, id, name, what);
+      this.cache.set(this.cacheKey(config, name), loaded);
+      config.hydrate(name, loaded);
+    }
+  }
+
+  /** One profile's secrets from the keyring, or why they cannot be had. */
+  private async readEntry(opened: KeyringOpening, id: string | undefined, name: string, what: string): Promise<ProfileSecrets | CliError> {
+    if ('unavailable' in opened) return keyringUnavailable(opened.unavailable, what);
+    if (!id) return keyringUnavailable({ reason: 'error', detail: 'config.json has no keyring_id' }, what);
+    try {
+      const text = await opened.keyring.read(keyringAccount(id, name));
+      const secrets = text === null ? undefined : parseSecrets(text);
+      return secrets ?? keyringUnavailable({ reason: 'error', detail: text === null ? 'the entry is missing' : 'the entry is not one svc wrote' }, what);
+    } catch (err) {
+      return keyringUnavailable(failureOf(err), what);
     }
   }
 

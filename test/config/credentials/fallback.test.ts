@@ -87,6 +87,24 @@ describe('no session bus', () => {
       expect(check.detail).toContain('OS keyring: work; the keyring profiles cannot be read: there is no D-Bus session bus');
       expect(check.fix).toContain('dbus-run-session');
     });
+
+    it("an SSH login with a keyring profile named `sandbox` in the config: profile add of a file profile works (exit 0), never 'a bug in svc' (70); a command that needs the keyring profile fails with keyring_unavailable", async () => {
+      const ssh = fresh();
+      writeFileSync(join(ssh, 'config.json'), JSON.stringify({ current: 'sandbox', profiles: { sandbox: { baseUrl: 'http://127.0.0.1:46630', secrets: 'keyring', sandbox: true } }, keyring_id: 'fedcba9876543210fedcba9876543210' }), { mode: 0o600 });
+      const env = { SVC_CONFIG_DIR: ssh, NO_COLOR: '1', ...noBus };
+      for (const store of ['file', undefined]) {
+        const name = `work-${store ?? 'auto'}`;
+        // No --base-url: a test key takes the sandbox's, which means looking at the sandbox profile.
+        const r = await runCli(['profile', 'add', name, '--key-stdin', '--no-verify'], { input: `${KEY}\n`, env: { ...env, SVC_CREDENTIAL_STORE: store } });
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stderr).not.toContain('internal_error');
+      }
+      const config = JSON.parse(readFileSync(join(ssh, 'config.json'), 'utf8'));
+      expect(config.profiles['work-file']).toEqual({ apiKey: KEY, baseUrl: 'http://127.0.0.1:46630' });
+      const needs = await runCli(['--json', 'account'], { env });
+      expect(needs.code).toBe(1);
+      expect(JSON.parse(needs.stderr).error.code).toBe('keyring_unavailable');
+    });
   });
 });
 
