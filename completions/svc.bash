@@ -222,7 +222,7 @@ _svc_options() {
     'profile ls') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'profile use') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'profile rm') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
-    'profile migrate') echo '--to --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'profile migrate') echo '--to --own-keyring --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'profile show') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'account') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'balance') echo '--asset --verify --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;

@@ -261,6 +261,7 @@ complete -c svc -n '__svc_at "profile rm" 0' -a '(__svc_profiles)' -d 'profile'
 
 # svc profile migrate
 complete -c svc -n '__svc_under "profile migrate"' -l to -x -d 'where the secrets go: keyring or file'
+complete -c svc -n '__svc_under "profile migrate"' -l own-keyring -d 'a copied config directory: copy its keyring profiles\' secrets into entries of its own'
 
 # svc profile show
 complete -c svc -n '__svc_at "profile show" 0' -a '(__svc_profiles)' -d 'profile'

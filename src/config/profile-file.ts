@@ -162,6 +162,25 @@ export class ProfileConfig implements ProfileLookup {
     return id;
   }
 
+  /** A new keyring id (`profile migrate --own-keyring`: a copied directory's entries of its own). */
+  replaceKeyringId(id: string): void {
+    this.others.set('keyring_id', id);
+  }
+
+  /**
+   * The directory the keyring entries belong to: its device and inode (`dev:ino`, what a copy
+   * cannot have) and its path when recorded (for messages). Absent in a config of an older svc.
+   */
+  get keyringHome(): { id: string; path: string } | undefined {
+    const home = this.others.get('keyring_home');
+    if (!isRecord(home) || typeof home.id !== 'string' || typeof home.path !== 'string') return undefined;
+    return { id: home.id, path: home.path };
+  }
+
+  setKeyringHome(home: { id: string; path: string }): void {
+    this.others.set('keyring_home', { ...home });
+  }
+
   /** config.json's "credential_store" (credentials/setting.ts checks it). */
   get storeSetting(): unknown {
     return this.others.get('credential_store');

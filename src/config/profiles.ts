@@ -13,7 +13,7 @@ import { withLock, withLockIfFree } from './config-lock.js';
 import { configDir, ensurePrivateDir } from './paths.js';
 import { CONFIG_FILE, readConfig, type ProfileConfig, type ProfileLookup, type StoredProfile } from './profile-file.js';
 import { checkPrivatePath } from './safe-path.js';
-import { CredentialStore, snapshot } from './credentials/store.js';
+import { CredentialStore, directoryIdentity, snapshot } from './credentials/store.js';
 
 import type { Profile, SecretsStore } from './profile-types.js';
 
@@ -40,7 +40,7 @@ export class ProfileStore implements ProfileLookup {
     this.clock = opts.clock ?? realClock;
     // Without one (tests, scripts: not a command run), new profiles keep their secrets in the file;
     // keyring profiles are still read from and written to the keyring.
-    this.credentials = opts.credentials ?? new CredentialStore({ env: { ...process.env, SVC_CREDENTIAL_STORE: 'file' } });
+    this.credentials = opts.credentials ?? new CredentialStore({ env: { ...process.env, SVC_CREDENTIAL_STORE: 'file' }, dir });
     checkPrivatePath(dir, 'config directory');
     checkPrivatePath(this.path, 'config file');
     ensurePrivateDir(dir);
@@ -147,6 +147,31 @@ export class ProfileStore implements ProfileLookup {
     // Made here, under the lock: conf reads (and may write) the file when it is constructed.
     const conf = new Conf<Record<string, unknown>>({ cwd: this.dir, configName: 'config', projectName: 'svc', configFileMode: 0o600 });
     conf.store = JSON.parse(serialized) as Record<string, unknown>;
+  }
+
+  /**
+   * A copied config directory takes keyring entries of its own (`profile migrate --own-keyring`):
+   * the secrets of its keyring profiles are read from the original's entries (the one time a copy
+   * reads them, asked for by name) and written under a new keyring id of this directory's; the
+   * original's entries stay. Returns the profiles moved; none when the entries are this
+   * directory's already. A profile that cannot be read fails it, nothing changed.
+   */
+  ownKeyring(): Promise<string[]> {
+    return withLock(this.lockPath, this.clock, async () => {
+      const config = this.read();
+      if (!this.credentials.foreignEntries(config)) return [];
+      const names = config.keyringNames();
+      await this.credentials.load(config, names, { original: true });
+      for (const name of names) config.get(name); // keyring_unavailable when one cannot be read
+      const before = snapshot(config);
+      config.replaceKeyringId(randomBytes(16).toString('hex'));
+      const here = directoryIdentity(this.dir);
+      if (here !== undefined) config.setKeyringHome({ id: here, path: this.dir });
+      const cleanUp = await this.credentials.settle(config, before, this.path, () => randomBytes(16).toString('hex'));
+      this.write(config.serialize());
+      await cleanUp();
+      return names;
+    });
   }
 
   set(name: string, profile: Profile, opts: { makeCurrent?: boolean } = {}): Promise<void> {

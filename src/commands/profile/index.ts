@@ -54,14 +54,16 @@ export function registerProfile(program: Command, deps: ProgramDeps): void {
   profile
     .command('migrate [names...]')
     .description('Move profiles\' secrets between the OS keyring and config.json (all profiles by default)')
-    .requiredOption('--to <store>', 'where the secrets go: keyring or file')
+    .option('--to <store>', 'where the secrets go: keyring or file')
+    .option('--own-keyring', 'a copied config directory: copy its keyring profiles\' secrets into entries of its own')
     .addHelpText('after', helpFooter([
       '',
       'Examples:',
       '  $ svc profile migrate --to keyring          # every profile: keys out of config.json',
       '  $ svc profile migrate ci --to file          # a machine without a keyring',
+      '  $ svc profile migrate --own-keyring         # a copy of a config directory (cp -a)',
     ]))
-    .action(async (names: string[], opts: { to?: string }, cmd: Command) => {
+    .action(async (names: string[], opts: { to?: string; ownKeyring?: boolean }, cmd: Command) => {
       const { migrateProfiles } = await import('./migrate.js');
       await migrateProfiles(deps.factory(cmd), names, opts);
     });

@@ -4,7 +4,10 @@
 // of new profiles (SVC_CREDENTIAL_STORE: auto, keyring, file), writes the keyring entries whose
 // secrets changed before config.json, and removes the entries a change left behind after it.
 import type { ProfileConfig } from '../profile-file.js';
-import type { CliError } from '../../errors.js';
+import { statSync } from 'node:fs';
+import { CliError } from '../../errors.js';
+import { svc } from '../../domain/shell-command.js';
+import { configDir } from '../paths.js';
 import { openKeyring, failureOf, type Keyring, type KeyringOpening } from './keyring.js';
 import { KEYRING_SERVICE, keyringAccount, parseSecrets, type ProfileSecrets } from './secrets.js';
 import { keyringTimeoutMs, storeSetting } from './setting.js';
@@ -12,20 +15,44 @@ import { fallbackWarning, keyringUnavailable, type Unavailable } from './unavail
 
 export interface CredentialOptions {
   env: NodeJS.ProcessEnv;
+  /** The config directory whose entries these are (default: the environment's). */
+  dir?: string;
   /** Where the one-time fallback warning goes (stderr). */
   warn?: (text: string) => void;
   /** The native module's loader (tests: one that fails to load). */
   load?: () => Promise<unknown>;
 }
 
-/** The keyring profiles before a change, and their loaded secrets as text. */
+/** The keyring profiles before a change, their loaded secrets as text, and the keyring id. */
 export interface KeyringSnapshot {
   names: string[];
   state: Map<string, string>;
+  id?: string;
 }
 
 export function snapshot(config: ProfileConfig): KeyringSnapshot {
-  return { names: config.keyringNames(), state: config.keyringState() };
+  const id = config.keyringId;
+  return { names: config.keyringNames(), state: config.keyringState(), ...(id ? { id } : {}) };
+}
+
+/** A directory's identity: its device and inode (a copy has others; a rename keeps them). */
+export function directoryIdentity(dir: string): string | undefined {
+  try {
+    const st = statSync(dir);
+    return `${st.dev}:${st.ino}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A config directory copied from another (`cp -a`): its config.json names the keyring entries
+ * of the original. It neither reads, replaces nor removes them; it says what to do.
+ */
+function copiedConfig(home: string, here: string): CliError {
+  return new CliError('failure', 'keyring_of_another_config', `this config directory (${here}) is a copy of ${home}: the OS keyring entries of its keyring profiles belong to that directory, and this one neither reads, replaces nor removes them`, {
+    hint: `give this directory entries of its own: ${svc`profile migrate --own-keyring`} (their secrets are copied into new entries; those of ${home} stay as they are)`,
+  });
 }
 
 /** What a change must do in the keyring once config.json is written. */
@@ -36,7 +63,19 @@ export class CredentialStore {
   /** Entries read or written by this run, by keyring account (or why one could not be read). */
   private readonly cache = new Map<string, ProfileSecrets | CliError>();
 
-  constructor(private readonly opts: CredentialOptions) {}
+  private readonly dir: string;
+
+  constructor(private readonly opts: CredentialOptions) {
+    this.dir = opts.dir ?? configDir(opts.env);
+  }
+
+  /** Why this directory may not use the keyring entries config.json names (a copy), or undefined. */
+  foreignEntries(config: ProfileConfig): CliError | undefined {
+    const home = config.keyringHome;
+    if (!home || !config.keyringId) return undefined; // a config of an older svc: adopted at its next keyring write
+    const here = directoryIdentity(this.dir);
+    return here === undefined || here === home.id ? undefined : copiedConfig(home.path, this.dir);
+  }
 
   /** The keyring, or why not (asked once per run: a missing keyring is not probed twice). */
   keyring(): Promise<KeyringOpening> {
@@ -65,20 +104,21 @@ export class CredentialStore {
   }
 
   /** Reads the secrets of the named keyring profiles into `config` (an unreadable one throws when used). */
-  async load(config: ProfileConfig, names: readonly string[]): Promise<void> {
+  async load(config: ProfileConfig, names: readonly string[], opts: { original?: boolean } = {}): Promise<void> {
     const wanted = names.filter((n) => config.storeOf(n) === 'keyring' && !config.isLoaded(n));
     if (wanted.length === 0) return;
     const id = config.keyringId;
-    for (const name of wanted) {
+    for (const name of opts.original ? [] : wanted) {
       const cached = this.cache.get(this.cacheKey(config, name));
       if (cached) config.hydrate(name, cached);
     }
     const missing = wanted.filter((n) => !config.isLoaded(n));
     if (missing.length === 0) return;
-    const opened = await this.keyring();
+    const foreign = opts.original ? undefined : this.foreignEntries(config);
+    const opened = foreign ? undefined : await this.keyring();
     for (const name of missing) {
       const what = `the secrets of profile "${name}" are in the OS keyring and cannot be read`;
-      const loaded = await this.readEntry(opened, id, name, what);
+      const loaded = foreign ?? (await this.readEntry(opened!, id, name, what));
       this.cache.set(this.cacheKey(config, name), loaded);
       config.hydrate(name, loaded);
     }
@@ -126,11 +166,17 @@ export class CredentialStore {
       }
     }
     const after = config.keyringState();
-    const writes = [...after].filter(([name, text]) => before.state.get(name) !== text);
-    const removals = before.names.filter((name) => config.storeOf(name) !== 'keyring');
+    // A new keyring id (--own-keyring): every entry is written under it; the old ones are not this directory's to remove.
+    const rekeyed = before.id !== undefined && config.keyringId !== before.id;
+    const writes = [...after].filter(([name, text]) => rekeyed || before.state.get(name) !== text);
+    const removals = rekeyed ? [] : before.names.filter((name) => config.storeOf(name) !== 'keyring');
     if (writes.length === 0 && removals.length === 0) return async () => {};
+    const foreign = this.foreignEntries(config);
+    if (foreign) throw foreign.with({ message: `${foreign.message}; nothing was changed` });
     const keyring = await this.available('the OS keyring cannot be used to store these secrets');
     const id = config.keyringId ?? config.ensureKeyringId(makeId);
+    const here = directoryIdentity(this.dir);
+    if (!config.keyringHome && here !== undefined) config.setKeyringHome({ id: here, path: this.dir });
     for (const [name] of writes) {
       const secrets = config.loadedSecrets(name)!;
       try {

@@ -130,6 +130,46 @@ describe.skipIf(!TOOLS)('the OS keyring (a real Secret Service: gnome-keyring on
     expect(lookup('work', otherId)).toBeNull();
   });
 
+  it('a copied config directory (cp -a) neither reads, replaces nor removes the original\'s entries; it says so, and migrate --own-keyring gives it entries of its own', async () => {
+    const orig = mkdtempSync(join(tmpdir(), 'svc-keyring-orig-'));
+    const copy = join(mkdtempSync(join(tmpdir(), 'svc-keyring-copy-')), 'cfg');
+    const at = (d: string) => ({ SVC_CONFIG_DIR: d });
+    const bob = t.keyOf('@bob');
+    expect((await svc(['--base-url', t.url, 'profile', 'add', 'prod', '--key-stdin', '--no-verify'], `${aliceKey}\n`, at(orig))).code).toBe(0);
+    const id = JSON.parse(readFileSync(join(orig, 'config.json'), 'utf8')).keyring_id as string;
+    expect(spawnSync('cp', ['-a', orig, copy]).status).toBe(0);
+    const refused = (r: { code: number | null; stderr: string }) => {
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toContain(`this config directory (${copy}) is a copy of ${orig}`);
+      expect(r.stderr).toContain('(keyring_of_another_config)');
+      expect(r.stderr).toContain('svc profile migrate --own-keyring');
+    };
+    // A command that needs the secrets: refused, nothing read.
+    refused(await svc(['--profile', 'prod', 'account'], undefined, at(copy)));
+    // profile rm in the copy: refused; the original's entry is still there.
+    refused(await svc(['profile', 'rm', 'prod', '--yes'], undefined, at(copy)));
+    expect(JSON.parse(lookup('prod', id)!).apiKey).toBe(aliceKey);
+    // profile add prod in the copy (another account's key): refused; the original's prod is unchanged.
+    refused(await svc(['--base-url', t.url, 'profile', 'add', 'prod', '--key-stdin', '--no-verify'], `${bob}\n`, at(copy)));
+    expect(JSON.parse(lookup('prod', id)!).apiKey).toBe(aliceKey);
+    expect(JSON.parse((await svc(['--json', '--profile', 'prod', 'account'], undefined, at(orig))).stdout).handle).toBe('@alice');
+    // The fix the message names: the copy's own entries, the original's untouched.
+    const own = await svc(['profile', 'migrate', '--own-keyring'], undefined, at(copy));
+    expect([own.code, own.stderr]).toEqual([0, 'profile "prod": secrets copied into keyring entries of this directory\'s own\n']);
+    const copyId = JSON.parse(readFileSync(join(copy, 'config.json'), 'utf8')).keyring_id as string;
+    expect(copyId).not.toBe(id);
+    expect(JSON.parse((await svc(['--json', '--profile', 'prod', 'account'], undefined, at(copy))).stdout).handle).toBe('@alice');
+    expect((await svc(['profile', 'rm', 'prod', '--yes'], undefined, at(copy))).code).toBe(0);
+    expect(lookup('prod', copyId)).toBeNull();
+    expect(JSON.parse(lookup('prod', id)!).apiKey).toBe(aliceKey);
+    // The original, renamed (same directory, same inode), is still itself.
+    const moved = `${orig}-moved`;
+    expect(spawnSync('mv', [orig, moved]).status).toBe(0);
+    expect(JSON.parse((await svc(['--json', '--profile', 'prod', 'account'], undefined, at(moved))).stdout).handle).toBe('@alice');
+    expect((await svc(['profile', 'rm', 'prod', '--yes'], undefined, at(moved))).code).toBe(0);
+    expect(lookup('prod', id)).toBeNull();
+  });
+
   it('profile rm removes the keyring entry with the profile: nothing is left in either place', async () => {
     const id = keyringId();
     expect(lookup('work', id)).not.toBeNull();
