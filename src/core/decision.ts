@@ -80,8 +80,8 @@ export class Decisions {
    */
   async decide(facts: DecisionFacts): Promise<DecisionAnswer> {
     const base = { op: 'decision' as const, key: facts.transaction_id, decision: facts.decision, via: facts.via, ...this.where, ...described(facts) };
-    this.write({ ...base, status: 'tried' });
     const client = await this.ctx.client();
+    this.write({ ...base, status: 'tried' });
     const body = facts.decision === 'reject' && facts.reason !== undefined ? { reason: facts.reason } : {};
     let data: DecisionAnswer;
     try {

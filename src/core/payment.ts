@@ -110,8 +110,9 @@ export class Payment {
    */
   async send(body: TransferRequest, sentKey: string, opts: { reachedBefore?: boolean } = {}): Promise<Posted> {
     const base = { op: 'send' as const, key: this.key, request: this.request, ...(sentKey !== this.key ? { sent_key: sentKey } : {}) };
-    const tried = this.ledger.record({ ...base, status: 'tried' });
+    // The client first: a `tried` line is only ever written for a request about to leave.
     const client = await this.ctx.client();
+    const tried = this.ledger.record({ ...base, status: 'tried' });
     let posted: Posted;
     try {
       const res = await client.post('/v1/transfers', { body, idempotencyKey: sentKey, schema: CreateResponseSchema, ...(opts.reachedBefore ? { reachedBefore: true } : {}) });
