@@ -172,7 +172,7 @@ export function readDecisions(env: NodeJS.ProcessEnv): DecisionEntry[] {
     if (list) list.push(l);
     else attempts.set(id, [l]);
   }
-  const entries: DecisionEntry[] = [];
+  const entries: Array<DecisionEntry & { order: number }> = [];
   for (const group of attempts.values()) {
     const found = resultOf(group);
     if (!found) continue;
@@ -182,7 +182,10 @@ export function readDecisions(env: NodeJS.ProcessEnv): DecisionEntry[] {
       ...(l.agent !== undefined ? { agent: l.agent } : {}), ...(l.to !== undefined ? { to: l.to } : {}), ...(l.reason !== undefined ? { reason: l.reason } : {}),
       ...(l.transfer_id !== undefined ? { transfer_id: l.transfer_id } : {}), ...(l.profile !== undefined ? { profile: l.profile } : {}),
       base_url: l.base_url, via: l.via,
+      // Ordered by the service's clock where known: one clock for every process and machine that
+      // decided (each svc's own may disagree), else this machine's.
+      order: Date.parse(l.svc_at ?? l.at),
     });
   }
-  return entries.sort((a, b) => Date.parse(a.time) - Date.parse(b.time));
+  return entries.sort((a, b) => a.order - b.order).map(({ order: _order, ...e }) => e);
 }
