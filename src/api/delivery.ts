@@ -5,12 +5,11 @@
 // answer says what it made), `accepted` (a 2xx that could be read). The rule that matters: once
 // any try may have reached the service, a later refusal (4xx, 408, 409, 429) does not make it
 // "nothing was made": the lost answer may have been a transfer. docs/idempotency.md.
+import type { Undelivered } from '../errors.js';
 import type { Outcome } from './attempt.js';
 
-export type Delivery = 'not_sent' | 'refused' | 'unknown' | 'accepted';
-
-/** How a request that failed ended: every state but `accepted`. */
-export type Undelivered = Exclude<Delivery, 'accepted'>;
+/** What a request did: how a failed one ended (errors.ts, the type its errors carry), or accepted. */
+export type Delivery = Undelivered | 'accepted';
 
 export class DeliveryTracker {
   /** Whether a try (this run's or, per the caller, an earlier one) may have reached the service. */

@@ -3,11 +3,9 @@
 // row accepted under any key is done for good in its instance: no refusal met later moves it to
 // a new key. What an older svc's batch journal recorded is read with it (ledger/legacy.ts).
 import type { BatchLine, RowLine } from './ledger/lines.js';
-import { foldKey, type KeyRecord, type KeyStatus } from './ledger/fold.js';
+import { foldKey, STATUS_RANK, type KeyRecord } from './ledger/fold.js';
 import { Ledger, type LedgerClocks, type LedgerScope } from './ledger/ledger.js';
 import { legacyBatchLines } from './ledger/legacy.js';
-
-const RANK: Readonly<Record<KeyStatus, number>> = { not_sent: 0, refused: 1, unknown: 2, accepted: 3 };
 
 /** What a row's keys did: the furthest along of them (any accepted one; else an unknown one; else the latest). */
 export type RowRecord = KeyRecord<RowLine>;
@@ -27,7 +25,7 @@ export function foldRow(lines: readonly RowLine[]): RowRecord | undefined {
     const r = foldKey(group);
     if (!r) continue;
     // Past `unknown` every key counts the same; among refusals the latest generation leads.
-    const better = !best || RANK[r.status] > RANK[best.status] || (RANK[r.status] === RANK[best.status] && r.status !== 'accepted' && r.status !== 'unknown' && r.line.gen > best.line.gen);
+    const better = !best || STATUS_RANK[r.status] > STATUS_RANK[best.status] || (STATUS_RANK[r.status] === STATUS_RANK[best.status] && r.status !== 'accepted' && r.status !== 'unknown' && r.line.gen > best.line.gen);
     if (better) best = r;
   }
   return best;
@@ -127,9 +125,8 @@ export class BatchBook {
 
   record(line: Omit<RowLine, 'at' | 'svc_at' | 'attempt' | 'op' | 'batch' | 'instance'>): void {
     const full = { ...line, op: 'row' as const, batch: this.batch, ...(this.instance ? { instance: this.instance } : {}) };
-    this.ledger.record(full);
+    const written = this.ledger.record(full) as RowLine;
     const list = this.rows.get(line.row);
-    const written = this.ledger.lines().at(-1) as RowLine;
     if (list) list.push(written);
     else this.rows.set(line.row, [written]);
   }

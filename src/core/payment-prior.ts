@@ -10,12 +10,10 @@
 import { SERVICE_KEY_MEMORY_MS } from '../domain/idempotency.js';
 import { svc } from '../domain/shell-command.js';
 import { CliError } from '../errors.js';
-import { foldKey, type KeyRecord, type KeyStatus, type Moment } from './ledger/fold.js';
+import { foldKey, STATUS_RANK, type KeyRecord, type Moment } from './ledger/fold.js';
 import type { HeldState, SendLine } from './ledger/lines.js';
 import { ageOf, type Now } from './ledger/memory.js';
 import { forgottenUnknown } from './outcome.js';
-
-const RANK: Readonly<Record<KeyStatus, number>> = { not_sent: 0, refused: 1, unknown: 2, accepted: 3 };
 
 /** A payment the service made under the key in an earlier run: shown instead of sent. */
 export interface Earlier {
@@ -49,7 +47,7 @@ export function recordOf(lines: readonly SendLine[]): KeyRecord<SendLine> | unde
   let best: KeyRecord<SendLine> | undefined;
   for (const group of bySent.values()) {
     const r = foldKey(group);
-    if (r && (!best || RANK[r.status] > RANK[best.status])) best = r;
+    if (r && (!best || STATUS_RANK[r.status] > STATUS_RANK[best.status])) best = r;
   }
   return best;
 }

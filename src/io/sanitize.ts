@@ -8,12 +8,13 @@
 // (forModel) a format character is removed and a control character escaped. One exception keeps
 // emoji whole: a zero-width joiner between two pictographs (👩‍👩‍👧) is part of what is drawn.
 
-// eslint-disable-next-line no-control-regex
-const UNSAFE = /[\p{Cc}\u2028\u2029]|(?!\u200d)\p{Cf}|(?<![\p{Extended_Pictographic}\u{1F3FB}-\u{1F3FF}\uFE0F])\u200d|\u200d(?!\p{Extended_Pictographic})/gu;
+// Format characters, a zero-width joiner among them unless it joins two pictographs.
+const FORMAT_SOURCE = String.raw`(?!\u200d)\p{Cf}|(?<![\p{Extended_Pictographic}\u{1F3FB}-\u{1F3FF}\uFE0F])\u200d|\u200d(?!\p{Extended_Pictographic})`;
+const UNSAFE = new RegExp(String.raw`[\p{Cc}\u2028\u2029]|${FORMAT_SOURCE}`, 'gu');
 // The same set minus what JSON.stringify already escapes (C0).
-const UNSAFE_IN_JSON = /[\u007f-\u009f\u2028\u2029]|(?!\u200d)\p{Cf}|(?<![\p{Extended_Pictographic}\u{1F3FB}-\u{1F3FF}\uFE0F])\u200d|\u200d(?!\p{Extended_Pictographic})/gu;
+const UNSAFE_IN_JSON = new RegExp(String.raw`[\u007f-\u009f\u2028\u2029]|${FORMAT_SOURCE}`, 'gu');
 // What a model is spared: format characters (removed), as sanitize() finds them.
-const FORMAT = /(?!\u200d)\p{Cf}|(?<![\p{Extended_Pictographic}\u{1F3FB}-\u{1F3FF}\uFE0F])\u200d|\u200d(?!\p{Extended_Pictographic})/gu;
+const FORMAT = new RegExp(FORMAT_SOURCE, 'gu');
 
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 

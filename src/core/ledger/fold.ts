@@ -9,7 +9,8 @@ import type { HeldState, RequestLine, Status } from './lines.js';
 
 export type KeyStatus = Exclude<Status, 'tried'>;
 
-const RANK: Readonly<Record<KeyStatus, number>> = { not_sent: 0, refused: 1, unknown: 2, accepted: 3 };
+/** How far along a status is: the merge rule keeps the furthest (every fold of the ledger orders by it). */
+export const STATUS_RANK: Readonly<Record<KeyStatus, number>> = { not_sent: 0, refused: 1, unknown: 2, accepted: 3 };
 
 /** A moment on both clocks, as far as they were known. */
 export interface Moment {
@@ -49,7 +50,7 @@ export function foldKey<L extends RequestLine>(lines: readonly L[]): KeyRecord<L
   for (const { first, last } of attempts.values()) {
     const status: KeyStatus = last.status === 'tried' ? 'unknown' : last.status;
     if (status !== 'not_sent') firstTry = earliest(firstTry, startOf(first, last));
-    if (!best || RANK[status] > RANK[best.status]) best = { status, first, last };
+    if (!best || STATUS_RANK[status] > STATUS_RANK[best.status]) best = { status, first, last };
   }
   if (!best) return undefined;
   let line: L = { ...best.first, ...best.last };

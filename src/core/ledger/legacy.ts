@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { openJournalFile } from '../../config/journal.js';
 import { configDir } from '../../config/paths.js';
-import type { DecisionLine, HeldState, RowLine, SendLine, Status } from './lines.js';
+import { isText, isTime, type DecisionLine, type HeldState, type RowLine, type SendLine, type Status } from './lines.js';
 
 interface Scope {
   baseUrl: string;
@@ -16,8 +16,6 @@ interface Scope {
 }
 
 const LEGACY_ATTEMPT = 'legacy';
-const isText = (v: unknown): v is string => typeof v === 'string';
-const isTime = (v: unknown): v is string => isText(v) && !Number.isNaN(Date.parse(v));
 
 /** Reads one legacy journal, or nothing when it is absent. */
 function readLegacy(env: NodeJS.ProcessEnv, folder: string, name: string, containing?: readonly string[]): Array<Record<string, unknown>> {

@@ -104,8 +104,9 @@ export type Line = SendLine | RowLine | BatchLine | DecisionLine;
 
 const TEXT_FIELDS = ['svc_at', 'first_at', 'transfer_id', 'transaction_id', 'expires_at', 'error_code', 'sent_key', 'instance', 'content', 'key_id', 'source', 'agent', 'to', 'reason', 'profile'] as const;
 
-const isText = (v: unknown): v is string => typeof v === 'string';
-const isTime = (v: unknown): v is string => isText(v) && !Number.isNaN(Date.parse(v));
+export const isText = (v: unknown): v is string => typeof v === 'string';
+/** A string Date.parse reads (an ISO 8601 time, as the ledger writes them). */
+export const isTime = (v: unknown): v is string => isText(v) && !Number.isNaN(Date.parse(v));
 const has = <T extends string>(list: readonly T[], v: unknown): v is T => list.includes(v as T);
 
 /** A line as written by the ledger, or undefined (a line torn by a kill, or not ours): it is skipped. */
