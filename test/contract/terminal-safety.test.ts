@@ -583,12 +583,12 @@ describe('webhook listen: the fields of a delivery and the service\'s answers', 
       const env = { SVC_CONFIG_DIR: configDir, NO_COLOR: '1', SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url };
       for (const extra of [[], ['--print-secret']]) {
         for (const mode of MODES) {
-          const r = await listenWith(extra, env, mode, async () => {}, 0);
+          const r = await listenWith(['--temporary', ...extra], env, mode, async () => {}, 0);
           expect(r.code, r.stderr).toBe(130);
           check(r, mode, 'webhook listen (subscribed)', {
             shown: [
               `(subscription wh_${HS}: all events)`,
-              extra.length ? `signing secret: whsec_${HS}0123456789abcdef\n` : 'signing secret: whsec_****cdef (--print-secret shows it)',
+              `signing secret: whsec_${HS}0123456789abcdef\n`, // always whole, on stderr (--print-secret changes nothing)
               `warning: could not delete subscription wh_${HS}: cannot delete ${HS} (delete it with \`svc webhook rm 'wh_${HS}' --yes\`)`,
             ],
           });

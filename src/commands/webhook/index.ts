@@ -80,17 +80,26 @@ export function registerWebhook(program: Command, deps: ProgramDeps): void {
 
   webhook
     .command('listen')
-    .description('Receive events locally: print each one, check its signature, optionally forward it')
-    .option('--port <n>', 'port to listen on (0 picks a free one)', '0')
+    .description('Receive events locally: print each one, check its signature, forward it and answer with your app\'s status')
+    .option('--port <n>', 'port to listen on (default: the kept subscription\'s, else any free one; 0 picks a free one)')
     .option('--events <list>', 'event types to subscribe to (default: all)', collect)
-    .option('--forward-to <url>', 'forward each verified delivery (exact body and headers) to this URL, once per event')
+    .option('--forward-to <url>', 'forward each verified delivery (exact body and headers) to this URL; its status is the service\'s answer')
     .option('--forward-unverified', 'forward deliveries that fail verification too (debugging only; a warning says so)')
-    .option('--print-secret', 'print the signing secret of the temporary subscription')
+    .option('--temporary', 'a subscription for this run only (a new secret), deleted when it stops; by default one is kept per profile and forward URL')
+    .option('--print-secret', 'kept for old scripts: the signing secret is always printed whole on stderr')
     .option('--no-subscribe', 'do not subscribe; only receive (use with --secret-env)')
-    .option('--secret-env <VAR>', 'verify with the secret in this variable instead of the temporary subscription\'s')
+    .option('--secret-env <VAR>', 'verify with the secret in this variable instead of the subscription\'s')
     .option('--secret-file <file>', 'verify with the secret on the first line of this file')
     .option('--tolerance <duration>', TOLERANCE_HELP, '5m')
-    .addHelpText('after', helpFooter(['', 'Examples:', '  $ svc webhook listen --forward-to http://localhost:3000/webhooks', '  $ svc webhook listen --json --events transfer.confirmed | jq .event']))
+    .addHelpText('after', helpFooter([
+      '',
+      'The signing secret is printed whole on stderr at start, and stays the same from run to run for the same',
+      'profile and --forward-to (the subscription is kept; the next run takes it over). stdout carries only deliveries.',
+      '',
+      'Examples:',
+      '  $ svc webhook listen --forward-to http://localhost:3000/webhooks',
+      '  $ svc webhook listen --json --events transfer.confirmed | jq .event',
+    ]))
     .action(async (opts, cmd: Command) => {
       const { listen } = await import('./listen.js');
       await listen(deps.factory(cmd), opts);

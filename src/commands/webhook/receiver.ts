@@ -2,18 +2,23 @@
 // a delivery addressed to it (another method 405; a Host that is not loopback, a browser's Origin
 // 403), a body over 1 MiB (413), then check the signature over the raw bytes (401) before a single
 // field is read; parse only what is signed (400 when it is not UTF-8, nests too deep, is not JSON
-// or not the documented shape: delivery-body.ts), check its timestamp (401), answer 200, forward
-// it when asked (never the same event twice) and report what happened. Whatever a sender does, the
-// handler does not throw: a bug is answered 500 and handed to `failed` (listen then stops and
-// deletes its subscription). No printing here: listen.ts does that.
+// or not the documented shape: delivery-body.ts), check its timestamp (401). A verified delivery
+// is then answered 200, or, with --forward-to, forwarded first and answered with the local app's
+// own status (its failure is the service's failure, retried as in production: retry-note.ts says
+// when). Every delivery is forwarded, retries and replays included, as `stripe listen` does: the
+// app dedupes by event_id as it must in production. Whatever a sender does, the handler does not
+// throw: a bug is answered 500 and handed to `failed` (listen then stops). No printing here:
+// listen.ts does that.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dispatcherFor } from '../../api/dispatcher.js';
 import { httpRequest } from '../../api/undici.js';
 import { describeNetFailure } from '../../domain/net-failure.js';
 import { formatDuration } from '../../domain/duration.js';
 import { isLoopbackHostHeader } from '../../domain/loopback.js';
+import { retryAfterMs } from '../../sandbox/webhooks/schedule.js';
 import { parseDelivery, type Delivery } from './delivery-body.js';
 import { signatureProblem, timestampCheck, type DeliveryCheck } from './delivery-check.js';
+import { retryNote, type RetryNote } from './retry-note.js';
 
 /** A delivery larger than this is refused (413). */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -24,20 +29,40 @@ const MAX_BODY_BYTES = 1024 * 1024;
  */
 const DRAIN_LIMIT_BYTES = 32 * 1024 * 1024;
 const FORWARDED_HEADERS = ['content-type', 'x-service-signature', 'x-service-event-id', 'x-service-delivery-attempt', 'user-agent'];
-const FORWARD_TIMEOUT_MS = 15_000;
+/**
+ * How long the local app has to answer a forward. Below the service's own 15 s delivery timeout
+ * (DESIGN.md, "Webhook retries"), so listen's answer reaches the service before it gives up.
+ */
+export const FORWARD_TIMEOUT_MS = 10_000;
+/**
+ * After the app did not answer in time, listen answers 504 with this Retry-After (seconds): the
+ * service then waits at least a minute, as it does after a timeout of its own.
+ */
+const TIMEOUT_RETRY_AFTER_S = 60;
+
+/** What forwarding a delivery to the local app came to. */
+export type Forwarded =
+  /** The app's status (and its Retry-After, passed on to the service). */
+  | { status: number; retryAfter?: string }
+  /** No answer: why, in a few words (`connection refused`, `no answer within 10s`), never a stack. */
+  | { error: string; timedOut?: boolean }
+  /** Why it was not forwarded. */
+  | { skipped: string };
 
 export interface Received {
-  /** The status it was answered: 200, 401 (signature or timestamp), 400 (malformed). */
+  /**
+   * The status it was answered: 200, 401 (signature or timestamp), 400 (malformed); with
+   * --forward-to, a verified delivery is answered the app's status, 502 (the app could not be
+   * reached) or 504 (no answer in time).
+   */
   status: number;
   attempt: number | undefined;
   check: DeliveryCheck;
   /** What the body says: only for a body whose signature is valid and that parsed. */
   delivery?: Delivery;
-  /**
-   * The forward target's status, why it was not forwarded, or why forwarding failed in a few
-   * words (`connection refused`, `host not found`, `no answer within 15s`): never a stack.
-   */
-  forwarded?: { status: number } | { error: string } | { skipped: string };
+  forwarded?: Forwarded;
+  /** What the service does next, when a signed delivery was answered with a failure and its attempt is known. */
+  retry?: RetryNote;
 }
 
 /** Not a delivery: why, and the status answered (none when the sender hung up first). */
@@ -54,36 +79,14 @@ export interface ReceiverOptions {
   /** Learns the service's clock again (before a signed delivery is called stale). */
   resync: () => Promise<void>;
   forward?: URL;
+  /** Default FORWARD_TIMEOUT_MS. */
+  forwardTimeoutMs?: number;
   forwardUnverified: boolean;
   report: (r: Received | Refused) => void;
   /** Aborted when listen stops: forwards under way end at once. */
   signal?: AbortSignal;
   /** A request failed in a way no sender should be able to cause (a bug): listen stops. */
   failed: (err: unknown) => void;
-}
-
-/**
- * The event ids the local app accepted (a 2xx to the forward) within a window (the tolerance,
- * else a day), at most 10,000: a replay inside the window is not forwarded twice. A forward that
- * failed is not remembered, so a replay can deliver it.
- */
-export class ForwardedEvents {
-  private readonly seen = new Map<string, number>();
-
-  constructor(private readonly windowMs: number, private readonly max = 10_000) {}
-
-  has(eventId: string, now: number): boolean {
-    for (const [id, at] of this.seen) {
-      if (now - at <= this.windowMs && this.seen.size <= this.max) break;
-      this.seen.delete(id);
-    }
-    return this.seen.has(eventId);
-  }
-
-  remember(eventId: string, now: number): void {
-    this.seen.delete(eventId); // re-inserted at the end: the map stays in time order
-    this.seen.set(eventId, now);
-  }
 }
 
 function refuse(res: ServerResponse, status: number, message: string): void {
@@ -150,47 +153,91 @@ function tooLarge(req: IncomingMessage, res: ServerResponse): void {
   res.end(JSON.stringify({ ok: false, error: 'body over 1 MiB' }));
 }
 
-async function forwardTo(target: URL, req: IncomingMessage, body: Buffer, stop: AbortSignal | undefined): Promise<NonNullable<Received['forwarded']>> {
+async function forwardTo(target: URL, req: IncomingMessage, body: Buffer, timeoutMs: number, stop: AbortSignal | undefined): Promise<Forwarded> {
   const headers: Record<string, string> = {};
   for (const h of FORWARDED_HEADERS) {
     const v = req.headers[h];
     if (typeof v === 'string') headers[h] = v;
   }
-  const timeout = AbortSignal.timeout(FORWARD_TIMEOUT_MS);
+  const timeout = AbortSignal.timeout(timeoutMs);
   try {
     // Direct (no proxy settings passed): the local app is on this machine.
     const r = await httpRequest(dispatcherFor(target, {}), target, { method: 'POST', headers, body, signal: stop ? AbortSignal.any([timeout, stop]) : timeout });
     await r.body.dump();
-    return { status: r.statusCode };
+    const retryAfter = r.headers['retry-after'];
+    return { status: r.statusCode, ...(typeof retryAfter === 'string' && retryAfter.length <= 64 ? { retryAfter } : {}) };
   } catch (err) {
     if (stop?.aborted) return { error: 'listen stopped first' };
     const failure = describeNetFailure(err);
-    return { error: failure.timedOut ? `no answer within ${formatDuration(FORWARD_TIMEOUT_MS)}` : failure.words };
+    return failure.timedOut || timeout.aborted ? { error: `no answer within ${formatDuration(timeoutMs)}`, timedOut: true } : { error: failure.words };
   }
 }
 
-export function createReceiver(opts: ReceiverOptions): (req: IncomingMessage, res: ServerResponse) => void {
-  const forwarded = new ForwardedEvents(opts.toleranceMs > 0 ? opts.toleranceMs : 24 * 3_600_000);
-  // Forwards under way, by event id: a replay that arrives meanwhile waits for the first to finish.
-  const inFlight = new Map<string, Promise<unknown>>();
+/**
+ * Answers the service for the local app: the app's own status (and Retry-After), 502 when it
+ * could not be reached, 504 (with Retry-After: 60) when it did not answer in time. The status
+ * answered.
+ */
+function answerForApp(res: ServerResponse, outcome: Exclude<Forwarded, { skipped: string }>): number {
+  if ('error' in outcome) {
+    const status = outcome.timedOut ? 504 : 502;
+    res.writeHead(status, { 'content-type': 'application/json', ...(outcome.timedOut ? { 'retry-after': String(TIMEOUT_RETRY_AFTER_S) } : {}) });
+    res.end(JSON.stringify({ ok: false, error: `forward to the local app failed: ${outcome.error}` }));
+    return status;
+  }
+  const { status } = outcome;
+  if (status < 200 || status > 599) {
+    res.writeHead(502, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ ok: false, error: `the local app answered status ${status}` }));
+    return 502;
+  }
+  const retryAfter = outcome.retryAfter !== undefined ? { 'retry-after': outcome.retryAfter } : {};
+  if (status === 204 || status === 304) {
+    res.writeHead(status, retryAfter).end(); // no body allowed
+    return status;
+  }
+  res.writeHead(status, { 'content-type': 'application/json', ...retryAfter });
+  res.end(status < 300 ? '{"ok":true}' : JSON.stringify({ ok: false, error: `the local app answered ${status}` }));
+  return status;
+}
 
-  /** Forwards (when asked and allowed) and reports a request that has been answered. */
-  async function forwardAndReport(req: IncomingMessage, body: Buffer, received: Received): Promise<void> {
-    const eventId = received.delivery?.eventId;
+export function createReceiver(opts: ReceiverOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const forwardTimeoutMs = opts.forwardTimeoutMs ?? FORWARD_TIMEOUT_MS;
+
+  /**
+   * What the service does next after a failure answered to a signed delivery. An unsigned
+   * request's attempt header is anyone's word: it gets none.
+   */
+  function retryAfterFailure(received: Received, slow: { retryAfter?: string | undefined; timedOut?: boolean | undefined } = {}): void {
+    if (!received.check.signatureValid || received.attempt === undefined || (received.status >= 200 && received.status < 300)) return;
+    received.retry = retryNote(received.attempt, { retryAfterMs: retryAfterMs(slow.retryAfter, opts.now()), timedOut: Boolean(slow.timedOut) });
+  }
+
+  /** A request already answered with a refusal: forwarded only with --forward-unverified, then reported. */
+  async function reportRefusal(req: IncomingMessage, body: Buffer, received: Received): Promise<void> {
     if (opts.forward) {
-      if (eventId) await inFlight.get(eventId);
-      if (received.check.problem && !opts.forwardUnverified) received.forwarded = { skipped: 'not forwarded: it failed verification' };
-      else if (eventId && forwarded.has(eventId, opts.now())) received.forwarded = { skipped: 'not forwarded again: this event was forwarded already (a replay)' };
-      else {
-        const pending = forwardTo(opts.forward, req, body, opts.signal);
-        if (eventId) inFlight.set(eventId, pending);
-        const outcome = await pending;
-        if (eventId && inFlight.get(eventId) === pending) inFlight.delete(eventId);
-        received.forwarded = outcome;
-        // Only a verified event is remembered: an unverified one has no event id we could trust.
-        if (eventId && !received.check.problem && 'status' in outcome && outcome.status < 300) forwarded.remember(eventId, opts.now());
-      }
+      received.forwarded = opts.forwardUnverified ? await forwardTo(opts.forward, req, body, forwardTimeoutMs, opts.signal) : { skipped: 'not forwarded: it failed verification' };
     }
+    retryAfterFailure(received);
+    opts.report(received);
+  }
+
+  /** A verified delivery: forwarded first when asked, then answered with the app's status (else 200), then reported. */
+  async function accept(req: IncomingMessage, res: ServerResponse, body: Buffer, received: Received): Promise<void> {
+    if (!opts.forward) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"ok":true}');
+      return opts.report(received);
+    }
+    const outcome = await forwardTo(opts.forward, req, body, forwardTimeoutMs, opts.signal);
+    received.forwarded = outcome;
+    if (opts.signal?.aborted) {
+      // Stopping: the connection is being closed; the service counts the attempt failed and retries it.
+      res.destroy();
+      return;
+    }
+    received.status = answerForApp(res, outcome as Exclude<Forwarded, { skipped: string }>);
+    retryAfterFailure(received, 'status' in outcome ? { retryAfter: outcome.retryAfter } : { timedOut: 'timedOut' in outcome && outcome.timedOut });
     opts.report(received);
   }
 
@@ -217,13 +264,13 @@ export function createReceiver(opts: ReceiverOptions): (req: IncomingMessage, re
       : signatureProblem(secret, body, signature);
     if (unsigned) {
       refuse(res, 401, unsigned);
-      return forwardAndReport(req, body, { status: 401, attempt, check: { signatureValid: false, problem: unsigned } });
+      return reportRefusal(req, body, { status: 401, attempt, check: { signatureValid: false, problem: unsigned } });
     }
     // 2. Its shape: signed is not the same as well formed.
     const parsed = parseDelivery(body);
     if ('malformed' in parsed) {
       refuse(res, 400, parsed.malformed);
-      return forwardAndReport(req, body, { status: 400, attempt, check: { signatureValid: true, problem: parsed.malformed } });
+      return reportRefusal(req, body, { status: 400, attempt, check: { signatureValid: true, problem: parsed.malformed } });
     }
     // 3. Its freshness, by the service's clock.
     const { delivery } = parsed;
@@ -233,12 +280,11 @@ export function createReceiver(opts: ReceiverOptions): (req: IncomingMessage, re
       await opts.resync();
       check = timestampCheck(delivery.timestamp, opts.toleranceMs, opts.now());
     }
-    if (check.problem) refuse(res, 401, check.problem);
-    else {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{"ok":true}');
+    if (check.problem) {
+      refuse(res, 401, check.problem);
+      return reportRefusal(req, body, { status: 401, attempt, check, delivery });
     }
-    return forwardAndReport(req, body, { status: check.problem ? 401 : 200, attempt, check, delivery });
+    return accept(req, res, body, { status: 200, attempt, check, delivery });
   }
 
   return (req, res) => {

@@ -1,9 +1,13 @@
 // `svc webhook verify`: for scripts. Exit 0 when the signature is valid (and the body fresh), 1 when not.
+// Freshness is judged on this machine's clock, except against the sandbox: its events are
+// signed on its own clock, which `sandbox clock advance` moves, so they are judged on that
+// (verify-clock.ts). Never the other way round: a real service's deliveries stay strict.
 import { readFileSync } from 'node:fs';
 import type { Needs } from '../../runtime/factory.js';
 import { CliError, UsageError } from '../../errors.js';
 import { verifySignature } from '../../crypto/webhook-signature.js';
-import { inspectDelivery, parseTolerance, secretFrom, type SecretFlags } from './delivery-check.js';
+import { inspectDelivery, parseTolerance, secretFrom, signatureProblem, type SecretFlags } from './delivery-check.js';
+import { verifyClock } from './verify-clock.js';
 
 export interface VerifyOptions extends SecretFlags {
   signature: string;
@@ -17,7 +21,7 @@ async function readAllStdin(ctx: Needs<'io'>): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-export async function verifyCommand(ctx: Needs<'clock' | 'env' | 'io' | 'json'>, opts: VerifyOptions): Promise<void> {
+export async function verifyCommand(ctx: Needs<'client' | 'clock' | 'env' | 'io' | 'json' | 'serviceClock' | 'settings'>, opts: VerifyOptions): Promise<void> {
   const secret = secretFrom(ctx, opts);
   if (secret === undefined) throw new UsageError('the signing secret is needed: --secret-env VAR or --secret-file FILE', undefined, 'usage');
   const tolerance = parseTolerance(opts.tolerance);
@@ -33,7 +37,9 @@ export async function verifyCommand(ctx: Needs<'clock' | 'env' | 'io' | 'json'>,
     if (ctx.io.stdinIsTTY) throw new UsageError('pipe the raw body on stdin, or pass --payload-file FILE');
     body = await readAllStdin(ctx); // raw bytes: no decoding, no trimming
   }
-  const check = inspectDelivery(secret, body, signature, tolerance, ctx.clock.now());
+  // Only a correctly signed body, and only when its time matters, may make verify ask a sandbox its time.
+  const clock = tolerance > 0 && !signatureProblem(secret, body, signature) ? await verifyClock(ctx) : { now: ctx.clock.now(), words: undefined };
+  const check = inspectDelivery(secret, body, signature, tolerance, clock.now);
   if (check.problem) {
     let hint: string | undefined;
     if (!check.signatureValid && /\r?\n$/.test(body.toString('latin1')) && verifySignature(secret, body.subarray(0, body.at(-2) === 0x0d ? -2 : -1), signature)) {
@@ -42,7 +48,7 @@ export async function verifyCommand(ctx: Needs<'clock' | 'env' | 'io' | 'json'>,
       hint = 'a legitimate delivery is signed when it is sent; widen the window with --tolerance, or 0 to skip the check';
     }
     const code = !check.signatureValid ? 'invalid_signature' : check.stale ? 'stale_timestamp' : 'invalid_timestamp';
-    throw new CliError('failure', code, `invalid: ${check.problem}`, { hint });
+    throw new CliError('failure', code, `invalid: ${check.problem}${check.stale && clock.words ? ` (${clock.words})` : ''}`, { hint });
   }
   if (ctx.json) ctx.io.out('{"valid":true}\n');
   else ctx.io.err('valid signature\n');

@@ -1,7 +1,9 @@
-// Every way `svc webhook listen` ends deletes the subscription it made, so no one who binds the
-// port next receives this account's events: an error inside the receiver, the forwarding target
-// failing (it goes on), the listening socket closed under it, and a Ctrl-C that comes while it is
-// still subscribing. (Ctrl-C, SIGINT and SIGTERM after hostile traffic: listen-hostile.test.ts.)
+// Every way `svc webhook listen --temporary` ends deletes the subscription it made, so no one who
+// binds the port next receives this account's events: an error inside the receiver, the
+// forwarding target failing (it goes on), the listening socket closed under it, and a Ctrl-C that
+// comes while it is still subscribing. (Ctrl-C, SIGINT and SIGTERM after hostile traffic:
+// listen-hostile.test.ts; the kept subscription of a listen without --temporary, on the same
+// ways out: listen-kept.test.ts.)
 import { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -25,10 +27,10 @@ async function trigger(): Promise<string> {
   return r.stdout.trim();
 }
 
-describe('webhook listen deletes its subscription on every way out', () => {
+describe('webhook listen --temporary deletes its subscription on every way out', () => {
   it('an error inside the receiver (printing a delivery fails): the subscription deleted, exit 70 (internal_error)', async () => {
     let fail = true;
-    const l = await listenInProcess(t, [], {
+    const l = await listenInProcess(t, ['--temporary'], {
       onStdout: () => {
         if (fail) throw new Error('stdout is gone');
       },
@@ -46,7 +48,7 @@ describe('webhook listen deletes its subscription on every way out', () => {
   it('the forwarding target failing (reset, then hanging) is a line, not an end; Ctrl-C during a hung forward still deletes it', async () => {
     const target = await startReceiver((n) => (n === 1 ? 'reset' : n === 2 ? { status: 204 } : 'hang'));
     try {
-      const l = await listenInProcess(t, ['--forward-to', target.url]);
+      const l = await listenInProcess(t, ['--temporary', '--forward-to', target.url]);
       const first = await trigger();
       expect(await l.waitLine((x) => x.event_id === first)).toMatchObject({ valid: true, forward_error: 'connection reset' });
       const second = await trigger();
@@ -68,7 +70,7 @@ describe('webhook listen deletes its subscription on every way out', () => {
 
   it('the listening socket closed under it: the subscription deleted, exit 1 (listener_closed)', async () => {
     const listening = vi.spyOn(Server.prototype, 'listen');
-    const l = await listenInProcess(t, []).catch((err: unknown) => {
+    const l = await listenInProcess(t, ['--temporary']).catch((err: unknown) => {
       listening.mockRestore();
       throw err;
     });
@@ -98,7 +100,7 @@ describe('webhook listen deletes its subscription on every way out', () => {
       return { status: r.status, headers: { 'content-type': 'application/json', date: r.headers.get('date') ?? '' }, body: await r.text() };
     });
     try {
-      run = spawnSvc(['webhook', 'listen'], { ...t.env, SVC_BASE_URL: relay.url });
+      run = spawnSvc(['webhook', 'listen', '--temporary'], { ...t.env, SVC_BASE_URL: relay.url });
       const end = await run.exited;
       expect(end.code).toBe(130);
       expect(end.stderr).toMatch(/deleted subscription wh_\w+/);

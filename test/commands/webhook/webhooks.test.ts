@@ -264,7 +264,7 @@ describe('svc webhook listen', () => {
   const lines = (run: LiveRun) => run.stdout().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>); // eslint-disable-line @typescript-eslint/no-explicit-any
 
   it('receives and verifies deliveries, flags a bad signature, and deletes its subscription on SIGINT', async () => {
-    const { run, url, webhookId } = await startListen();
+    const { run, url, webhookId } = await startListen(['--temporary']);
     const subs = await t.svcJson<Webhook[]>(['webhook', 'ls']);
     expect(subs.find((w) => w.webhook_id === webhookId)).toMatchObject({ url, events: expect.arrayContaining(['transfer.initiated', 'agent.policy.updated']) });
 
