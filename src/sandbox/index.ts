@@ -10,15 +10,9 @@ import { SandboxClock } from './clock.js';
 import { SealError, Sealer } from './crypto/sealer.js';
 import { DEFAULT_APPROVAL_WINDOW_MS, DEFAULT_BLOCK_TIME_MS, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
 import { SandboxStartError } from './errors.js';
-import { registerAccountRoutes } from './handlers/accounts.js';
-import { registerAgentAccountRoutes } from './handlers/agent-accounts.js';
-import { registerAgentRoutes } from './handlers/agents.js';
-import { registerControlRoutes } from './handlers/control.js';
-import { registerTransferRoutes } from './handlers/transfers.js';
-import { registerWebhookRoutes } from './handlers/webhooks.js';
-import { Routes } from './http/context.js';
+import { sandboxRoutes } from './handlers/routes.js';
 import { answerClientError, errorBody, sendJson } from './http/respond.js';
-import { createRequestListener } from './http/server.js';
+import { createRequestListener, type AnswerRecord } from './http/server.js';
 import { newRequestId } from './ids.js';
 import type { SeedResult } from './seed.js';
 import { closeDatabase, openDatabase, openMemoryDatabase, type Db } from './store/db.js';
@@ -74,6 +68,8 @@ export interface SandboxInternals {
   flushEveryMs?: number;
   /** Slow-client limits (tests shorten them): headers, whole request, and how often node checks. */
   slowClient?: { headersMs: number; requestMs: number; checkEveryMs: number };
+  /** Sees every answer the request pipeline writes (the OpenAPI conformance test records them). */
+  onAnswer?: (answer: AnswerRecord) => void;
 }
 
 /** The database and the sealing key of a sandbox: in memory, or a file (importing an earlier JSON state once). */
@@ -128,13 +124,7 @@ export async function openSandbox(opts: SandboxOptions = {}, internals: SandboxI
     throw err;
   }
 
-  const routes = new Routes();
-  registerAccountRoutes(routes);
-  registerTransferRoutes(routes);
-  registerAgentRoutes(routes);
-  registerAgentAccountRoutes(routes);
-  registerWebhookRoutes(routes);
-  registerControlRoutes(routes);
+  const routes = sandboxRoutes();
 
   const server = createServer(
     {
@@ -146,7 +136,7 @@ export async function openSandbox(opts: SandboxOptions = {}, internals: SandboxI
       requestTimeout: internals.slowClient?.requestMs ?? SLOW_CLIENT_REQUEST_MS,
       connectionsCheckingInterval: internals.slowClient?.checkEveryMs ?? SLOW_CLIENT_CHECK_MS,
     },
-    createRequestListener(world, routes, log ? { log } : {}),
+    createRequestListener(world, routes, { ...(log ? { log } : {}), ...(internals.onAnswer ? { onAnswer: internals.onAnswer } : {}) }),
   );
   // What node's parser refuses still gets the JSON error envelope (docs/sandbox.md).
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => answerClientError(err, socket, newRequestId()));

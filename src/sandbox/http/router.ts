@@ -32,6 +32,16 @@ export class Router<R> {
     return this;
   }
 
+  /**
+   * Every route as registered, exact paths first, then patterns in the order they were added:
+   * the route table the OpenAPI document is built from (src/sandbox/openapi/), so a route added
+   * here without documentation fails its build.
+   */
+  *entries(): Generator<{ method: string; path: string; route: R }> {
+    for (const [path, methods] of this.exact) for (const [method, route] of methods) yield { method, path, route };
+    for (const p of this.patterns) for (const [method, route] of p.methods) yield { method, path: p.segments.join('/'), route };
+  }
+
   /** The route for a method and a (raw, still percent-encoded) path. */
   match(method: string, rawPath: string): RouteResult<R> {
     const path = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.replace(/\/+$/, '') || '/' : rawPath;

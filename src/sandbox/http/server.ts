@@ -16,6 +16,17 @@ export const DEFAULT_BODY_LIMIT = 64 * 1024;
 export interface PipelineOptions {
   log?: (line: string) => void;
   bodyLimitBytes?: number;
+  /** Sees every answer the pipeline makes, as it is sent (a test holds each against docs/openapi.yaml). */
+  onAnswer?: (answer: AnswerRecord) => void;
+}
+
+/** One answer: the request's method and path (no query), the status, the body and the headers beyond the usual ones. */
+export interface AnswerRecord {
+  method: string;
+  path: string;
+  status: number;
+  text: string;
+  headers: Record<string, string>;
 }
 
 interface Answer {
@@ -49,6 +60,7 @@ export function createRequestListener(world: World, routes: Routes, opts: Pipeli
           ...a.headers,
         });
         log?.(`${method} ${path} ${a.status} ${(performance.now() - started).toFixed(1)}ms ${requestId}${a.headers?.['idempotent-replayed'] ? ' (replayed)' : ''}`);
+        opts.onAnswer?.({ method, path, status: a.status, text: a.text, headers: a.headers ?? {} });
       });
   };
 }
