@@ -21,7 +21,7 @@ import { answerClientError, errorBody, sendJson } from './http/respond.js';
 import { createRequestListener } from './http/server.js';
 import { newRequestId } from './ids.js';
 import type { SeedResult } from './seed.js';
-import { closeDatabase, openDatabase, openMemoryDatabase, type Db } from './store/db.js';
+import { closeDatabase, openDatabase, openMemoryDatabase, type Db, type OpenOptions } from './store/db.js';
 import { exportWorld } from './store/export.js';
 import { keyPathFor, loadOrCreateKey, readKeyFile } from './store/key-file.js';
 import { importLegacyState, isLegacyStateFile } from './store/legacy-json.js';
@@ -74,10 +74,12 @@ export interface SandboxInternals {
   flushEveryMs?: number;
   /** Slow-client limits (tests shorten them): headers, whole request, and how often node checks. */
   slowClient?: { headersMs: number; requestMs: number; checkEveryMs: number };
+  /** How long a write waits for a write lock another program holds (store/db.ts BUSY_TIMEOUT_MS). */
+  busyTimeoutMs?: number;
 }
 
 /** The database and the sealing key of a sandbox: in memory, or a file (importing an earlier JSON state once). */
-function openState(statePath: string | undefined, legacyPath: string | undefined): { db: Db; key: Buffer } {
+function openState(statePath: string | undefined, legacyPath: string | undefined, opts: OpenOptions): { db: Db; key: Buffer } {
   if (statePath === undefined) return { db: openMemoryDatabase(), key: randomBytes(32) };
   const legacy = legacyPath ?? statePath;
   if ((statePath === legacy || !existsSync(statePath)) && isLegacyStateFile(legacy)) {
@@ -85,7 +87,7 @@ function openState(statePath: string | undefined, legacyPath: string | undefined
     return { db, key: readKeyFile(keyPathFor(statePath)) };
   }
   const key = loadOrCreateKey(statePath);
-  return { db: openDatabase(statePath), key };
+  return { db: openDatabase(statePath, opts), key };
 }
 
 /** createSandbox() plus the World behind it (tests inspect balances through it). */
@@ -101,7 +103,7 @@ export async function openSandbox(opts: SandboxOptions = {}, internals: SandboxI
     else process.stderr.write(`svc sandbox: ${line}\n`);
   };
 
-  const { db, key } = openState(statePath, opts.ephemeral ? undefined : opts.legacyStatePath);
+  const { db, key } = openState(statePath, opts.ephemeral ? undefined : opts.legacyStatePath, internals.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: internals.busyTimeoutMs });
   const world = new World({
     db,
     blockTimeMs,
@@ -169,6 +171,7 @@ export async function openSandbox(opts: SandboxOptions = {}, internals: SandboxI
   world.startFlushing(internals.flushEveryMs);
 
   let closing: Promise<void> | undefined;
+  let unsaved: readonly string[] = [];
   const handle: SandboxHandle = {
     url,
     port: address.port,
@@ -203,10 +206,11 @@ export async function openSandbox(opts: SandboxOptions = {}, internals: SandboxI
           // Give in-flight requests a moment, then cut what is left.
           setTimeout(() => server.closeAllConnections(), 1_000).unref();
         });
-        world.close();
+        unsaved = world.close();
       })();
       return closing;
     },
+    unsaved: () => unsaved,
   };
   return { handle, world };
 }

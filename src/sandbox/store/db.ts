@@ -1,7 +1,7 @@
 // Opening the sandbox database (SQLite through libsql, loaded only when a sandbox starts): the
 // file created 0600, one sandbox at a time (a lock file naming the process that holds it), WAL,
-// and the schema brought up to date by ordered migrations. A database from a newer svc is
-// refused, never changed.
+// a bounded wait for another program's write lock, and the schema brought up to date by ordered
+// migrations. A database from a newer svc is refused, never changed.
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'libsql';
@@ -35,6 +35,14 @@ export function openMemoryDatabase(): Db {
 const locks = new WeakMap<Db, () => void>();
 
 /**
+ * How long a write waits for SQLite's write lock when another program holds it (the sqlite3
+ * shell, a DB browser, a backup) before it fails (a request then answers 503 state_locked).
+ * libsql is synchronous: the event loop waits with it, so the bound is short, yet longer than a
+ * backup's or a browser's usual hold. Beyond the spec (docs/sandbox.md, "Durable state").
+ */
+export const BUSY_TIMEOUT_MS = 5_000;
+
+/**
  * `<db>.lock` names the sandbox using the database (config-lock.ts: created exclusively, a dead
  * holder's lock taken over through its `.break` step, so two starts never both take it over).
  * It sits beside the real file, so a second sandbox reaching it through a symbolic link (or
@@ -64,7 +72,12 @@ export function closeDatabase(db: Db): void {
   }
 }
 
-export function openDatabase(path: string): Db {
+export interface OpenOptions {
+  /** BUSY_TIMEOUT_MS unless given (tests shorten it). */
+  busyTimeoutMs?: number;
+}
+
+export function openDatabase(path: string, opts: OpenOptions = {}): Db {
   const dir = dirname(path);
   if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
   // Created 0600 before SQLite opens it (SQLite gives its WAL file the database file's mode),
@@ -82,11 +95,11 @@ export function openDatabase(path: string): Db {
   }
   locks.set(db, release);
   try {
+    db.exec(`PRAGMA busy_timeout = ${opts.busyTimeoutMs ?? BUSY_TIMEOUT_MS}`);
     db.exec('PRAGMA journal_mode = WAL');
     // WAL + NORMAL: a commit survives a crash of this process; a power loss may lose the last
     // commits but never corrupts the file (docs/sandbox.md).
     db.exec('PRAGMA synchronous = NORMAL');
-    db.exec('PRAGMA busy_timeout = 0');
     // A bigger page cache and fewer, larger checkpoints (each checkpoint syncs the file).
     db.exec('PRAGMA cache_size = -32000');
     db.exec('PRAGMA wal_autocheckpoint = 8000');
