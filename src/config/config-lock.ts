@@ -3,7 +3,8 @@
 // changes it and replaces it while holding the lock, so two commands changing different
 // profiles at once both land. The locked part is synchronous: no signal handler or timer runs
 // inside it, and `finally` releases the lock on every way out but a hard kill. A lock left by a
-// process that died (its pid, on this host, is not alive) is taken over.
+// process that died (its pid, on this host, is not alive) is taken over, through one routine
+// (takeOver) that every lock of svc shares: the journals', a batch's, the sandbox database's.
 import { closeSync, constants, openSync, readSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Clock } from '../clock.js';
@@ -63,9 +64,10 @@ interface Holder {
   host: string;
 }
 
+/** `<pid> <host>`; a bare `<pid>` is a sandbox database lock written before svc recorded the host: this host's. */
 function holderOf(text: string | undefined): Holder | undefined {
-  const m = /^(\d+) (\S+)\n$/.exec(text ?? '');
-  return m ? { pid: Number(m[1]), host: m[2]! } : undefined;
+  const m = /^(\d+)(?: (\S+))?\n$/.exec(text ?? '');
+  return m ? { pid: Number(m[1]), host: m[2] ?? HOST } : undefined;
 }
 
 

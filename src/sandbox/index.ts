@@ -15,7 +15,7 @@ import { answerClientError, errorBody, sendJson } from './http/respond.js';
 import { createRequestListener, type AnswerRecord } from './http/server.js';
 import { newRequestId } from './ids.js';
 import type { SeedResult } from './seed.js';
-import { closeDatabase, openDatabase, openMemoryDatabase, type Db } from './store/db.js';
+import { closeDatabase, openDatabase, openMemoryDatabase, type Db, type OpenOptions } from './store/db.js';
 import { exportWorld } from './store/export.js';
 import { keyPathFor, loadOrCreateKey, readKeyFile } from './store/key-file.js';
 import { importLegacyState, isLegacyStateFile } from './store/legacy-json.js';
@@ -70,10 +70,12 @@ export interface SandboxInternals {
   slowClient?: { headersMs: number; requestMs: number; checkEveryMs: number };
   /** Sees every answer the request pipeline writes (the OpenAPI conformance test records them). */
   onAnswer?: (answer: AnswerRecord) => void;
+  /** How long a write waits for a write lock another program holds (store/db.ts BUSY_TIMEOUT_MS). */
+  busyTimeoutMs?: number;
 }
 
 /** The database and the sealing key of a sandbox: in memory, or a file (importing an earlier JSON state once). */
-function openState(statePath: string | undefined, legacyPath: string | undefined): { db: Db; key: Buffer } {
+function openState(statePath: string | undefined, legacyPath: string | undefined, opts: OpenOptions): { db: Db; key: Buffer } {
   if (statePath === undefined) return { db: openMemoryDatabase(), key: randomBytes(32) };
   const legacy = legacyPath ?? statePath;
   if ((statePath === legacy || !existsSync(statePath)) && isLegacyStateFile(legacy)) {
@@ -81,7 +83,7 @@ function openState(statePath: string | undefined, legacyPath: string | undefined
     return { db, key: readKeyFile(keyPathFor(statePath)) };
   }
   const key = loadOrCreateKey(statePath);
-  return { db: openDatabase(statePath), key };
+  return { db: openDatabase(statePath, opts), key };
 }
 
 /** createSandbox() plus the World behind it (tests inspect balances through it). */
@@ -97,7 +99,7 @@ export async function openSandbox(opts: SandboxOptions = {}, internals: SandboxI
     else process.stderr.write(`svc sandbox: ${line}\n`);
   };
 
-  const { db, key } = openState(statePath, opts.ephemeral ? undefined : opts.legacyStatePath);
+  const { db, key } = openState(statePath, opts.ephemeral ? undefined : opts.legacyStatePath, internals.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: internals.busyTimeoutMs });
   const world = new World({
     db,
     blockTimeMs,
@@ -159,6 +161,7 @@ export async function openSandbox(opts: SandboxOptions = {}, internals: SandboxI
   world.startFlushing(internals.flushEveryMs);
 
   let closing: Promise<void> | undefined;
+  let unsaved: readonly string[] = [];
   const handle: SandboxHandle = {
     url,
     port: address.port,
@@ -193,10 +196,11 @@ export async function openSandbox(opts: SandboxOptions = {}, internals: SandboxI
           // Give in-flight requests a moment, then cut what is left.
           setTimeout(() => server.closeAllConnections(), 1_000).unref();
         });
-        world.close();
+        unsaved = world.close();
       })();
       return closing;
     },
+    unsaved: () => unsaved,
   };
   return { handle, world };
 }

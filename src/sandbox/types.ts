@@ -55,6 +55,11 @@ export interface SandboxHandle {
   webhooksIdle(): Promise<void>;
   /** The whole state as one JSON document: no sealed value, ciphertext, key hash or secret. */
   export(): Record<string, unknown>;
-  /** Stops the server and closes the database (every change was already committed). */
+  /**
+   * Stops the server and closes the database. Every acknowledged change was committed before its
+   * answer; what the close itself writes (key-use statistics, the clock) may fail: unsaved() says.
+   */
   close(): Promise<void>;
+  /** After close(): what could not be saved (the database locked by another program at the last flush); empty when everything was. */
+  unsaved(): readonly string[];
 }

@@ -2,6 +2,12 @@
 // webhook engine. load() brings a stored world back (or seeds a fresh one); the same path runs
 // again if a transaction ever rolls back, so memory always mirrors what was committed. The store
 // holds all of the state; the chain and the webhook engine only schedule work from it (resume()).
+//
+// When the database is locked by another program for longer than the busy timeout, a write of
+// the sandbox's own (a settlement, a webhook attempt's record) fails with nothing changed, and
+// the task that made it is gone from the scheduler. Such a failure asks for a resync: once a
+// write goes through again (the next flush), memory is reloaded and the pending work scheduled
+// again from the database, so it is done late, never dropped.
 import { CHAIN_ID } from './auth.js';
 import { Chain } from './chain.js';
 import { SandboxClock } from './clock.js';
@@ -9,6 +15,7 @@ import type { Sealer } from './crypto/sealer.js';
 import { Scheduler } from './scheduler.js';
 import { seedWorld, type SeedResult } from './seed.js';
 import { Store } from './store/store.js';
+import { StateLockedError } from './store/transactions.js';
 import type { Db } from './store/db.js';
 import { WebhookEngine, type WebhookEngineOptions } from './webhooks/engine.js';
 
@@ -45,11 +52,26 @@ export class World {
   readonly approvalWindowMs: number;
   /** Event fan-out and signed, retried deliveries (src/sandbox/webhooks/); their state is the store's. */
   readonly webhooks: WebhookEngine;
+  /** Where errors go (the log). */
+  private readonly report: (err: unknown) => void;
+  /** Errors of the sandbox's own work: reported, and a database failure asks for a resync. */
   private readonly onError: (err: unknown) => void;
   private flushTimer: NodeJS.Timeout | undefined;
+  /** Work of the sandbox's own failed to be written: reschedule it from the database once writes go through. */
+  private resyncWanted = false;
+  /** A reload after a rollback failed: memory may not mirror the database until a resync succeeds. */
+  private stale = false;
+  /** Why the last flush failed (undefined: it did not). */
+  private flushFailure: string | undefined;
+  /** close() has begun: no more resyncs. */
+  private closed = false;
 
   constructor(opts: WorldOptions) {
-    this.onError = opts.onError;
+    this.report = opts.onError;
+    this.onError = (err) => {
+      this.report(err);
+      if (isDatabaseFailure(err)) this.resyncWanted = true;
+    };
     this.clock = opts.clock ?? new SandboxClock();
     this.scheduler = new Scheduler(this.clock, this.onError);
     this.store = new Store(opts.db, opts.sealer, { onRollback: (err) => this.reload(err), onError: this.onError });
@@ -91,14 +113,22 @@ export class World {
 
   /** After a rollback: memory is thrown away and read again from the database, and its work scheduled again. */
   private reload(cause: unknown): void {
-    this.onError(new Error(`a change was rolled back (${(cause as Error)?.message ?? String(cause)}); state reloaded from the database`));
+    this.report(new Error(`a change was rolled back (${(cause as Error)?.message ?? String(cause)}); state reloaded from the database`));
+    this.resync();
+  }
+
+  private resync(): void {
+    this.resyncWanted = false;
     try {
       this.scheduler.clear();
       this.store.load();
       this.chain.resume();
       this.webhooks.resume();
+      this.stale = false;
     } catch (err) {
-      this.onError(err);
+      this.stale = true;
+      this.resyncWanted = true; // tried again at the next flush
+      this.report(err);
     }
   }
 
@@ -114,33 +144,73 @@ export class World {
 
   /** Writes the clock when it moved (its offset, or the highest instant handed out). */
   saveClock(): void {
-    const value = JSON.stringify({ offset_ms: this.clock.offsetMs, last_now_ms: this.clock.lastNowMs });
+    const value = this.clockValue();
     if (value === this.savedClock) return;
     this.store.setMeta(CLOCK_KEY, value);
     this.savedClock = value;
   }
   private savedClock: string | undefined;
 
+  private clockValue(): string {
+    return JSON.stringify({ offset_ms: this.clock.offsetMs, last_now_ms: this.clock.lastNowMs });
+  }
+
   /** Writes what reads left in memory; then every second until stop(). */
   startFlushing(everyMs = FLUSH_EVERY_MS): void {
-    this.flushTimer = setInterval(() => this.flush(), everyMs);
+    this.flushTimer = setInterval(() => this.flush({ wait: false }), everyMs);
     this.flushTimer.unref();
   }
 
-  flush(): void {
+  /**
+   * Writes what reads left in memory and the clock, in one transaction; then, if work of the
+   * sandbox's own failed to be written since, resyncs. The periodic flush does not wait for a
+   * write lock another program holds (requests would wait with it): it tries again a second
+   * later, with nothing lost meanwhile. Returns why it failed, or undefined.
+   */
+  flush({ wait = true }: { wait?: boolean } = {}): string | undefined {
+    const clock = this.clockValue();
     try {
-      this.store.flush();
-      this.saveClock();
+      this.store.flush({ wait, ...(clock !== this.savedClock ? { meta: { [CLOCK_KEY]: clock } } : {}) });
+      this.savedClock = clock;
+      this.flushFailure = undefined;
     } catch (err) {
-      this.onError(err);
+      const why = err instanceof StateLockedError ? 'the database is locked by another program' : ((err as Error)?.message ?? String(err));
+      // Said once while the periodic flush keeps failing for the same reason (every second would flood the log).
+      if (wait || why !== this.flushFailure) {
+        this.report(new Error(`could not save key-use statistics, balance ciphertexts and the clock (${why})${wait ? '' : '; trying again every second'}`));
+      }
+      this.flushFailure = why;
+      return why;
     }
+    if (this.resyncWanted && !this.closed) this.resyncIfWritable(wait);
+    return undefined;
   }
 
-  /** Stops timers and closes the store (after a last flush). */
-  close(): void {
+  /** Resyncs once a write goes through again (an empty transaction here), or the work would fail again at once. */
+  private resyncIfWritable(wait: boolean): void {
+    try {
+      this.store.tx(() => {}, { wait }); // also commits an open batch: none is open when memory is reloaded
+    } catch {
+      return; // still locked: the next flush tries again
+    }
+    this.resync();
+  }
+
+  /** Stops timers and closes the store (after a last flush); returns what could not be saved (empty: everything). */
+  close(): string[] {
     if (this.flushTimer) clearInterval(this.flushTimer);
     this.scheduler.stop();
-    this.flush();
-    this.store.close();
+    this.closed = true;
+    const unsaved: string[] = [];
+    const failed = this.flush();
+    if (failed !== undefined) unsaved.push(`key-use statistics, balance ciphertexts and the clock of the last reads (${failed})`);
+    if (this.stale) unsaved.push('memory could not be reloaded after a rollback: what the sandbox showed since may not be in the database');
+    unsaved.push(...this.store.close());
+    return unsaved;
   }
+}
+
+/** An error of the database (a lock another program held, a failed write), as opposed to one of a receiver or a bug. */
+function isDatabaseFailure(err: unknown): boolean {
+  return err instanceof StateLockedError || /^SQLITE_/.test(String((err as { code?: unknown })?.code ?? ''));
 }

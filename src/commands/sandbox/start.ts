@@ -164,8 +164,17 @@ export async function startSandbox(ctx: Needs<'clock' | 'env' | 'globals' | 'int
   try {
     ctx.io.err(`svc sandbox listening on ${handle.url}\n`);
     const signal = await ctx.interrupt.wait();
-    ctx.io.err(`${signal === 'SIGINT' ? '\n' : ''}stopping: ${statePath ? `every change is already saved in ${sanitize(statePath)}` : 'ephemeral state discarded'}\n`);
+    if (signal === 'SIGINT') ctx.io.err('\n');
+    // Said once the close has written its last flush: only then is "every change is saved" known.
     await handle.close();
+    const unsaved = handle.unsaved();
+    if (!statePath) ctx.io.err('stopping: ephemeral state discarded\n');
+    else if (!unsaved.length) ctx.io.err(`stopping: every change is already saved in ${sanitize(statePath)}\n`);
+    else {
+      throw new CliError('failure', 'state_not_saved', `stopped, but not everything could be saved in ${sanitize(statePath)}: ${unsaved.map(sanitize).join('; ')}`, {
+        hint: 'every answered request was saved before its answer; what is listed was not (is another program, the sqlite3 shell or a backup, holding the database?)',
+      });
+    }
   } finally {
     if (opts.ephemeral && replaced && written) await restoreReplaced(ctx, profileName, replaced, written);
     if (opts.ephemeral && madeCurrent) await handBack(ctx, profileName, previousCurrent);

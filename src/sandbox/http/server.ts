@@ -7,6 +7,7 @@ import { IDEMPOTENCY_KEY_RE, IDEMPOTENCY_KEY_RULE } from '../../domain/idempoten
 import { isLoopbackHost, isLoopbackHostHeader } from '../../domain/loopback.js';
 import { ApiFault } from '../faults.js';
 import type { Account, ApiKeyRecord } from '../records.js';
+import { StateLockedError } from '../store/transactions.js';
 import type { World } from '../world.js';
 import { parseJsonBody, type ApiContext, type Route, type Routes } from './context.js';
 import { errorBody, sendJson, type Reply } from './respond.js';
@@ -46,10 +47,13 @@ export function createRequestListener(world: World, routes: Routes, opts: Pipeli
     const { path, queryText } = splitUrl(req.url ?? '/');
     // Group commit (store/transactions.ts): what an answer shows may include writes of a batch not
     // committed yet (its own, or another request's that a read sees); it leaves only once they
-    // are. If that batch fails instead, committed() rejects and the request answers 500.
+    // are. If that batch fails instead, committed() rejects and the request answers 500 (503
+    // state_locked when its transaction could not begin: another program held the write lock).
     void compute(world, routes, req, method, path, queryText, requestId, limit)
       .then(async (a) => (await world.store.committed(), a))
       .catch((err: unknown) => {
+        // Another program holds the database's write lock: nothing was done, and a retry may go through.
+        if (err instanceof StateLockedError) return render(new ApiFault(503, 'state_locked', err.message, {}, { 'retry-after': '1' }), requestId);
         log?.(`error ${method} ${path} ${requestId}: ${(err as Error)?.stack ?? String(err)}`);
         return render(new ApiFault(500, 'internal_error', 'internal sandbox error'), requestId);
       })

@@ -50,10 +50,13 @@ export class ApiKeyIndex {
     return this.used.size > 0;
   }
 
-  /** Writes the use statistics counted since the last time. */
+  /** Writes the use statistics counted since the last time; they count as saved once committed (a failed flush tries again). */
   writeUse(): void {
-    for (const k of this.used) this.writer.run(this.stmt.putKey, k.key_id, JSON.stringify(k));
-    this.used.clear();
+    const written = [...this.used];
+    for (const k of written) this.writer.run(this.stmt.putKey, k.key_id, JSON.stringify(k));
+    this.writer.onCommit(() => {
+      for (const k of written) this.used.delete(k);
+    });
   }
 
   load(db: Db): void {

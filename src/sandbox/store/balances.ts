@@ -129,17 +129,21 @@ export class Balances {
     return this.unsavedCiphertexts;
   }
 
-  /** Writes the ciphertexts that reads made since the last time. */
+  /** Writes the ciphertexts that reads made since the last time; saved once committed (a failed flush tries again). */
   writeCiphertexts(): void {
     if (!this.unsavedCiphertexts) return;
+    const written: Balance[] = [];
     for (const [accountId, perAsset] of this.byAccount) {
       for (const [asset, b] of perAsset) {
         if (!b.unsaved || !b.ciphertext) continue;
         this.writer.run(this.stmt.putBalanceCiphertext, b.ciphertext, accountId, asset, b.version);
-        b.unsaved = false;
+        written.push(b);
       }
     }
-    this.unsavedCiphertexts = false;
+    this.writer.onCommit(() => {
+      for (const b of written) b.unsaved = false;
+      this.unsavedCiphertexts = false;
+    });
   }
 
   /** Loads every balance, opening its sealed units (a wrong key file fails here, with SealError). */

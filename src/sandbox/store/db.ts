@@ -1,13 +1,13 @@
 // Opening the sandbox database (SQLite through libsql, loaded only when a sandbox starts): the
 // file created 0600, one sandbox at a time (a lock file naming the process that holds it), WAL,
-// and the schema brought up to date by ordered migrations. A database from a newer svc is
-// refused, never changed.
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+// a bounded wait for another program's write lock, and the schema brought up to date by ordered
+// migrations. A database from a newer svc is refused, never changed.
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'libsql';
 import { SandboxStartError } from '../errors.js';
 import { MIGRATIONS } from './migrations.js';
-import { processAlive } from '../../config/pid.js';
+import { describeLockHolder, tryLock } from '../../config/config-lock.js';
 
 export type Db = Database.Database;
 
@@ -31,34 +31,34 @@ export function openMemoryDatabase(): Db {
   return db;
 }
 
-/** Lock files of the databases this process opened, to remove at close. */
-const locks = new WeakMap<Db, string>();
-
+/** How each database this process opened gives up its lock file, at close. */
+const locks = new WeakMap<Db, () => void>();
 
 /**
- * `<db>.lock` holds the pid of the sandbox using the database. A lock left by a process that is
- * gone (killed, crashed) is taken over. (SQLite's own exclusive locking cannot serve: libsql keeps
- * a closed connection's lock until its statements are garbage-collected.)
+ * How long a write waits for SQLite's write lock when another program holds it (the sqlite3
+ * shell, a DB browser, a backup) before it fails (a request then answers 503 state_locked).
+ * libsql is synchronous: the event loop waits with it, so the bound is short, yet longer than a
+ * backup's or a browser's usual hold. Beyond the spec (docs/sandbox.md, "Durable state").
  */
-function acquireLock(path: string): string {
-  const lockPath = `${path}.lock`;
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(lockPath, 'wx', 0o600);
-      writeSync(fd, `${process.pid}\n`);
-      closeSync(fd);
-      return lockPath;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-    const pid = Number.parseInt(readFileSync(lockPath, 'utf8'), 10);
-    if (Number.isInteger(pid) && pid > 0 && processAlive(pid)) {
-      throw new SandboxStartError('state_locked', `the sandbox database ${path} is in use by another sandbox (process ${pid})`,
-        'stop the other sandbox first, or give this one another --state (or --ephemeral)');
-    }
-    unlinkSync(lockPath); // stale: its process is gone
+export const BUSY_TIMEOUT_MS = 5_000;
+
+/**
+ * `<db>.lock` names the sandbox using the database (config-lock.ts: created exclusively, a dead
+ * holder's lock taken over through its `.break` step, so two starts never both take it over).
+ * It sits beside the real file, so a second sandbox reaching it through a symbolic link (or
+ * another path) finds it. (SQLite's own exclusive locking cannot serve: libsql keeps a closed
+ * connection's lock until its statements are garbage-collected.)
+ */
+function acquireLock(realPath: string, shown: string): () => void {
+  const lockPath = `${realPath}.lock`;
+  const release = tryLock(lockPath);
+  if (release) return release;
+  const holder = describeLockHolder(lockPath);
+  if (holder) {
+    throw new SandboxStartError('state_locked', `the sandbox database ${shown} is in use by another sandbox${holder}`,
+      'stop the other sandbox first, or give this one another --state (or --ephemeral)');
   }
-  throw new SandboxStartError('state_locked', `the sandbox database ${path} is being opened by another sandbox`, 'try again');
+  throw new SandboxStartError('state_locked', `the sandbox database ${shown} is being opened by another sandbox`, 'try again');
 }
 
 /** Closes a database and gives up its lock file. */
@@ -66,40 +66,40 @@ export function closeDatabase(db: Db): void {
   try {
     db.close();
   } finally {
-    const lockPath = locks.get(db);
-    if (lockPath) {
-      locks.delete(db);
-      try {
-        if (readFileSync(lockPath, 'utf8').trim() === String(process.pid)) unlinkSync(lockPath);
-      } catch {
-        /* already gone */
-      }
-    }
+    const release = locks.get(db);
+    locks.delete(db);
+    release?.();
   }
 }
 
-export function openDatabase(path: string): Db {
+export interface OpenOptions {
+  /** BUSY_TIMEOUT_MS unless given (tests shorten it). */
+  busyTimeoutMs?: number;
+}
+
+export function openDatabase(path: string, opts: OpenOptions = {}): Db {
   const dir = dirname(path);
   if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const lockPath = acquireLock(path);
-  // Created 0600 before SQLite opens it; SQLite gives its WAL file the database file's mode.
+  // Created 0600 before SQLite opens it (SQLite gives its WAL file the database file's mode),
+  // and before the lock: the lock is named after the real file, which must exist to be resolved.
   if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
+  const release = acquireLock(realpathSync(path), path);
   chmodSync(path, 0o600);
   const hint = 'move the file away to start a fresh sandbox, or use --ephemeral';
   let db: Db;
   try {
     db = new Database(path);
   } catch (err) {
-    unlinkSync(lockPath);
+    release();
     throw new SandboxStartError('state_unreadable', `cannot open the sandbox database ${path}: ${(err as Error).message}`, hint);
   }
-  locks.set(db, lockPath);
+  locks.set(db, release);
   try {
+    db.exec(`PRAGMA busy_timeout = ${opts.busyTimeoutMs ?? BUSY_TIMEOUT_MS}`);
     db.exec('PRAGMA journal_mode = WAL');
     // WAL + NORMAL: a commit survives a crash of this process; a power loss may lose the last
     // commits but never corrupts the file (docs/sandbox.md).
     db.exec('PRAGMA synchronous = NORMAL');
-    db.exec('PRAGMA busy_timeout = 0');
     // A bigger page cache and fewer, larger checkpoints (each checkpoint syncs the file).
     db.exec('PRAGMA cache_size = -32000');
     db.exec('PRAGMA wal_autocheckpoint = 8000');

@@ -18,9 +18,6 @@ export const WORLD_TABLES = [
 export function prepareStatements(db: Db) {
   const p = (sql: string) => db.prepare(sql);
   return {
-    begin: p('BEGIN IMMEDIATE'),
-    commit: p('COMMIT'),
-    rollback: p('ROLLBACK'),
     putMeta: p('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
     putAccount: p('INSERT INTO accounts (account_id, record) VALUES (?, ?) ON CONFLICT (account_id) DO UPDATE SET record = excluded.record'),
     putKey: p('INSERT INTO api_keys (key_id, record) VALUES (?, ?) ON CONFLICT (key_id) DO UPDATE SET record = excluded.record'),

@@ -17,7 +17,7 @@ import { closeDatabase, type Db } from './db.js';
 import { EventBus, type Listener, type SandboxEvent, type SandboxEventType } from './events.js';
 import { IdempotencyRecords } from './idempotency.js';
 import { prepareStatements, WORLD_TABLES, type Statements } from './statements.js';
-import { Transactions } from './transactions.js';
+import { Transactions, type TxOptions } from './transactions.js';
 import { Transfers, type TransferQuery } from './transfers.js';
 import { WebhookState, type Subscription, type WebhookReads, type WebhookRows } from './webhooks.js';
 
@@ -47,7 +47,7 @@ export class Store {
     opts: StoreOptions = {},
   ) {
     this.stmt = prepareStatements(db);
-    this.txs = new Transactions(db, this.stmt, {
+    this.txs = new Transactions(db, {
       beforeCommit: () => this.balances.writeChanged(),
       afterRollback: () => this.balances.forgetChanged(),
       ...opts,
@@ -64,9 +64,9 @@ export class Store {
 
   // ---- transactions (transactions.ts) -------------------------------------------------------
 
-  /** Runs `fn` (synchronous) in one transaction, or inside the caller's. */
-  tx<T>(fn: () => T): T {
-    return this.txs.tx(fn);
+  /** Runs `fn` (synchronous) in one transaction, or inside the caller's; StateLockedError when the write lock cannot be had. */
+  tx<T>(fn: () => T, opts?: TxOptions): T {
+    return this.txs.tx(fn, opts);
   }
 
   /** Runs `fn` (synchronous) in the batch of this event-loop turn; resolves once it has committed. */
@@ -88,13 +88,20 @@ export class Store {
     return this.txs.inTransaction;
   }
 
-  /** Writes what reads left in memory only (key-use statistics, balance ciphertexts): every second, and at close. */
-  flush(): void {
-    if (!this.keyIndex.hasUnsavedUse && !this.balances.hasUnsavedCiphertexts) return;
+  /**
+   * Writes what reads left in memory only (key-use statistics, balance ciphertexts), with `meta`
+   * (the clock), in one transaction: every second, and at close. When it fails (the database is
+   * locked by another program), memory is left as it is and all of it is still to be written:
+   * the next flush tries again.
+   */
+  flush(opts: { wait?: boolean; meta?: Readonly<Record<string, string>> } = {}): void {
+    const meta = Object.entries(opts.meta ?? {});
+    if (!this.keyIndex.hasUnsavedUse && !this.balances.hasUnsavedCiphertexts && !meta.length) return;
     this.tx(() => {
       this.keyIndex.writeUse();
       this.balances.writeCiphertexts();
-    });
+      for (const [key, value] of meta) this.txs.run(this.stmt.putMeta, key, value);
+    }, { wait: opts.wait ?? true, memoryAhead: true });
   }
 
   // ---- events (events.ts) -------------------------------------------------------------------
@@ -415,11 +422,13 @@ export class Store {
     this.webhookState.load(this.db);
   }
 
-  /** Commits what waits to be, writes what reads left in memory, then closes the database. */
-  close(): void {
+  /**
+   * Commits what waits to be (the open batch), then closes the database; what reads left in
+   * memory is the caller's to flush first. Returns what could not be saved (empty: everything).
+   */
+  close(): string[] {
     try {
-      this.txs.commitOpenBatch();
-      this.flush();
+      return this.txs.commitOpenBatch() ? [] : ['the last batch of changes, whose commit failed at close (none of it was acknowledged)'];
     } finally {
       closeDatabase(this.db);
     }

@@ -17,8 +17,15 @@
 // request of the batch answers 500 (not remembered for idempotency, so a retry runs again).
 // Requests still run one at a time, each on the state the previous ones left (a balance
 // reserved by one is gone for the next), exactly as with a transaction each.
+//
+// When another program holds the database's write lock (the sqlite3 shell, a backup), BEGIN
+// waits up to the busy timeout (db.ts) and then fails with StateLockedError: nothing was begun,
+// nothing changed, and the next transaction begins afresh (503 state_locked for a request).
+// BEGIN, COMMIT and ROLLBACK run through exec(), never as prepared statements: libsql leaves a
+// prepared statement that failed with SQLITE_BUSY in progress, and while it is, nothing the
+// connection writes afterwards is ever committed.
 import type { Db } from './db.js';
-import type { Statement, Statements } from './statements.js';
+import type { Statement } from './statements.js';
 
 /** What the store's domain modules write through. */
 export interface Writer {
@@ -27,8 +34,31 @@ export interface Writer {
   /** Memory moved before its row is written (a balance, written just before COMMIT): counted as a write. */
   moved(): void;
   /** Runs `fn` in a transaction of its own, or inside the caller's. */
-  tx<T>(fn: () => T): T;
+  tx<T>(fn: () => T, opts?: TxOptions): T;
+  /** Runs `fn` once the current transaction has committed (at once outside one). */
+  onCommit(fn: () => void): void;
 }
+
+export interface TxOptions {
+  /** false: fail at once when another program holds the write lock (the periodic flush: it tries again a second later). */
+  wait?: boolean;
+  /**
+   * What `fn` writes is already in memory and stays right if it is not saved (the flush of key-use
+   * counts): a rollback does not reload memory.
+   */
+  memoryAhead?: boolean;
+}
+
+/** The database's write lock is held by another program: nothing was begun, nothing changed (a request answers 503 state_locked). */
+export class StateLockedError extends Error {
+  readonly code = 'state_locked';
+  constructor(cause: unknown) {
+    super('the sandbox database is locked by another program (the sqlite3 shell, a backup?); nothing was changed: try again', { cause });
+    this.name = 'StateLockedError';
+  }
+}
+
+const isBusy = (err: unknown) => /^SQLITE_(BUSY|LOCKED)/.test(String((err as { code?: unknown })?.code ?? ''));
 
 export interface TransactionHooks {
   /** Writes what waits for the end of a transaction (changed balances), just before its COMMIT. */
@@ -59,42 +89,42 @@ export class Transactions implements Writer {
   private batch: Batch | undefined;
   /** Writes so far: a rollback reloads memory only if it rolled one back. */
   private writes = 0;
+  /** The database's busy timeout (db.ts), read when first needed. */
+  private busyTimeoutMs: number | undefined;
+  /** A wait for the write lock ran out in this event-loop turn. */
+  private lockSeenHeld = false;
 
   constructor(
     private readonly db: Db,
-    private readonly stmt: Pick<Statements, 'begin' | 'commit' | 'rollback'>,
     private readonly hooks: TransactionHooks,
   ) {}
 
   /**
    * Runs `fn` in one transaction (or inside the caller's): it commits when `fn` returns and rolls
-   * back when it throws. `fn` must be synchronous, so no other request can interleave.
+   * back when it throws. `fn` must be synchronous, so no other request can interleave. Throws
+   * StateLockedError, without running `fn`, when the write lock cannot be had.
    */
-  tx<T>(fn: () => T): T {
+  tx<T>(fn: () => T, opts: TxOptions = {}): T {
     if (this.depth > 0) return fn();
     // A batch still open commits first: this transaction's commit must not carry its writes.
     if (this.batch) this.commitBatch(this.batch);
+    this.begin(opts.wait ?? true); // throws with nothing begun: depth is raised only once it has
     this.depth++;
-    this.stmt.begin.run();
     const writesBefore = this.writes;
     let result: T;
     try {
       result = fn();
       if (result instanceof Promise) throw new Error('a store transaction must be synchronous');
       this.hooks.beforeCommit();
-      this.stmt.commit.run();
+      this.db.exec('COMMIT');
     } catch (err) {
       this.depth--;
       this.afterCommit = [];
       this.hooks.afterRollback();
+      this.rollback();
       // Memory changes only together with the rows it mirrors: if no row was written, nothing
       // in memory moved either, and there is nothing to reload.
-      const wrote = this.writes !== writesBefore;
-      try {
-        this.stmt.rollback.run();
-      } finally {
-        if (wrote) this.hooks.onRollback?.(err);
-      }
+      if (this.writes !== writesBefore && !opts.memoryAhead) this.hooks.onRollback?.(err);
       throw err;
     }
     this.depth--;
@@ -107,7 +137,8 @@ export class Transactions implements Writer {
   /**
    * Runs `fn` (synchronous) in the batch of this event-loop turn, opening it if needed. Resolves
    * with its result once the batch has committed, rejects if the batch fails; throws (and the
-   * batch rolls back) if `fn` throws.
+   * batch rolls back) if `fn` throws. Throws StateLockedError, without running `fn`, when no batch
+   * is open and the write lock cannot be had.
    */
   txGrouped<T>(fn: () => T): Promise<T> {
     if (this.depth > 0) return Promise.resolve(fn()); // inside a transaction already: part of it
@@ -139,9 +170,9 @@ export class Transactions implements Writer {
     return this.batch !== undefined;
   }
 
-  /** Commits the open batch now, if any (before the database closes). */
-  commitOpenBatch(): void {
-    if (this.batch) this.commitBatch(this.batch);
+  /** Commits the open batch now, if any (before the database closes); false if it rolled back instead. */
+  commitOpenBatch(): boolean {
+    return this.batch ? this.commitBatch(this.batch) : true;
   }
 
   /** Runs `fn` once the current transaction has committed (at once outside one). */
@@ -163,8 +194,50 @@ export class Transactions implements Writer {
     this.writes++;
   }
 
+  /**
+   * BEGIN IMMEDIATE: the write lock now, waiting up to the busy timeout for it (or not at all).
+   * Once a wait has run out, the writes of the same event-loop turn (the settlements due at one
+   * instant, the requests read together) try once without waiting again: one wait per turn, not
+   * one per write, keeps the event loop's stall to the busy timeout.
+   */
+  private begin(wait: boolean): void {
+    const waiting = wait && !this.lockSeenHeld;
+    try {
+      if (waiting) this.db.exec('BEGIN IMMEDIATE');
+      else this.withoutWaiting(() => this.db.exec('BEGIN IMMEDIATE'));
+    } catch (err) {
+      if (this.db.inTransaction) this.rollback(); // never left half-open
+      if (!isBusy(err)) throw err;
+      if (waiting) {
+        this.lockSeenHeld = true;
+        setImmediate(() => (this.lockSeenHeld = false));
+      }
+      throw new StateLockedError(err);
+    }
+  }
+
+  private withoutWaiting(fn: () => void): void {
+    this.busyTimeoutMs ??= Number((this.db.prepare('PRAGMA busy_timeout').get() as { timeout?: unknown }).timeout) || 0;
+    this.db.exec('PRAGMA busy_timeout = 0');
+    try {
+      fn();
+    } finally {
+      this.db.exec(`PRAGMA busy_timeout = ${this.busyTimeoutMs}`);
+    }
+  }
+
+  /** Ends a failed transaction, if the failure left one open (a failed COMMIT may have ended it). */
+  private rollback(): void {
+    if (!this.db.inTransaction) return;
+    try {
+      this.db.exec('ROLLBACK');
+    } catch (err) {
+      this.hooks.onError?.(err); // nobody else would see it; the caller reports the first failure
+    }
+  }
+
   private openBatch(): Batch {
-    this.stmt.begin.run();
+    this.begin(true);
     let resolve!: () => void;
     let reject!: (err: unknown) => void;
     const done = new Promise<void>((res, rej) => {
@@ -179,14 +252,14 @@ export class Transactions implements Writer {
   }
 
   /** Commits a batch (at the end of its turn, or earlier: before another transaction, at close). */
-  private commitBatch(batch: Batch): void {
-    if (this.batch !== batch) return; // already committed or rolled back
+  private commitBatch(batch: Batch): boolean {
+    if (this.batch !== batch) return true; // already committed or rolled back
     try {
       this.hooks.beforeCommit();
-      this.stmt.commit.run();
+      this.db.exec('COMMIT');
     } catch (err) {
       this.rollbackBatch(batch, err);
-      return;
+      return false;
     }
     this.batch = undefined;
     batch.resolve();
@@ -199,6 +272,7 @@ export class Transactions implements Writer {
         this.hooks.onError?.(err);
       }
     }
+    return true;
   }
 
   private rollbackBatch(batch: Batch, cause: unknown): void {
@@ -206,12 +280,7 @@ export class Transactions implements Writer {
     this.afterCommit = [];
     this.hooks.afterRollback();
     const wrote = this.writes !== batch.writesBefore;
-    try {
-      // A failed COMMIT may have ended the transaction already.
-      if (this.db.inTransaction) this.stmt.rollback.run();
-    } catch (err) {
-      this.hooks.onError?.(err); // runs from setImmediate too: nobody else would catch it
-    }
+    this.rollback();
     batch.reject(new Error(`rolled back with the batch it was committed in (${(cause as Error)?.message ?? String(cause)})`, { cause }));
     if (wrote) this.hooks.onRollback?.(cause);
   }
