@@ -44,6 +44,7 @@ export const ERROR_CODES = {
   decryption_proof_invalid: { status: 422, spec: true, when: 'the decryption proof does not open the current balance ciphertexts' },
   request_header_fields_too_large: { status: 431, spec: false, when: 'request headers over 16 KiB' },
   internal_error: { status: 500, spec: false, when: 'a sandbox bug (its log has the details)' },
+  state_locked: { status: 503, spec: false, when: 'another program held the database\'s write lock for longer than the busy timeout (5 s): nothing changed, not remembered for the Idempotency-Key; retry after `Retry-After`' },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

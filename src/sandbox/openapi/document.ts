@@ -16,7 +16,7 @@ export type OpenApiDocument = Record<string, unknown>;
 /** What any route can answer, before or around its handler (http/server.ts, http/respond.ts). */
 const PIPELINE_CODES: readonly ErrorCode[] = [
   'invalid_request', 'forbidden_origin', 'request_timeout', 'payload_too_large', 'unsupported_media_type',
-  'expectation_failed', 'invalid_host', 'request_header_fields_too_large', 'internal_error',
+  'expectation_failed', 'invalid_host', 'request_header_fields_too_large', 'internal_error', 'state_locked',
 ];
 /** What a request no operation takes can be answered (`x-unrouted-responses`). */
 const UNROUTED_CODES: readonly ErrorCode[] = [
@@ -31,6 +31,7 @@ const HEADERS = {
   'X-Request-Id': { description: 'The request id (`req_` and 32 hex digits), also in an error body.', schema: { type: 'string', pattern: '^req_[0-9a-f]{32}$' } },
   'Idempotent-Replayed': { description: '`true` on an answer replayed for a repeated Idempotency-Key.', schema: { type: 'string', enum: ['true'] } },
   Allow: { description: 'The methods the path takes.', schema: { type: 'string' } },
+  'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'string', pattern: '^[0-9]+$' } },
 };
 
 function headers(replayable: boolean, extra: string[] = []): JsonSchema {
@@ -60,9 +61,12 @@ function errorResponse(codes: readonly ErrorCode[], replayable: boolean, extraHe
   };
 }
 
+/** Headers an error answer carries beyond X-Request-Id. */
+const EXTRA_HEADERS: Partial<Record<ErrorCode, string[]>> = { method_not_allowed: ['Allow'], state_locked: ['Retry-After'] };
+
 /** One shared response per error code: what a status with that code alone refers to. */
 function codeResponses(): JsonSchema {
-  return Object.fromEntries(Object.keys(ERROR_CODES).map((c) => [c, errorResponse([c as ErrorCode], false, c === 'method_not_allowed' ? ['Allow'] : [])]));
+  return Object.fromEntries(Object.keys(ERROR_CODES).map((c) => [c, errorResponse([c as ErrorCode], false, EXTRA_HEADERS[c as ErrorCode] ?? [])]));
 }
 
 function byStatus(codes: Iterable<ErrorCode>): Map<number, ErrorCode[]> {
