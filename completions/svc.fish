@@ -25,7 +25,7 @@ function __svc_takes_value
     set -l p $argv[1]
     while true
         switch "$p|$argv[2]"
-            case '|-p' '|--profile' '|--base-url' '|--timeout' 'profile migrate|--to' 'balance|--asset' 'transfer send|--asset' 'transfer send|--memo' 'transfer send|--idempotency-key' 'transfer send|--timeout-wait' 'transfer batch|--batch-id' 'transfer batch|--concurrency' 'transfer batch|--out' 'transfer get|--timeout-wait' 'transfer ls|--status' 'transfer ls|--since' 'transfer ls|--until' 'transfer ls|--limit' 'transfer ls|--offset' 'agent create|--save-profile' 'agent create|--daily-limit' 'agent create|--per-transaction-limit' 'agent create|--approval-threshold' 'agent create|--allow' 'agent create|--asset' 'agent create|--active-hours' 'agent create|--policy-file' 'agent policy set|--add-allow' 'agent policy set|--remove-allow' 'agent policy set|--clear' 'agent policy set|--daily-limit' 'agent policy set|--per-transaction-limit' 'agent policy set|--approval-threshold' 'agent policy set|--allow' 'agent policy set|--asset' 'agent policy set|--active-hours' 'agent policy set|--policy-file' 'agent policy check|--to' 'agent policy check|--amount' 'agent policy check|--asset' 'agent policy check|--at' 'agent policy check|--spent-today' 'pending ls|--status' 'pending wait|--timeout-wait' 'pending reject|--reason' 'pending review|--interval' 'pending review|--notify-command' 'pending log|--limit' 'webhook create|--events' 'webhook verify|--secret-env' 'webhook verify|--secret-file' 'webhook verify|--signature' 'webhook verify|--payload-file' 'webhook verify|--tolerance' 'webhook listen|--port' 'webhook listen|--events' 'webhook listen|--forward-to' 'webhook listen|--secret-env' 'webhook listen|--secret-file' 'webhook listen|--tolerance' 'api|-d' 'api|--data' 'api|-q' 'api|--query' 'api|--idempotency-key' 'sandbox start|--port' 'sandbox start|--host' 'sandbox start|--block-time' 'sandbox start|--approval-window' 'sandbox start|--state' 'sandbox stop|--pid' 'sandbox fund|--asset' 'sandbox key create|--account' 'sandbox key create|--name' 'sandbox key ls|--account' 'sandbox trigger|--account' 'mcp|--max-total'
+            case '|-p' '|--profile' '|--base-url' '|--timeout' 'profile migrate|--to' 'balance|--asset' 'transfer send|--asset' 'transfer send|--memo' 'transfer send|--idempotency-key' 'transfer send|--timeout-wait' 'transfer batch|--batch-id' 'transfer batch|--concurrency' 'transfer batch|--out' 'transfer get|--timeout-wait' 'transfer ls|--status' 'transfer ls|--since' 'transfer ls|--until' 'transfer ls|--limit' 'transfer ls|--offset' 'agent create|--save-profile' 'agent create|--daily-limit' 'agent create|--per-transaction-limit' 'agent create|--approval-threshold' 'agent create|--allow' 'agent create|--asset' 'agent create|--active-hours' 'agent create|--approvals-required' 'agent create|--policy-file' 'agent policy set|--add-allow' 'agent policy set|--remove-allow' 'agent policy set|--clear' 'agent policy set|--daily-limit' 'agent policy set|--per-transaction-limit' 'agent policy set|--approval-threshold' 'agent policy set|--allow' 'agent policy set|--asset' 'agent policy set|--active-hours' 'agent policy set|--approvals-required' 'agent policy set|--policy-file' 'agent policy check|--to' 'agent policy check|--amount' 'agent policy check|--asset' 'agent policy check|--at' 'agent policy check|--spent-today' 'pending ls|--status' 'pending wait|--timeout-wait' 'pending reject|--reason' 'pending review|--interval' 'pending review|--notify-command' 'pending log|--limit' 'webhook create|--events' 'webhook verify|--secret-env' 'webhook verify|--secret-file' 'webhook verify|--signature' 'webhook verify|--payload-file' 'webhook verify|--tolerance' 'webhook listen|--port' 'webhook listen|--events' 'webhook listen|--forward-to' 'webhook listen|--secret-env' 'webhook listen|--secret-file' 'webhook listen|--tolerance' 'api|-d' 'api|--data' 'api|-q' 'api|--query' 'api|--idempotency-key' 'sandbox start|--port' 'sandbox start|--host' 'sandbox start|--block-time' 'sandbox start|--approval-window' 'sandbox start|--state' 'sandbox stop|--pid' 'sandbox fund|--asset' 'sandbox key create|--account' 'sandbox key create|--name' 'sandbox key ls|--account' 'sandbox trigger|--account' 'mcp|--max-total'
                 return 0
         end
         test -z "$p"; and return 1
@@ -336,6 +336,7 @@ complete -c svc -n '__svc_under "agent create"' -l approval-threshold -x -d 'app
 complete -c svc -n '__svc_under "agent create"' -l allow -x -d 'allowed recipient: @handle, 0x address or *.domain (repeatable)'
 complete -c svc -n '__svc_under "agent create"' -l asset -x -a 'USDG USDC' -d 'allowed asset (repeatable)'
 complete -c svc -n '__svc_under "agent create"' -l active-hours -x -d 'when the agent may transact, UTC; may wrap midnight (22:00-06:00)'
+complete -c svc -n '__svc_under "agent create"' -l approvals-required -x -d 'approvals required (approvals_required, beyond the spec): how many distinct owner keys must approve a held transfer, 1 to 5 (default 1)'
 complete -c svc -n '__svc_under "agent create"' -l policy-file -r -F -d 'JSON file with spend policy fields (flags override it); - for stdin'
 
 # svc agent suspend
@@ -352,13 +353,14 @@ complete -c svc -n '__svc_at "agent policy" 0' -a 'check' -d 'Simulate a transac
 # svc agent policy set
 complete -c svc -n '__svc_under "agent policy set"' -l add-allow -x -d 'add a recipient to the allowed list (repeatable)'
 complete -c svc -n '__svc_under "agent policy set"' -l remove-allow -x -d 'remove a recipient from the allowed list (repeatable)'
-complete -c svc -n '__svc_under "agent policy set"' -l clear -x -d 'remove a restriction, named by its flag: daily-limit, per-transaction-limit, approval-threshold, allow, asset, active-hours (repeatable)'
+complete -c svc -n '__svc_under "agent policy set"' -l clear -x -d 'remove a restriction, named by its flag: daily-limit, per-transaction-limit, approval-threshold, allow, asset, active-hours, approvals-required (repeatable)'
 complete -c svc -n '__svc_under "agent policy set"' -l daily-limit -x -d 'daily limit (daily_limit_usdc): the most spent per UTC day, in USD, e.g. 500'
 complete -c svc -n '__svc_under "agent policy set"' -l per-transaction-limit -x -d 'per-transaction limit (per_transaction_limit_usdc): the most one transfer may move, in USD'
 complete -c svc -n '__svc_under "agent policy set"' -l approval-threshold -x -d 'approval threshold (hitl_threshold_usdc): transfers above it, in USD, are held for human approval'
 complete -c svc -n '__svc_under "agent policy set"' -l allow -x -d 'allowed recipient: @handle, 0x address or *.domain (repeatable)'
 complete -c svc -n '__svc_under "agent policy set"' -l asset -x -a 'USDG USDC' -d 'allowed asset (repeatable)'
 complete -c svc -n '__svc_under "agent policy set"' -l active-hours -x -d 'when the agent may transact, UTC; may wrap midnight (22:00-06:00)'
+complete -c svc -n '__svc_under "agent policy set"' -l approvals-required -x -d 'approvals required (approvals_required, beyond the spec): how many distinct owner keys must approve a held transfer, 1 to 5 (default 1)'
 complete -c svc -n '__svc_under "agent policy set"' -l policy-file -r -F -d 'JSON file with spend policy fields (flags override it); - for stdin'
 
 # svc agent policy check
@@ -410,7 +412,7 @@ complete -c svc -n '__svc_at "webhook" 0' -a 'rm' -d 'Delete a subscription at o
 complete -c svc -n '__svc_at "webhook" 0' -a 'deliveries' -d 'Delivery attempts: event, attempt, status code, retry count, next retry'
 complete -c svc -n '__svc_at "webhook" 0' -a 'replay' -d 'Send one event to the subscription again'
 complete -c svc -n '__svc_at "webhook" 0' -a 'verify' -d 'Check a delivery signature over the exact payload bytes: exit 0 valid, 1 not'
-complete -c svc -n '__svc_at "webhook" 0' -a 'listen' -d 'Receive events locally: print each one, check its signature, optionally forward it'
+complete -c svc -n '__svc_at "webhook" 0' -a 'listen' -d 'Receive events locally: print each one, check its signature, forward it and answer with your app\'s status'
 complete -c svc -n '__svc_at "webhook" 0; and __svc_alias_only create ls rm deliveries replay verify listen' -a 'list' -d 'alias of ls'
 complete -c svc -n '__svc_at "webhook" 0; and __svc_alias_only create ls rm deliveries replay verify listen' -a 'delete' -d 'alias of rm'
 
@@ -433,13 +435,14 @@ complete -c svc -n '__svc_under "webhook verify"' -l payload-file -r -F -d 'the 
 complete -c svc -n '__svc_under "webhook verify"' -l tolerance -x -d 'reject a body whose timestamp is further than this from now: a duration such as 5m or 90s; a bare number is seconds (0 disables)'
 
 # svc webhook listen
-complete -c svc -n '__svc_under "webhook listen"' -l port -x -d 'port to listen on (0 picks a free one)'
+complete -c svc -n '__svc_under "webhook listen"' -l port -x -d 'port to listen on (default: the kept subscription\'s, else any free one; 0 picks a free one)'
 complete -c svc -n '__svc_under "webhook listen"' -l events -x -d 'event types to subscribe to (default: all)'
-complete -c svc -n '__svc_under "webhook listen"' -l forward-to -x -d 'forward each verified delivery (exact body and headers) to this URL, once per event'
+complete -c svc -n '__svc_under "webhook listen"' -l forward-to -x -d 'forward each verified delivery (exact body and headers) to this URL; its status is the service\'s answer'
 complete -c svc -n '__svc_under "webhook listen"' -l forward-unverified -d 'forward deliveries that fail verification too (debugging only; a warning says so)'
-complete -c svc -n '__svc_under "webhook listen"' -l print-secret -d 'print the signing secret of the temporary subscription'
+complete -c svc -n '__svc_under "webhook listen"' -l temporary -d 'a subscription for this run only (a new secret), deleted when it stops; by default one is kept per profile and forward URL'
+complete -c svc -n '__svc_under "webhook listen"' -l print-secret -d 'kept for old scripts: the signing secret is always printed whole on stderr'
 complete -c svc -n '__svc_under "webhook listen"' -l no-subscribe -d 'do not subscribe; only receive (use with --secret-env)'
-complete -c svc -n '__svc_under "webhook listen"' -l secret-env -x -a '(set -xn)' -d 'verify with the secret in this variable instead of the temporary subscription\'s'
+complete -c svc -n '__svc_under "webhook listen"' -l secret-env -x -a '(set -xn)' -d 'verify with the secret in this variable instead of the subscription\'s'
 complete -c svc -n '__svc_under "webhook listen"' -l secret-file -r -F -d 'verify with the secret on the first line of this file'
 complete -c svc -n '__svc_under "webhook listen"' -l tolerance -x -d 'reject a body whose timestamp is further than this from now: a duration such as 5m or 90s; a bare number is seconds (0 disables)'
 
