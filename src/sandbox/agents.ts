@@ -142,12 +142,16 @@ export function dailySpentFor(world: World, agent: Account, reader: Account): { 
 
 // ---- agent status (sandbox extension: suspend / resume) -----------------------------------------
 
-/** 403 agent_suspended: what a suspended agent's key gets on a money-moving call. */
+/**
+ * What a suspended agent's key gets on a money-moving call: 403 forbidden (DESIGN.md's code for
+ * an agent's key refused a route) with `reason: "agent_suspended"`, so a script can tell why.
+ */
 export function agentSuspended(agent: Account): ApiFault {
   return new ApiFault(
     403,
-    'agent_suspended',
+    'forbidden',
     `agent ${agent.handle} is suspended and cannot move funds; its owner can resume it with "svc agent resume ${agent.handle}"`,
+    { reason: 'agent_suspended' },
   );
 }
 
