@@ -195,7 +195,8 @@ export function gateAgentTransfer(world: World, agent: Account, attempt: AgentAt
   return undefined;
 }
 
-function holdTransaction(world: World, agent: Account, attempt: AgentAttempt): HeldTransaction {
+/** Holds an attempt for its owner's approval (after the gate; `svc sandbox trigger` holds a sample directly). */
+export function holdTransaction(world: World, agent: Account, attempt: AgentAttempt): HeldTransaction {
   const { store, sealer } = world;
   const owner = store.account(agent.parent_account_id ?? '');
   if (!owner) throw new Error(`agent ${agent.account_id} has no owner`);
