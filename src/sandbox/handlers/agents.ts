@@ -87,7 +87,8 @@ function create(ctx: ApiContext): Reply {
   const v = validatePolicyFields(spendPolicy, 'create');
   if (!v.ok) throw invalidPolicy(v);
   const { agent, decryptionKey } = createAgent(world, account, name, v.fields);
-  return ok({ ...agentView(world, agent), ...(decryptionKey ? { decryption_key: decryptionKey } : {}) }, 201);
+  // The decryption key is shown once (a replay repeats it: the pipeline keeps it sealed, not in the clear).
+  return { status: 201, body: { ...agentView(world, agent), ...(decryptionKey ? { decryption_key: decryptionKey } : {}) }, shownOnce: ['decryption_key'] };
 }
 
 function list(ctx: ApiContext): Reply {

@@ -1,7 +1,7 @@
 // POST/GET /v1/webhooks, GET/DELETE /v1/webhooks/{id}, GET /v1/webhooks/{id}/deliveries,
 // POST /v1/webhooks/{id}/replay/{event_id}, and the control route POST /_sandbox/trigger.
-// The signing secret appears in the create answer only (an Idempotency-Key replay of the create
-// answers without it). Another account's subscription is not found.
+// The signing secret appears in the create answer only (and in an Idempotency-Key replay of it,
+// which repeats the first answer whole). Another account's subscription is not found.
 import { checkTransportUrl } from '../../domain/loopback.js';
 import { newWebhookSecret } from '../../crypto/webhook-signature.js';
 import { EVENT_TYPES, isEventType, type EventType } from '../../domain/events.js';
@@ -93,8 +93,7 @@ function createWebhook(ctx: ApiContext): Reply {
   }
   const secret = newWebhookSecret();
   const sub = world.webhooks.create(account, url, events, secret);
-  const view = webhookView(sub);
-  return { status: 201, body: { ...view, secret }, remember: view };
+  return { status: 201, body: { ...webhookView(sub), secret }, shownOnce: ['secret'] };
 }
 
 function listWebhooks(ctx: ApiContext): Reply {
