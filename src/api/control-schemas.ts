@@ -75,12 +75,16 @@ export const ClockSchema = lazySchema(() => z.looseObject({
 }));
 export type Clock = z.infer<typeof ClockSchema>;
 
-/** POST /_sandbox/trigger (202): a sample event and the deliveries it queued. */
+/** POST /_sandbox/trigger (202): a sample event, the ids of the objects it names, and the deliveries it queued. */
 export const TriggerSchema = lazySchema(() => z.looseObject({
   event: z.string(),
   event_id: z.string(),
   account: z.string(),
   sample: z.literal(true),
+  transfer_id: z.optional(z.string()),
+  transaction_id: z.optional(z.string()),
+  agent: z.optional(z.string()),
+  policy_id: z.optional(z.string()),
   deliveries: z.array(QueuedDeliverySchema),
 }));
 export type Trigger = z.infer<typeof TriggerSchema>;

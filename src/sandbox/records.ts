@@ -146,8 +146,13 @@ export const IdempotencyRecord = z.object({
   /** SHA-256 of method, path and the canonical body: the body itself is not kept. */
   request_hash: z.string(),
   status: z.int(),
-  /** The serialized first answer (answers never carry amounts). */
+  /** The serialized first answer (answers never carry amounts), without any field shown once. */
   body: z.string(),
+  /**
+   * The whole first answer sealed under the sandbox key, when it carried a field shown once (a
+   * secret): what a replay answers. Bound to scope and key (seal-contexts.ts).
+   */
+  answer_sealed: z.optional(z.string()),
   created_at: ms,
 });
 export type IdempotencyRecord = z.infer<typeof IdempotencyRecord>;

@@ -1,7 +1,7 @@
 // POST/GET /v1/webhooks, GET/DELETE /v1/webhooks/{id}, GET /v1/webhooks/{id}/deliveries,
 // POST /v1/webhooks/{id}/replay/{event_id}, and the control route POST /_sandbox/trigger.
-// The signing secret appears in the create answer only (an Idempotency-Key replay of the create
-// answers without it). Another account's subscription is not found.
+// The signing secret appears in the create answer only (and in an Idempotency-Key replay of it,
+// which repeats the first answer whole). Another account's subscription is not found.
 import { checkTransportUrl } from '../../domain/loopback.js';
 import { newWebhookSecret } from '../../crypto/webhook-signature.js';
 import { EVENT_TYPES, isEventType, type EventType } from '../../domain/events.js';
@@ -10,6 +10,7 @@ import type { ApiContext, RequestContext, Routes } from '../http/context.js';
 import { ApiFault, invalid } from '../faults.js';
 import { ok, type Reply } from '../http/respond.js';
 import type { Account } from '../records.js';
+import { makeSample } from '../samples.js';
 import type { Delivery, AttemptRecord, Subscription } from '../webhooks/types.js';
 import { field, intParam, objectBody, optionalString, requiredString } from './validate.js';
 
@@ -92,8 +93,7 @@ function createWebhook(ctx: ApiContext): Reply {
   }
   const secret = newWebhookSecret();
   const sub = world.webhooks.create(account, url, events, secret);
-  const view = webhookView(sub);
-  return { status: 201, body: { ...view, secret }, remember: view };
+  return { status: 201, body: { ...webhookView(sub), secret }, shownOnce: ['secret'] };
 }
 
 function listWebhooks(ctx: ApiContext): Reply {
@@ -124,7 +124,11 @@ function replay(ctx: ApiContext): Reply {
   return ok(queuedView(d), 202);
 }
 
-/** POST /_sandbox/trigger {event, account?}: a sample event through the real engine. */
+/**
+ * POST /_sandbox/trigger {event, account?}: a sample event through the real engine. Its ids name
+ * objects made for it (../samples.ts), and the answer gives them, so the commands it suggests
+ * work. Honours Idempotency-Key: a retry does not make a second set of objects.
+ */
 function trigger(ctx: RequestContext): Reply {
   const { world } = ctx;
   const body = objectBody(ctx.json() ?? {});
@@ -134,8 +138,9 @@ function trigger(ctx: RequestContext): Reply {
   if (!HANDLE_RE.test(handle)) throw invalid('account must be an @handle such as @alice');
   const account: Account | undefined = world.store.accountByHandle(handle);
   if (!account) throw new ApiFault(404, 'account_not_found', `no sandbox account has the handle ${handle}`);
-  const { event, deliveries } = world.webhooks.trigger(type, account, world.approvalWindowMs);
-  return ok({ event: type, event_id: event.event_id, account: account.handle, sample: true, deliveries: deliveries.map(queuedView) }, 202);
+  const sample = makeSample(world, type, account);
+  const { event, deliveries } = world.webhooks.trigger(sample.event);
+  return ok({ event: type, event_id: event.event_id, account: account.handle, sample: true, ...sample.refs, deliveries: deliveries.map(queuedView) }, 202);
 }
 
 export function registerWebhookRoutes(routes: Routes): void {
@@ -146,5 +151,5 @@ export function registerWebhookRoutes(routes: Routes): void {
     .api('DELETE', '/v1/webhooks/:id', deleteWebhook)
     .api('GET', '/v1/webhooks/:id/deliveries', listDeliveries)
     .apiIdempotent('POST', '/v1/webhooks/:id/replay/:event_id', replay)
-    .admin('POST', '/_sandbox/trigger', trigger);
+    .admin('POST', '/_sandbox/trigger', trigger, { idempotent: true });
 }

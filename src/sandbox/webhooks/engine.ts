@@ -143,7 +143,7 @@ export class WebhookEngine {
   // ---- events ------------------------------------------------------------------------------
 
   private onSandboxEvent(e: SandboxEvent): void {
-    if (this.deps.store.webhooks.subscriptionCount === 0 || this.closed) return; // nobody listens: nothing is stored
+    if (this.quiet > 0 || this.deps.store.webhooks.subscriptionCount === 0 || this.closed) return; // quiet (a sample's objects being made), or nobody listens: nothing is stored
     for (const side of sidesOf(this.deps.store, e)) this.publish(side, false);
   }
 
@@ -173,9 +173,25 @@ export class WebhookEngine {
     });
   }
 
-  /** A sample event through the real engine (`svc sandbox trigger`). */
-  trigger(type: EventType, account: Account, approvalWindowMs: number): { event: StoredEvent; deliveries: Delivery[] } {
-    const { event, deliveries } = this.publish(sampleSide(type, account, this.deps.clock.now(), approvalWindowMs), true);
+  /**
+   * Runs `fn` (synchronous) without publishing the events it fires: `svc sandbox trigger` makes
+   * the objects behind a sample this way, then sends the sample alone (trigger()).
+   */
+  quietly<T>(fn: () => T): T {
+    this.quiet++;
+    try {
+      return fn();
+    } finally {
+      this.quiet--;
+    }
+  }
+  private quiet = 0;
+
+  /** A sample of event `e` (its objects exist) through the real engine (`svc sandbox trigger`). */
+  trigger(e: SandboxEvent): { event: StoredEvent; deliveries: Delivery[] } {
+    const side = sampleSide(this.deps.store, e);
+    if (!side) throw new Error(`no account sees a sample ${e.type}`);
+    const { event, deliveries } = this.publish(side, true);
     return { event: event!, deliveries };
   }
 
