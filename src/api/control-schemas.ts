@@ -131,7 +131,10 @@ export const ExportSchema = lazySchema(() => z.looseObject({
   })),
   idempotency: z.array(z.looseObject({ scope: z.string(), key: z.string(), status: z.int(), created_at: ms })),
   webhooks: z.looseObject({
-    subscriptions: z.array(z.looseObject({ webhook_id: z.string(), account_id: z.string(), url: z.string(), events: z.array(eventType), created_at: ms })),
+    subscriptions: z.array(z.looseObject({
+      webhook_id: z.string(), account_id: z.string(), url: z.string(), events: z.array(eventType), created_at: ms,
+      status: z.optional(z.string()), failing_since: z.optional(ms), disabled_at: z.optional(ms),
+    })),
     events: z.array(z.looseObject({ event_id: z.string(), type: eventType, account_id: z.string(), audience: z.array(z.string()), occurred_at: ms, body: z.string() })),
     deliveries: z.array(z.looseObject({
       delivery_id: z.string(), webhook_id: z.string(), event_id: z.string(), event: eventType, body: z.string(), attempts: z.int(),

@@ -1,7 +1,9 @@
 // POST/GET /v1/webhooks, GET/DELETE /v1/webhooks/{id}, GET /v1/webhooks/{id}/deliveries,
 // POST /v1/webhooks/{id}/replay/{event_id}, and the control route POST /_sandbox/trigger.
 // The signing secret appears in the create answer only (and in an Idempotency-Key replay of it,
-// which repeats the first answer whole). Another account's subscription is not found.
+// which repeats the first answer whole). Another account's subscription is not found. A disabled
+// subscription (docs/webhooks.md, Delivery limits) says so in `status`; creating it again (same
+// url, same event types) enables it: 200 with the subscription, no secret (the receiver keeps its own).
 import { checkTransportUrl } from '../../domain/loopback.js';
 import { newWebhookSecret } from '../../crypto/webhook-signature.js';
 import { EVENT_TYPES, isEventType, type EventType } from '../../domain/events.js';
@@ -18,8 +20,15 @@ export const MAX_WEBHOOKS_PER_ACCOUNT = 100;
 export const MAX_URL_LENGTH = 2048;
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** The spec's fields; `status` and `disabled_at` (beyond the spec) only while it is disabled. */
 export function webhookView(s: Subscription) {
-  return { webhook_id: s.webhook_id, url: s.url, events: s.events, created_at: iso(s.created_at) };
+  return {
+    webhook_id: s.webhook_id,
+    url: s.url,
+    events: s.events,
+    created_at: iso(s.created_at),
+    ...(s.status === 'disabled' ? { status: s.status, ...(s.disabled_at !== undefined ? { disabled_at: iso(s.disabled_at) } : {}) } : {}),
+  };
 }
 
 /**
@@ -88,6 +97,8 @@ function createWebhook(ctx: ApiContext): Reply {
   const body = objectBody(ctx.json());
   const url = checkUrl(requiredString(body, 'url'));
   const events = checkEvents(field(body, 'events'));
+  const again = world.webhooks.reEnable(account, url, events);
+  if (again) return ok(webhookView(again));
   if (world.webhooks.countFor(account.account_id) >= MAX_WEBHOOKS_PER_ACCOUNT) {
     throw invalid(`an account may have at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhook subscriptions; delete one first`);
   }
@@ -118,6 +129,9 @@ function listDeliveries(ctx: ApiContext): Reply {
 
 function replay(ctx: ApiContext): Reply {
   const sub = subscriptionOf(ctx);
+  if (sub.status === 'disabled') {
+    throw invalid(`webhook ${sub.webhook_id} is disabled (every delivery failed for 24 h); create it again (POST /v1/webhooks with the same url and events) to enable it, then replay`);
+  }
   const eventId = ctx.params.event_id!;
   const d = ctx.world.webhooks.replay(sub, eventId);
   if (!d) throw new ApiFault(404, 'event_not_found', `no event ${eventId} for ${ctx.account.handle}`);
