@@ -159,10 +159,14 @@ describe('pending deliveries per subscription', () => {
     // Every attempt fails at once (the engine's sender seam: no HTTP, so a thousand take no time);
     // the attempt log keeps 2,000 records here so the ended ones are not pushed out of it.
     const t = await sandbox({}, { send: async () => ({ status: 503, error: 'HTTP 503', durationMs: 0, timedOut: false }), attemptsPerWebhook: 2_000 });
-    const sub = await t.as('@alice').subscribe('https://hooks.example.com/down');
     const alice = t.world.store.accountByHandle('@alice')!;
+    // A real sample before the subscription (its transfer exists; nothing is delivered), then that
+    // transfer's sample 1,003 times, straight through the engine.
+    await t.trigger('@alice');
+    const [transfer] = t.world.store.listTransfers(alice.account_id, { limit: 1, offset: 0, after: -1, before: Number.MAX_SAFE_INTEGER }).items;
+    const sub = await t.as('@alice').subscribe('https://hooks.example.com/down');
     const ids: string[] = [];
-    for (let i = 0; i < 1_003; i++) ids.push(t.world.webhooks.trigger('transfer.initiated', alice, t.world.approvalWindowMs).event.event_id);
+    for (let i = 0; i < 1_003; i++) ids.push(t.world.webhooks.trigger({ type: 'transfer.initiated', transfer: transfer!, at: t.world.now() }).event.event_id);
     await t.settle(0);
     expect(t.world.webhooks.pending).toBe(1_000);
     expect([...t.world.store.webhooks.deliveriesOf(sub.webhook_id)].map((d) => d.event_id)).toEqual(ids.slice(3));
