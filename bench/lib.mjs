@@ -25,6 +25,9 @@ export async function startSandbox(extraArgs = [], { durable = false, bin = BIN 
   return {
     url,
     env,
+    /** The sandbox process (its RSS is in /proc/<pid>/status) and its config dir (state in sandbox/state.db). */
+    pid: sandbox.child.pid,
+    configDir,
     apiKey: profile.apiKey,
     adminToken: profile.sandboxAdminToken,
     async stop() {
@@ -71,9 +74,10 @@ export const fmt = (n, digits = 1) => n.toFixed(digits);
 
 /**
  * Funds @alice, then sends `count` POST /v1/transfers of 0.01 USDG to @acme over `connections`
- * keep-alive connections, each with an Idempotency-Key. Returns requests per second and failures.
+ * keep-alive connections, each with an Idempotency-Key (`<keyPrefix>-<i>`: another prefix for
+ * another batch on the same sandbox). Returns requests per second and failures.
  */
-export async function postTransfers(sandbox, count, connections = 64) {
+export async function postTransfers(sandbox, count, connections = 64, keyPrefix = 'bench') {
   const { Pool } = await import('undici');
   const pool = new Pool(sandbox.url, { connections, pipelining: 1 });
   try {
@@ -94,7 +98,7 @@ export async function postTransfers(sandbox, count, connections = 64) {
         const res = await pool.request({
           method: 'POST',
           path: '/v1/transfers',
-          headers: { authorization: `Bearer ${sandbox.apiKey}`, 'content-type': 'application/json', 'idempotency-key': `bench-${i}` },
+          headers: { authorization: `Bearer ${sandbox.apiKey}`, 'content-type': 'application/json', 'idempotency-key': `${keyPrefix}-${i}` },
           body: JSON.stringify({ to: '@acme', amount: '0.01' }),
         });
         if (res.statusCode !== 201) failures++;

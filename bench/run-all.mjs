@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const SCRIPTS = ['startup', 'keyring', 'installed', 'snapshot', 'levers', 'sandbox-post', 'sandbox-pages', 'list-all', 'list-heap', 'batch', 'send-journal', 'crypto', 'webhooks', 'proxy-timeout'];
+const SCRIPTS = ['startup', 'keyring', 'installed', 'snapshot', 'levers', 'sandbox-post', 'sandbox-pages', 'list-all', 'list-heap', 'batch', 'send-journal', 'crypto', 'webhooks', 'webhook-limits', 'proxy-timeout'];
 const only = process.env.BENCH_ONLY?.split(',');
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-results-'));
 const results = join(dir, 'results.jsonl');

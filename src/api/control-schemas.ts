@@ -75,12 +75,16 @@ export const ClockSchema = lazySchema(() => z.looseObject({
 }));
 export type Clock = z.infer<typeof ClockSchema>;
 
-/** POST /_sandbox/trigger (202): a sample event and the deliveries it queued. */
+/** POST /_sandbox/trigger (202): a sample event, the ids of the objects it names, and the deliveries it queued. */
 export const TriggerSchema = lazySchema(() => z.looseObject({
   event: z.string(),
   event_id: z.string(),
   account: z.string(),
   sample: z.literal(true),
+  transfer_id: z.optional(z.string()),
+  transaction_id: z.optional(z.string()),
+  agent: z.optional(z.string()),
+  policy_id: z.optional(z.string()),
   deliveries: z.array(QueuedDeliverySchema),
 }));
 export type Trigger = z.infer<typeof TriggerSchema>;
@@ -130,7 +134,10 @@ export const ExportSchema = lazySchema(() => z.looseObject({
   })),
   idempotency: z.array(z.looseObject({ scope: z.string(), key: z.string(), status: z.int(), created_at: ms })),
   webhooks: z.looseObject({
-    subscriptions: z.array(z.looseObject({ webhook_id: z.string(), account_id: z.string(), url: z.string(), events: z.array(eventType), created_at: ms })),
+    subscriptions: z.array(z.looseObject({
+      webhook_id: z.string(), account_id: z.string(), url: z.string(), events: z.array(eventType), created_at: ms,
+      status: z.optional(z.string()), failing_since: z.optional(ms), disabled_at: z.optional(ms),
+    })),
     events: z.array(z.looseObject({ event_id: z.string(), type: eventType, account_id: z.string(), audience: z.array(z.string()), occurred_at: ms, body: z.string() })),
     deliveries: z.array(z.looseObject({
       delivery_id: z.string(), webhook_id: z.string(), event_id: z.string(), event: eventType, body: z.string(), attempts: z.int(),

@@ -230,13 +230,19 @@ export type TransactionState = HeldResource;
 
 // ---- webhooks -----------------------------------------------------------------------------------
 
-/** A subscription; `secret` only in the create answer. */
+/**
+ * A subscription; `secret` only in the create answer. Beyond the spec (the sandbox's delivery
+ * limits, docs/webhooks.md): `status` is `disabled` (with `disabled_at`) once every delivery
+ * failed for 24 h, and absent while it is active; any other value is shown as the service sent it.
+ */
 export const WebhookSchema = lazySchema(() => z.looseObject({
   webhook_id: z.string(),
   url: z.string(),
   events: z.array(z.string()),
   secret: z.optional(z.string()),
   created_at: ts,
+  status: z.optional(z.string()),
+  disabled_at: z.optional(ts),
 }));
 export type Webhook = z.infer<typeof WebhookSchema>;
 

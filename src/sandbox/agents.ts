@@ -142,12 +142,16 @@ export function dailySpentFor(world: World, agent: Account, reader: Account): { 
 
 // ---- agent status (sandbox extension: suspend / resume) -----------------------------------------
 
-/** 403 agent_suspended: what a suspended agent's key gets on a money-moving call. */
+/**
+ * What a suspended agent's key gets on a money-moving call: 403 forbidden (DESIGN.md's code for
+ * an agent's key refused a route) with `reason: "agent_suspended"`, so a script can tell why.
+ */
 export function agentSuspended(agent: Account): ApiFault {
   return new ApiFault(
     403,
-    'agent_suspended',
+    'forbidden',
     `agent ${agent.handle} is suspended and cannot move funds; its owner can resume it with "svc agent resume ${agent.handle}"`,
+    { reason: 'agent_suspended' },
   );
 }
 
@@ -191,7 +195,8 @@ export function gateAgentTransfer(world: World, agent: Account, attempt: AgentAt
   return undefined;
 }
 
-function holdTransaction(world: World, agent: Account, attempt: AgentAttempt): HeldTransaction {
+/** Holds an attempt for its owner's approval (after the gate; `svc sandbox trigger` holds a sample directly). */
+export function holdTransaction(world: World, agent: Account, attempt: AgentAttempt): HeldTransaction {
   const { store, sealer } = world;
   const owner = store.account(agent.parent_account_id ?? '');
   if (!owner) throw new Error(`agent ${agent.account_id} has no owner`);

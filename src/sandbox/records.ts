@@ -164,8 +164,13 @@ export const IdempotencyRecord = z.object({
   /** SHA-256 of method, path and the canonical body: the body itself is not kept. */
   request_hash: z.string(),
   status: z.int(),
-  /** The serialized first answer (answers never carry amounts). */
+  /** The serialized first answer (answers never carry amounts), without any field shown once. */
   body: z.string(),
+  /**
+   * The whole first answer sealed under the sandbox key, when it carried a field shown once (a
+   * secret): what a replay answers. Bound to scope and key (seal-contexts.ts).
+   */
+  answer_sealed: z.optional(z.string()),
   created_at: ms,
 });
 export type IdempotencyRecord = z.infer<typeof IdempotencyRecord>;
@@ -195,6 +200,13 @@ export const SubscriptionRecord = z.object({
   events: z.array(eventType),
   secret_sealed: z.string(),
   created_at: ms,
+  // Beyond the spec (docs/webhooks.md, Delivery limits); each absent while it does not apply.
+  /** `disabled` once every delivery failed for 24 h; absent while active. */
+  status: z.optional(z.literal('disabled')),
+  /** When the first attempt that failed since the last success was made. */
+  failing_since: z.optional(ms),
+  /** When it was disabled. */
+  disabled_at: z.optional(ms),
 });
 export type SubscriptionRecord = z.infer<typeof SubscriptionRecord>;
 
@@ -241,7 +253,8 @@ export const AttemptRecord = z.object({
   webhook_id: z.string(),
   event_id: z.string(),
   event: eventType,
-  attempt: z.int().check(z.positive()),
+  /** 1-based; 0 only in the record of a delivery ended before any attempt (dropped at the cap, or disabled). */
+  attempt: z.int().check(z.nonnegative()),
   /** null when no HTTP answer arrived (timeout, connection error). */
   status_code: z.nullable(z.int()),
   error: z.nullable(z.string()),

@@ -7,4 +7,6 @@ export const aad = {
   heldAmount: (transactionId: string) => `svc-sandbox/held-amount/v1|${transactionId}`,
   heldMemo: (transactionId: string) => `svc-sandbox/held-memo/v1|${transactionId}`,
   webhookSecret: (webhookId: string) => `svc-sandbox/webhook-secret/v1|${webhookId}`,
+  /** The first answer to an Idempotency-Key when it carried a secret (JSON: a key may hold `|`). */
+  idempotentAnswer: (scope: string, key: string) => `svc-sandbox/idempotent-answer/v1|${JSON.stringify([scope, key])}`,
 };

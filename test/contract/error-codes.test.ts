@@ -173,10 +173,12 @@ describe('the error codes DESIGN.md adds', () => {
     expect(plain.stderr).not.toMatch(/request req_/);
     expect(JSON.parse(json.stderr).error).toMatchObject({ idempotency_key: 'contract-reuse-2', transfer_id: expect.stringMatching(/^tr_/) });
   });
-  it('403 agent_suspended → 3 (and resuming lets the agent pay again)', async () => {
+  it('403 forbidden, reason agent_suspended → 3 (and resuming lets the agent pay again)', async () => {
     expect((await run(['agent', 'suspend', 'bot'])).code).toBe(0);
     try {
-      await expectApiFailure('agent_suspended', 403, 3, ['transfer', 'send', '@acme', '1'], { env: { SVC_API_KEY: agentKey } });
+      await expectApiFailure('forbidden', 403, 3, ['transfer', 'send', '@acme', '1'], { env: { SVC_API_KEY: agentKey } });
+      const plain = await run(['transfer', 'send', '@acme', '1'], { env: { SVC_API_KEY: agentKey } });
+      expect(plain.stderr).toMatch(/\(forbidden: agent_suspended, request req_\w+\)/);
     } finally {
       expect((await run(['agent', 'resume', 'bot'])).code).toBe(0);
     }

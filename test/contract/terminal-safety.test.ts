@@ -210,7 +210,7 @@ describe('the real sandbox: memos, a webhook URL and a key name carrying escape 
     for (const mode of MODES) {
       const r = await cli(['webhook', 'ls'], t.env, mode);
       expect(r.code, r.stderr).toBe(0);
-      check(r, mode, 'webhook ls', { shown: [shownUrl], values: [url], tsvTabs: 3 });
+      check(r, mode, 'webhook ls', { shown: [shownUrl], values: [url], tsvTabs: 4 }); // id, url, events, created_at, status
     }
     const rm = await cli(['webhook', 'rm', ids[0]!, '--yes'], t.env, 'tty');
     expect(rm.code, rm.stderr).toBe(0);
@@ -350,7 +350,7 @@ describe('a hostile service: every string it answers is shown escaped', () => {
     [['pending', 'get', 'txn_1'], 0, [`held transaction txn_${HS}`, `@alice/bot${HS}`, `key "${HS}" of @alice${HS}`, `hitl_threshold${HS}`, `why ${HS}`, `tr_${HS}`], 1, [`txn_${HS}`, `@alice/bot${HS}`, `@alice${HS}`, `why ${HS}`, `tr_${HS}`]],
     [['pending', 'wait', 'txn_1'], 0, [`approved txn_1 by key "${HS}" of @alice${HS}: submitted as transfer tr_${HS}`, `held transaction txn_${HS}`], 1, [`approved txn_1 by key "${HS}" of @alice${HS}: submitted as transfer tr_${HS}`, `tr_${HS}`]],
     [['pending', 'ls', '--all'], 0, [`txn_${HS}`, `@acme${HS}`, `tr_${HS}`, `key "${HS}" of @alice${HS}`], 12, [`txn_${HS}`, `@alice/bot${HS}`, `@alice${HS}`, `why ${HS}`, `tr_${HS}`]],
-    [['webhook', 'ls'], 0, [`wh_${HS}`, `https://hooks.example.com/${HS}`, `transfer.confirmed${HS}`], 3],
+    [['webhook', 'ls'], 0, [`wh_${HS}`, `https://hooks.example.com/${HS}`, `transfer.confirmed${HS}`], 4],
     [['webhook', 'deliveries', 'wh_1'], 0, [`evt_${HS}`, `connect failed ${HS}`], 7, [`evt_${HS}`]],
     [['webhook', 'replay', 'wh_1', 'evt_1'], 0, [`as delivery dl_${HS}`], undefined],
     [['webhook', 'rm', 'wh_1', '--yes'], 0, [], undefined],

@@ -94,9 +94,10 @@ describe('a suspended agent', () => {
     expect((await suspend()).status).toBe(200);
   });
 
-  it('gets 403 agent_suspended on POST /v1/transfers, naming itself and how its owner resumes it; nothing moves', async () => {
+  it('gets 403 forbidden (reason agent_suspended) on POST /v1/transfers, naming itself and how its owner resumes it; nothing moves', async () => {
     const res = await sendAs({ to: '@acme', amount: '1' });
-    expectApiError(res, 403, 'agent_suspended');
+    expectApiError(res, 403, 'forbidden');
+    expect(res.body.error.reason).toBe('agent_suspended');
     expect(res.body.error.message).toContain(bot.handle);
     expect(res.body.error.message).toContain(`svc agent resume ${bot.handle}`);
     expect(t.balance(bot.handle)).toBe(units('500'));
@@ -105,9 +106,9 @@ describe('a suspended agent', () => {
 
   it('is checked after body validation and before the policy gate (no hold, no policy verdict)', async () => {
     expectApiError(await sendAs({ to: '@acme', amount: 5 }), 400, 'invalid_request');
-    expectApiError(await sendAs({ to: '@bob', amount: '1' }), 403, 'agent_suspended'); // the policy would deny this recipient
-    expectApiError(await sendAs({ to: '@acme', amount: '75' }), 403, 'agent_suspended'); // the policy would hold this one
-    expectApiError(await sendAs({ to: '@nobody', amount: '1' }), 403, 'agent_suspended');
+    expectApiError(await sendAs({ to: '@bob', amount: '1' }), 403, 'forbidden'); // the policy would deny this recipient
+    expectApiError(await sendAs({ to: '@acme', amount: '75' }), 403, 'forbidden'); // the policy would hold this one
+    expectApiError(await sendAs({ to: '@nobody', amount: '1' }), 403, 'forbidden');
     expect((await t.as('@alice').get('/v1/agents/transactions/pending')).body.pending).toEqual([]);
   });
 
@@ -178,7 +179,7 @@ describe('the status in the database', () => {
     expect(t.world.store.account(two.account_id)!.status).toBe('active');
     expect(t.world.store.account(t.accountId('@alice'))!.status).toBeUndefined(); // not an agent
     const k = await t.admin('POST', '/_sandbox/keys', { account: '@alice/one' });
-    expectApiError(await t.call('POST', '/v1/transfers', { key: k.body.key, body: { to: '@acme', amount: '1' } }), 403, 'agent_suspended');
+    expectApiError(await t.call('POST', '/v1/transfers', { key: k.body.key, body: { to: '@acme', amount: '1' } }), 403, 'forbidden');
     await t.close();
     t = await startSandbox(); // an ephemeral one for afterEach, so nothing writes into the removed dir
   });

@@ -215,12 +215,14 @@ describe('GET and PATCH /v1/agents/{account_id}/spend-policy', () => {
     expectApiError(await t.call('GET', policyPath(other.account_id), { key: a.key }), 403, 'not_agent_owner');
   });
 
-  it('an agent may read its own policy but never change it (403 forbidden)', async () => {
+  it('an agent may read its own policy but never change it (403 not_agent_owner, the spec\'s code for PATCH)', async () => {
     const a = await makeAgent(t, { per_transaction_limit_usdc: 10 });
     const own = await t.call('GET', policyPath(a.account_id), { key: a.key });
     expect(own.status).toBe(200);
     expect(own.body.per_transaction_limit_usdc).toBe(10);
-    expectApiError(await t.call('PATCH', policyPath(a.account_id), { key: a.key, body: { per_transaction_limit_usdc: 1000 } }), 403, 'forbidden');
+    const patched = await t.call('PATCH', policyPath(a.account_id), { key: a.key, body: { per_transaction_limit_usdc: 1000 } });
+    expectApiError(patched, 403, 'not_agent_owner');
+    expect(patched.body.error.message).toMatch(/is an agent and does not own itself: an agent's key cannot change its own spend policy; use its owner's key/);
     expect(t.world.store.policy(a.account_id)!.fields.per_transaction_limit_usdc).toBe(10);
   });
 

@@ -125,6 +125,7 @@ export const ANSWER_RULES: readonly AnswerRule[] = [
   { method: 'POST', path: '/v1/agents/:account_id/suspend', status: 200, schema: Agent },
   { method: 'POST', path: '/v1/agents/:account_id/resume', status: 200, schema: Agent },
   { method: 'POST', path: '/v1/webhooks', status: 201, schema: S.WebhookSchema },
+  { method: 'POST', path: '/v1/webhooks', status: 200, schema: S.WebhookSchema }, // a disabled one created again
   { method: 'GET', path: '/v1/webhooks', status: 200, schema: S.WebhookListSchema },
   { method: 'GET', path: '/v1/webhooks/:id', status: 200, schema: S.WebhookSchema },
   { method: 'DELETE', path: '/v1/webhooks/:id', status: 200, schema: S.WebhookDeletedSchema },

@@ -159,7 +159,7 @@ export async function agentFlows(t: TestSandbox): Promise<void> {
   expect((violation.body as { error: { reason: string } }).error.reason).toBe('per_transaction_limit');
 
   expectAnswer(await alice.post(`/v1/agents/${bot.account_id}/suspend`), 200);
-  expectAnswer(await send('1'), 403, 'agent_suspended');
+  expectAnswer(await send('1'), 403, 'forbidden'); // reason agent_suspended
   expectAnswer(await c.call('POST', `/v1/agents/${bot.account_id}/resume`, asBot), 403, 'forbidden');
   expectAnswer(await alice.post(`/v1/agents/${bot.account_id}/resume`, undefined, { headers: { 'idempotency-key': 'resume-1' } }), 200);
   expectAnswer(await alice.post(`/v1/agents/${bot.account_id}/resume`, undefined, { headers: { 'idempotency-key': 'resume-1' } }), 200);

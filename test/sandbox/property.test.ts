@@ -59,7 +59,6 @@ const ERROR_CODES: Readonly<Record<string, number>> = {
   not_agent_owner: 403,
   forbidden: 403,
   policy_violation: 403,
-  agent_suspended: 403,
   recipient_not_found: 404,
   transaction_not_found: 404,
   transfer_not_found: 404,

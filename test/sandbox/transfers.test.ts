@@ -376,14 +376,14 @@ describe('GET /v1/transfers', () => {
     ['limit=abc', 'limit must be a whole number from 1 to 100'],
     ['limit=1.5', 'limit must be a whole number from 1 to 100'],
     ['limit=1&limit=2', 'limit must be given at most once'],
-    ['offset=-1', 'offset must be a whole number from 0 up'],
-    ['offset=x', 'offset must be a whole number from 0 up'],
+    ['offset=-1', 'offset must be a whole number from 0 to 9007199254740991'],
+    ['offset=x', 'offset must be a whole number from 0 to 9007199254740991'],
     ['status=done', 'status must be one of pending, confirmed, failed'],
     ['status=', 'status must be one of pending, confirmed, failed'],
-    ['from=yesterday', 'from must be an ISO 8601 timestamp with an offset, such as 2025-01-31T12:00:00Z or 2025-01-31'],
-    ['from=2025-02-30', 'from must be an ISO 8601 timestamp with an offset, such as 2025-01-31T12:00:00Z or 2025-01-31'],
-    ['to=2025-01-31T12:00:00', 'to must be an ISO 8601 timestamp with an offset, such as 2025-01-31T12:00:00Z or 2025-01-31'],
-    ['to=2025-01-31T25:00:00Z', 'to must be an ISO 8601 timestamp with an offset, such as 2025-01-31T12:00:00Z or 2025-01-31'],
+    ['from=yesterday', 'from must be an ISO 8601 date, or a date and time with an offset, in the years 0000 to 9999 (UTC), such as 2025-01-31 or 2025-01-31T12:00:00Z'],
+    ['from=2025-02-30', 'from must be an ISO 8601 date, or a date and time with an offset, in the years 0000 to 9999 (UTC), such as 2025-01-31 or 2025-01-31T12:00:00Z'],
+    ['to=2025-01-31T12:00:00', 'to must be an ISO 8601 date, or a date and time with an offset, in the years 0000 to 9999 (UTC), such as 2025-01-31 or 2025-01-31T12:00:00Z'],
+    ['to=2025-01-31T25:00:00Z', 'to must be an ISO 8601 date, or a date and time with an offset, in the years 0000 to 9999 (UTC), such as 2025-01-31 or 2025-01-31T12:00:00Z'],
   ])('400 invalid_request for ?%s', async (query, message) => {
     const res = await t.as('@alice').get(`/v1/transfers?${query}`);
     expectApiError(res, 400, 'invalid_request');

@@ -6,6 +6,7 @@ import type { Needs } from '../../runtime/factory.js';
 import type { Transfer } from '../../api/schemas.js';
 import type { LocalReader } from '../../crypto/reader.js';
 import { DEFAULT_ASSET } from '../../domain/assets.js';
+import { OFFSET_MAX, PAGE_LIMIT_MAX, parseWholeNumber, wholeNumberRule } from '../../domain/paging.js';
 import { parseTimestamp, TIMESTAMP_RULE } from '../../domain/timestamp.js';
 import { UsageError } from '../../errors.js';
 import { addressDisplay } from '../../io/addresses.js';
@@ -36,7 +37,7 @@ export interface LsPlan {
   all: boolean;
 }
 
-export const MAX_PAGE = 100;
+export const MAX_PAGE = PAGE_LIMIT_MAX;
 
 /** A --since / --until value as the API's UTC form (a time without an offset is UTC, never local). */
 export function parseIsoTime(text: string, flag: string): string {
@@ -45,9 +46,9 @@ export function parseIsoTime(text: string, flag: string): string {
   return new Date(t.ms).toISOString();
 }
 
-function parseInteger(text: string, flag: string, min: number, max: number, rule: string): number {
-  const n = /^\d+$/.test(text.trim()) ? Number(text.trim()) : NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`${flag} "${text}" must be ${rule}`);
+function parseInteger(text: string, flag: string, min: number, max: number): number {
+  const n = parseWholeNumber(text.trim(), min, max);
+  if (n === undefined) throw new UsageError(`${flag} "${text}" must be ${wholeNumberRule(min, max)}`);
   return n;
 }
 
@@ -63,8 +64,8 @@ export function planList(opts: LsOptions): LsPlan {
   if (opts.until !== undefined) filters.to = parseIsoTime(opts.until, '--until');
   if (filters.from && filters.to && filters.from > filters.to) throw new UsageError('--since must not be later than --until');
   const plan: LsPlan = { filters, all: Boolean(opts.all) };
-  if (opts.limit !== undefined) plan.limit = parseInteger(opts.limit, '--limit', 1, MAX_PAGE, `a whole number from 1 to ${MAX_PAGE}`);
-  if (opts.offset !== undefined) plan.offset = parseInteger(opts.offset, '--offset', 0, Number.MAX_SAFE_INTEGER, 'a whole number, 0 or more');
+  if (opts.limit !== undefined) plan.limit = parseInteger(opts.limit, '--limit', 1, MAX_PAGE);
+  if (opts.offset !== undefined) plan.offset = parseInteger(opts.offset, '--offset', 0, OFFSET_MAX);
   if (plan.all) plan.limit ??= MAX_PAGE;
   return plan;
 }

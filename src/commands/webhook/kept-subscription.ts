@@ -50,15 +50,32 @@ export async function keptSubscription(ctx: Needs<'globals' | 'io'>, client: Api
     const found = data.items.find((w) => w.webhook_id === kept.webhook_id);
     why = mismatch(found, url, events);
     if (!why) return { sub: { id: kept.webhook_id, secret: kept.secret }, said: `took over subscription ${sanitize(kept.webhook_id)}, kept from an earlier run: the same signing secret` };
+    if (found && found.status === 'disabled' && !mismatch({ ...found, status: undefined }, url, events)) {
+      // Disabled after a day of failures (docs/webhooks.md, Delivery limits): creating it again
+      // enables the same subscription, whose secret this run already keeps.
+      const again = await subscribe(client, url, events);
+      if (again.id === kept.webhook_id) {
+        return { sub: { id: kept.webhook_id, secret: kept.secret }, said: `enabled again subscription ${sanitize(kept.webhook_id)}, which the service had disabled: the same signing secret` };
+      }
+      if (!again.secret) throw noSecretError();
+      await unsubscribe(ctx, client, kept.webhook_id);
+      return { sub: saveNew(slot, owner, again, url, events), said: `replaced the kept subscription ${sanitize(kept.webhook_id)} (${why}) with ${sanitize(again.id)}: the signing secret CHANGED` };
+    }
     if (found) await unsubscribe(ctx, client, kept.webhook_id);
   }
   const sub = await subscribe(client, url, events);
   if (!sub.secret) throw noSecretError();
+  saveNew(slot, owner, sub, url, events);
+  if (!kept) return { sub, said: `created subscription ${sanitize(sub.id)}, kept for the next run (the same signing secret then)` };
+  return { sub, said: `replaced the kept subscription ${sanitize(kept.webhook_id)} (${why}) with ${sanitize(sub.id)}: the signing secret CHANGED` };
+}
+
+/** Records a new subscription in the slot, the moment the service answered. */
+function saveNew(slot: KeptSlot, owner: ListenOwner, sub: Subscription, url: string, events: readonly string[]): Subscription {
   slot.save({
     webhook_id: sub.id, secret: sub.secret, url, events: [...events], base_url: owner.baseUrl,
     ...(owner.profile !== null ? { profile: owner.profile } : {}),
     ...(owner.forwardTo ? { forward_to: owner.forwardTo } : {}),
   });
-  if (!kept) return { sub, said: `created subscription ${sanitize(sub.id)}, kept for the next run (the same signing secret then)` };
-  return { sub, said: `replaced the kept subscription ${sanitize(kept.webhook_id)} (${why}) with ${sanitize(sub.id)}: the signing secret CHANGED` };
+  return sub;
 }

@@ -92,7 +92,8 @@ function create(ctx: ApiContext): Reply {
   const v = validatePolicyFields(spendPolicy, 'create');
   if (!v.ok) throw invalidPolicy(v);
   const { agent, decryptionKey } = createAgent(world, account, name, v.fields);
-  return ok({ ...agentView(world, agent), ...(decryptionKey ? { decryption_key: decryptionKey } : {}) }, 201);
+  // The decryption key is shown once (a replay repeats it: the pipeline keeps it sealed, not in the clear).
+  return { status: 201, body: { ...agentView(world, agent), ...(decryptionKey ? { decryption_key: decryptionKey } : {}) }, shownOnce: ['decryption_key'] };
 }
 
 function list(ctx: ApiContext): Reply {
@@ -103,14 +104,18 @@ function list(ctx: ApiContext): Reply {
 /**
  * The agent named in the path, if the caller owns it. An unknown id and another account's agent
  * are the same 403 not_agent_owner (existence is not revealed). An agent may read its own policy
- * but never change anything about itself (403 forbidden naming `write`, the action refused).
+ * but never change anything about itself: 403 naming `write`, the action refused, with the code
+ * `self` says (the spec's not_agent_owner for its policy, DESIGN.md's forbidden elsewhere).
  */
-export function ownedAgent(ctx: ApiContext, write?: string): Account {
+export function ownedAgent(ctx: ApiContext, write?: string, self: 'forbidden' | 'not_agent_owner' = 'forbidden'): Account {
   const id = ctx.params.account_id!;
   const agent = ctx.world.store.account(id);
   if (agent && agent.account_id === ctx.account.account_id && agent.type === 'agent') {
     if (write === undefined) return agent;
-    throw new ApiFault(403, 'forbidden', `${agent.handle} is an agent: an agent's key cannot ${write}; use its owner's key`);
+    const refused = `an agent's key cannot ${write}; use its owner's key`;
+    throw self === 'not_agent_owner'
+      ? new ApiFault(403, 'not_agent_owner', `${agent.handle} is an agent and does not own itself: ${refused}`)
+      : new ApiFault(403, 'forbidden', `${agent.handle} is an agent: ${refused}`);
   }
   if (!agent || agent.type !== 'agent' || agent.parent_account_id !== ctx.account.account_id) {
     throw new ApiFault(403, 'not_agent_owner', `${ctx.account.handle} does not own an agent with the id ${id}`);
@@ -124,7 +129,8 @@ function getPolicy(ctx: ApiContext): Reply {
 }
 
 function patch(ctx: ApiContext): Reply {
-  const agent = ownedAgent(ctx, 'change its own spend policy');
+  // The spec gives PATCH one 403, not_agent_owner: the agent's own key gets it too (DESIGN.md).
+  const agent = ownedAgent(ctx, 'change its own spend policy', 'not_agent_owner');
   const body = objectBody(ctx.json());
   const v = validatePolicyFields(body, 'patch');
   if (!v.ok) throw invalidPolicy(v);

@@ -86,7 +86,7 @@ function createKey(ctx: RequestContext): Reply {
     throw invalid(`name must be at most ${KEY_NAME_MAX} characters without control characters`);
   }
   const { record, key } = issueKey(world.store, account, name, world.now());
-  return ok({ ...keyView(world, record), key }, 201);
+  return { status: 201, body: { ...keyView(world, record), key }, shownOnce: ['key'] };
 }
 
 function listKeys(ctx: RequestContext): Reply {
@@ -131,7 +131,8 @@ export function registerControlRoutes(routes: Routes): void {
     .open('GET', '/_sandbox/health', health)
     .admin('POST', '/_sandbox/reset', reset)
     .admin('POST', '/_sandbox/fund', fund, { idempotent: true })
-    .admin('POST', '/_sandbox/keys', createKey)
+    // A retry under its Idempotency-Key gets the same key, not a second one nobody holds.
+    .admin('POST', '/_sandbox/keys', createKey, { idempotent: true })
     .admin('GET', '/_sandbox/keys', listKeys)
     .admin('POST', '/_sandbox/keys/:key_id/revoke', revokeKey)
     .admin('GET', '/_sandbox/export', exportState)

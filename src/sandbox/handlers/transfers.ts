@@ -1,7 +1,7 @@
 // POST /v1/transfers, GET /v1/transfers/{id}, GET /v1/transfers.
 // No answer ever carries an amount or a memo.
 import { memoFits, MEMO_RULE } from '../../domain/memo.js';
-import { parseTimestamp } from '../../domain/timestamp.js';
+import { parseTimestamp, TIMESTAMP_YEARS } from '../../domain/timestamp.js';
 import { checkRecipient } from '../../domain/recipient.js';
 import { agentSuspended, gateAgentTransfer } from '../agents.js';
 import type { ApiContext, Routes } from '../http/context.js';
@@ -46,7 +46,7 @@ export function transferView(t: Transfer, readerId: string) {
 }
 
 /**
- * Checks in order: body (400) → a suspended agent (403 agent_suspended) → KYC (403) →
+ * Checks in order: body (400) → a suspended agent (403 forbidden, reason agent_suspended) → KYC (403) →
  * recipient (404, or 400 for yourself) → confidential readiness (422) → an agent's spend policy
  * (403 policy_violation, or 202 held) → balance (402, reserved synchronously) → 201.
  */
@@ -130,7 +130,7 @@ function timeParam(query: URLSearchParams, name: string) {
   const raw = queryParam(query, name);
   if (raw === undefined) return undefined;
   const t = parseTimestamp(raw);
-  if (!t) throw invalid(`${name} must be an ISO 8601 timestamp with an offset, such as 2025-01-31T12:00:00Z or 2025-01-31`);
+  if (!t) throw invalid(`${name} must be an ISO 8601 date, or a date and time with an offset, ${TIMESTAMP_YEARS}, such as 2025-01-31 or 2025-01-31T12:00:00Z`);
   return t;
 }
 

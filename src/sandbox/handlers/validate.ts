@@ -2,6 +2,7 @@
 // message names the field and the rule.
 import { parseAmount } from '../../domain/amount.js';
 import { DEFAULT_ASSET, isKnownAsset, KNOWN_ASSETS } from '../../domain/assets.js';
+import { OFFSET_MAX, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, parseWholeNumber, wholeNumberRule } from '../../domain/paging.js';
 import { invalid } from '../faults.js';
 
 export type JsonObject = Record<string, unknown>;
@@ -63,25 +64,22 @@ export function queryParam(query: URLSearchParams, name: string): string | undef
   return all[0];
 }
 
-/** A whole number in [min, max] from a query parameter. */
+/** A whole number in [min, max] from a query parameter (digits only; the message gives the range). */
 export function intParam(query: URLSearchParams, name: string, dflt: number, min: number, max: number): number {
   const raw = queryParam(query, name);
   if (raw === undefined) return dflt;
-  const rule = `${name} must be a whole number from ${min}${max === Number.MAX_SAFE_INTEGER ? ' up' : ` to ${max}`}`;
-  if (!/^\d{1,16}$/.test(raw)) throw invalid(rule);
-  const n = Number(raw);
-  if (n < min || n > max) throw invalid(rule);
+  const n = parseWholeNumber(raw, min, max);
+  if (n === undefined) throw invalid(`${name} must be ${wholeNumberRule(min, max)}`);
   return n;
 }
 
-
 /**
- * The paging and status filter of a list: `limit` (1 to 100, default 20), `offset` (default 0)
- * and an optional `status` that must be one of `statuses`.
+ * The paging and status filter of a list: `limit` (1 to 100, default 20), `offset` (0 to
+ * 2^53 - 1, default 0: src/domain/paging.ts) and an optional `status` that must be one of `statuses`.
  */
 export function pageParams<S extends string>(query: URLSearchParams, statuses: readonly S[]): { limit: number; offset: number; status?: S } {
-  const limit = intParam(query, 'limit', 20, 1, 100);
-  const offset = intParam(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
+  const limit = intParam(query, 'limit', PAGE_LIMIT_DEFAULT, 1, PAGE_LIMIT_MAX);
+  const offset = intParam(query, 'offset', 0, 0, OFFSET_MAX);
   const status = queryParam(query, 'status');
   if (status === undefined) return { limit, offset };
   if (!(statuses as readonly string[]).includes(status)) throw invalid(`status must be one of ${statuses.join(', ')}`);

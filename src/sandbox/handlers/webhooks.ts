@@ -1,7 +1,9 @@
 // POST/GET /v1/webhooks, GET/DELETE /v1/webhooks/{id}, GET /v1/webhooks/{id}/deliveries,
 // POST /v1/webhooks/{id}/replay/{event_id}, and the control route POST /_sandbox/trigger.
-// The signing secret appears in the create answer only (an Idempotency-Key replay of the create
-// answers without it). Another account's subscription is not found.
+// The signing secret appears in the create answer only (and in an Idempotency-Key replay of it,
+// which repeats the first answer whole). Another account's subscription is not found. A disabled
+// subscription (docs/webhooks.md, Delivery limits) says so in `status`; creating it again (same
+// url, same event types) enables it: 200 with the subscription, no secret (the receiver keeps its own).
 import { checkTransportUrl } from '../../domain/loopback.js';
 import { newWebhookSecret } from '../../crypto/webhook-signature.js';
 import { EVENT_TYPES, isEventType, type EventType } from '../../domain/events.js';
@@ -10,6 +12,7 @@ import type { ApiContext, RequestContext, Routes } from '../http/context.js';
 import { ApiFault, invalid } from '../faults.js';
 import { ok, type Reply } from '../http/respond.js';
 import type { Account } from '../records.js';
+import { makeSample } from '../samples.js';
 import type { Delivery, AttemptRecord, Subscription } from '../webhooks/types.js';
 import { field, intParam, objectBody, optionalString, requiredString } from './validate.js';
 
@@ -17,8 +20,15 @@ export const MAX_WEBHOOKS_PER_ACCOUNT = 100;
 export const MAX_URL_LENGTH = 2048;
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** The spec's fields; `status` and `disabled_at` (beyond the spec) only while it is disabled. */
 export function webhookView(s: Subscription) {
-  return { webhook_id: s.webhook_id, url: s.url, events: s.events, created_at: iso(s.created_at) };
+  return {
+    webhook_id: s.webhook_id,
+    url: s.url,
+    events: s.events,
+    created_at: iso(s.created_at),
+    ...(s.status === 'disabled' ? { status: s.status, ...(s.disabled_at !== undefined ? { disabled_at: iso(s.disabled_at) } : {}) } : {}),
+  };
 }
 
 /**
@@ -87,13 +97,14 @@ function createWebhook(ctx: ApiContext): Reply {
   const body = objectBody(ctx.json());
   const url = checkUrl(requiredString(body, 'url'));
   const events = checkEvents(field(body, 'events'));
+  const again = world.webhooks.reEnable(account, url, events);
+  if (again) return ok(webhookView(again));
   if (world.webhooks.countFor(account.account_id) >= MAX_WEBHOOKS_PER_ACCOUNT) {
     throw invalid(`an account may have at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhook subscriptions; delete one first`);
   }
   const secret = newWebhookSecret();
   const sub = world.webhooks.create(account, url, events, secret);
-  const view = webhookView(sub);
-  return { status: 201, body: { ...view, secret }, remember: view };
+  return { status: 201, body: { ...webhookView(sub), secret }, shownOnce: ['secret'] };
 }
 
 function listWebhooks(ctx: ApiContext): Reply {
@@ -118,13 +129,20 @@ function listDeliveries(ctx: ApiContext): Reply {
 
 function replay(ctx: ApiContext): Reply {
   const sub = subscriptionOf(ctx);
+  if (sub.status === 'disabled') {
+    throw invalid(`webhook ${sub.webhook_id} is disabled (every delivery failed for 24 h); create it again (POST /v1/webhooks with the same url and events) to enable it, then replay`);
+  }
   const eventId = ctx.params.event_id!;
   const d = ctx.world.webhooks.replay(sub, eventId);
   if (!d) throw new ApiFault(404, 'event_not_found', `no event ${eventId} for ${ctx.account.handle}`);
   return ok(queuedView(d), 202);
 }
 
-/** POST /_sandbox/trigger {event, account?}: a sample event through the real engine. */
+/**
+ * POST /_sandbox/trigger {event, account?}: a sample event through the real engine. Its ids name
+ * objects made for it (../samples.ts), and the answer gives them, so the commands it suggests
+ * work. Honours Idempotency-Key: a retry does not make a second set of objects.
+ */
 function trigger(ctx: RequestContext): Reply {
   const { world } = ctx;
   const body = objectBody(ctx.json() ?? {});
@@ -134,8 +152,9 @@ function trigger(ctx: RequestContext): Reply {
   if (!HANDLE_RE.test(handle)) throw invalid('account must be an @handle such as @alice');
   const account: Account | undefined = world.store.accountByHandle(handle);
   if (!account) throw new ApiFault(404, 'account_not_found', `no sandbox account has the handle ${handle}`);
-  const { event, deliveries } = world.webhooks.trigger(type, account, world.approvalWindowMs);
-  return ok({ event: type, event_id: event.event_id, account: account.handle, sample: true, deliveries: deliveries.map(queuedView) }, 202);
+  const sample = makeSample(world, type, account);
+  const { event, deliveries } = world.webhooks.trigger(sample.event);
+  return ok({ event: type, event_id: event.event_id, account: account.handle, sample: true, ...sample.refs, deliveries: deliveries.map(queuedView) }, 202);
 }
 
 export function registerWebhookRoutes(routes: Routes): void {
@@ -146,5 +165,5 @@ export function registerWebhookRoutes(routes: Routes): void {
     .api('DELETE', '/v1/webhooks/:id', deleteWebhook)
     .api('GET', '/v1/webhooks/:id/deliveries', listDeliveries)
     .apiIdempotent('POST', '/v1/webhooks/:id/replay/:event_id', replay)
-    .admin('POST', '/_sandbox/trigger', trigger);
+    .admin('POST', '/_sandbox/trigger', trigger, { idempotent: true });
 }

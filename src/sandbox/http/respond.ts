@@ -7,10 +7,11 @@ export interface Reply {
   body: unknown;
   headers?: Record<string, string>;
   /**
-   * What an Idempotency-Key replay answers instead of `body` (same status). A webhook create
-   * remembers its answer without the signing secret, which is shown once.
+   * Top-level fields of `body` shown once (a signing secret, an API key, a decryption key). An
+   * Idempotency-Key replay still answers them whole: the pipeline keeps such an answer sealed
+   * under the sandbox key, never in the clear (http/server.ts).
    */
-  remember?: unknown;
+  shownOnce?: readonly string[];
 }
 
 export function ok(body: unknown, status = 200): Reply {

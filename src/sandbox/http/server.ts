@@ -6,6 +6,7 @@ import { newRequestId, sha256Hex } from '../ids.js';
 import { IDEMPOTENCY_KEY_RE, IDEMPOTENCY_KEY_RULE } from '../../domain/idempotency.js';
 import { isLoopbackHost, isLoopbackHostHeader } from '../../domain/loopback.js';
 import { ApiFault } from '../faults.js';
+import { aad } from '../seal-contexts.js';
 import type { Account, ApiKeyRecord } from '../records.js';
 import { StateLockedError } from '../store/transactions.js';
 import type { World } from '../world.js';
@@ -211,9 +212,13 @@ function idempotencyScope(route: Route, account: Account | undefined, key: ApiKe
 }
 
 /**
- * Same key + same request → the first answer again (status and body, `Idempotent-Replayed:
+ * Same key + same request → the first answer again, whole (status and body, `Idempotent-Replayed:
  * true`); same key + another request → 409 idempotency_key_reused. Only a hash of the request
  * is kept. Answers of 500 and above are not remembered, so a retry runs again.
+ * A first answer with a field shown once (a webhook's signing secret, an API key, a decryption
+ * key) is kept sealed under the sandbox key, bound to its scope and key, and opened for a replay:
+ * a client that lost the first answer learns the secret from the retry, and the database never
+ * holds it in the clear (`body` is kept without it). docs/sandbox.md, "Idempotency".
  */
 function runIdempotent(world: World, route: Route, ctx: ApiContext, key: string, scope: string): Answer {
   if (!IDEMPOTENCY_KEY_RE.test(key)) throw new ApiFault(400, 'invalid_request', `Idempotency-Key ${IDEMPOTENCY_KEY_RULE}`);
@@ -224,21 +229,32 @@ function runIdempotent(world: World, route: Route, ctx: ApiContext, key: string,
     if (prior.request_hash !== hash) {
       throw new ApiFault(409, 'idempotency_key_reused', 'this Idempotency-Key was already used with a different request; use a new key for a new request');
     }
-    return { status: prior.status, text: prior.body, headers: { 'idempotent-replayed': 'true' } };
+    const text = prior.answer_sealed === undefined ? prior.body : world.sealer.openText(prior.answer_sealed, aad.idempotentAnswer(scope, key));
+    return { status: prior.status, text, headers: { 'idempotent-replayed': 'true' } };
   }
   const result = runHandler(route, ctx);
   if (result.status < 500) {
-    world.store.saveIdempotency({ scope, key, request_hash: hash, status: result.status, body: result.remembered ?? result.text, created_at: now });
+    const secret = result.withoutSecrets !== undefined;
+    world.store.saveIdempotency({
+      scope, key, request_hash: hash, status: result.status,
+      body: result.withoutSecrets ?? result.text,
+      ...(secret ? { answer_sealed: world.sealer.sealText(result.text, aad.idempotentAnswer(scope, key)) } : {}),
+      created_at: now,
+    });
   }
   return result;
 }
 
-/** Runs a synchronous handler; an ApiFault becomes its error answer. */
-function runHandler(route: Route, ctx: ApiContext): Answer & { remembered?: string } {
+/** Runs a synchronous handler; an ApiFault becomes its error answer. `withoutSecrets`: the answer without its fields shown once. */
+function runHandler(route: Route, ctx: ApiContext): Answer & { withoutSecrets?: string } {
   try {
     const reply = route.handler(ctx);
     if (reply instanceof Promise) throw new Error(`${ctx.method} ${ctx.path}: a handler that awaits must be registered as async`);
-    return { ...renderReply(reply), ...(reply.remember !== undefined ? { remembered: JSON.stringify(reply.remember) } : {}) };
+    const answer = renderReply(reply);
+    if (!reply.shownOnce?.length) return answer;
+    const rest = { ...(reply.body as Record<string, unknown>) };
+    for (const name of reply.shownOnce) delete rest[name];
+    return { ...answer, withoutSecrets: JSON.stringify(rest) };
   } catch (err) {
     if (!(err instanceof ApiFault)) throw err;
     return render(err, ctx.requestId);

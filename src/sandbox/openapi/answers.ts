@@ -7,7 +7,7 @@
 import * as z from 'zod/mini';
 import * as C from '../../api/control-schemas.js';
 import * as S from '../../api/schemas.js';
-import { ERROR_CODES, POLICY_VIOLATION_REASONS, type ErrorCode as Code } from './codes.js';
+import { ERROR_CODES, ERROR_REASONS, type ErrorCode as Code } from './codes.js';
 
 const AGENT_STATUSES = ['active', 'suspended'] as const;
 /** Beyond the spec (DESIGN.md "Delivery limits"): a subscription whose deliveries all failed for 24 h is disabled. */
@@ -52,7 +52,7 @@ const Delivery = z.required(S.DeliverySchema, { webhook_id: true, replay: true }
 /** Every code the sandbox answers (codes.ts); each response narrows it to its own. */
 const ErrorCode = z.enum(Object.keys(ERROR_CODES) as [Code, ...Code[]]);
 const ErrorBody = z.looseObject({
-  error: z.extend(S.ErrorBodySchema.shape.error, { code: ErrorCode, reason: z.optional(z.enum(POLICY_VIOLATION_REASONS)) }),
+  error: z.extend(S.ErrorBodySchema.shape.error, { code: ErrorCode, reason: z.optional(z.enum(ERROR_REASONS)) }),
 });
 
 /**
@@ -129,6 +129,6 @@ export const ANSWER_DESCRIPTIONS: Partial<Record<AnswerName, string>> = {
   Delivery: 'One delivery attempt. `status_code` is omitted when no HTTP answer came, `error` when it succeeded, `next_retry_at` when no retry is due.',
   QueuedDelivery: 'A delivery queued (by a replay or a trigger): no attempt made yet.',
   ErrorCode: 'Every error code the sandbox answers (`x-error-codes` says when, and which are beyond the spec).',
-  Error: 'The one error envelope. `reason` with policy_violation, `field` with invalid_policy (and some invalid_request), `status` with transaction_already_decided.',
+  Error: 'The one error envelope. `reason` with policy_violation (the rule) and with a suspended agent\'s forbidden (`agent_suspended`), `field` with invalid_policy (and some invalid_request), `status` with transaction_already_decided.',
   Export: 'The whole sandbox state, without sealed values, ciphertexts, key hashes or secrets. Times are epoch milliseconds.',
 };

@@ -18,8 +18,7 @@ export const ERROR_CODES = {
   insufficient_balance: { status: 402, spec: true, when: 'the sender (or, on approve, the agent) lacks enough of the asset' },
   kyc_required: { status: 403, spec: true, when: 'the account has not completed identity verification' },
   not_agent_owner: { status: 403, spec: true, when: 'the caller does not own an agent with that id (an unknown id answers the same)' },
-  forbidden: { status: 403, spec: false, when: "an agent's own key on an owner-only action (creating agents, approving, rejecting, suspending itself)" },
-  agent_suspended: { status: 403, spec: false, when: 'a suspended agent tries to move funds' },
+  forbidden: { status: 403, spec: false, when: "an agent's own key on an owner-only action (creating agents, approving, rejecting, suspending itself), or, with `reason` `agent_suspended`, a suspended agent's key moving funds" },
   policy_violation: { status: 403, spec: false, when: "the agent's spend policy denies the transfer (`reason` says which rule)" },
   forbidden_origin: { status: 403, spec: false, when: 'the request carries an Origin that is not a loopback origin' },
   recipient_not_found: { status: 404, spec: true, when: 'no account has the given handle' },
@@ -55,3 +54,6 @@ export const POLICY_VIOLATION_REASONS = ['asset_not_allowed', 'recipient_not_all
 // Every DenyReason is listed: this fails to compile when the policy engine gains one.
 const everyReason: [Exclude<DenyReason, (typeof POLICY_VIOLATION_REASONS)[number]>] extends [never] ? true : never = true;
 void everyReason;
+
+/** Every `reason` an error carries: a policy_violation's rule, or a 403 forbidden's `agent_suspended` (src/sandbox/agents.ts). */
+export const ERROR_REASONS = [...POLICY_VIOLATION_REASONS, 'agent_suspended'] as const;

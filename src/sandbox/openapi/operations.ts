@@ -5,6 +5,8 @@
 // added by document.ts from the route's authentication and idempotency. A route the router
 // serves with no entry here, or an entry with no route, fails the document's build.
 import { HELD_STATUSES, TRANSFER_STATUSES } from '../../api/schemas.js';
+import { OFFSET_MAX, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../../domain/paging.js';
+import { TIMESTAMP_YEARS } from '../../domain/timestamp.js';
 import type { AnswerName } from './answers.js';
 import type { ErrorCode } from './codes.js';
 import type { RequestName } from './requests.js';
@@ -47,14 +49,18 @@ const limit = (dflt: number, max: number): QueryParam => ({
   description: `Results per page, 1 to ${max}.`,
   schema: { type: 'integer', minimum: 1, maximum: max, default: dflt },
 });
-const offset: QueryParam = { name: 'offset', description: 'How many results to skip.', schema: { type: 'integer', minimum: 0, default: 0 } };
+const offset: QueryParam = {
+  name: 'offset',
+  description: `How many results to skip, 0 to ${OFFSET_MAX} (2^53 - 1).`,
+  schema: { type: 'integer', minimum: 0, maximum: OFFSET_MAX, default: 0 },
+};
 const time = (name: string, rule: string): QueryParam => ({
   name,
-  description: `An ISO 8601 timestamp with an offset (or a date): only transfers created ${rule} it.`,
+  description: `An ISO 8601 timestamp with an offset (or a date), ${TIMESTAMP_YEARS}: only transfers created ${rule} it.`,
   schema: { type: 'string' },
 });
 const TRANSFER_QUERY = [
-  limit(20, 100),
+  limit(PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX),
   offset,
   { name: 'status', description: 'Only transfers in this status.', schema: { type: 'string', enum: [...TRANSFER_STATUSES] } },
   time('from', 'after'),
@@ -70,7 +76,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     description: "201 with the pending transfer; 202 when an agent's spend policy holds it for approval (no transfer exists yet).",
     body: { schema: 'TransferRequest', required: true },
     ok: { 201: 'Transfer', 202: 'HeldTransfer' },
-    errors: ['insufficient_balance', 'kyc_required', 'agent_suspended', 'policy_violation', 'recipient_not_found', 'recipient_not_confidential_ready'],
+    errors: ['insufficient_balance', 'kyc_required', 'forbidden', 'policy_violation', 'recipient_not_found', 'recipient_not_confidential_ready'],
   },
   'GET /v1/transfers': {
     operationId: 'listTransfers', summary: 'List transfers, newest first', tag: 'Transfers',
@@ -102,7 +108,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'PATCH /v1/agents/:account_id/spend-policy': {
     operationId: 'patchSpendPolicy', summary: "Change some of an agent's spend policy fields", tag: 'Agents', description: AGENT_ID,
     body: { schema: 'SpendPolicyPatch', required: true },
-    ok: { 200: 'SpendPolicy' }, errors: ['invalid_policy', 'not_agent_owner', 'forbidden'],
+    ok: { 200: 'SpendPolicy' }, errors: ['invalid_policy', 'not_agent_owner'],
   },
   'POST /v1/agents/:account_id/suspend': {
     operationId: 'suspendAgent', summary: 'Suspend an agent: it moves no funds until resumed', tag: 'Agents', beyondSpec: true,
@@ -127,7 +133,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   },
   'GET /v1/agents/transactions': {
     operationId: 'listHeldTransactions', summary: 'Every held transaction the caller may read, newest first', tag: 'Held transactions', beyondSpec: true,
-    query: [limit(20, 100), offset, { name: 'status', description: 'Only held transactions in this status (as read now).', schema: { type: 'string', enum: [...HELD_STATUSES] } }],
+    query: [limit(PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX), offset, { name: 'status', description: 'Only held transactions in this status (as read now).', schema: { type: 'string', enum: [...HELD_STATUSES] } }],
     ok: { 200: 'HeldPage' },
   },
   'GET /v1/agents/transactions/:transaction_id': {
@@ -180,7 +186,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     body: { schema: 'FundRequest', required: true }, ok: { 200: 'Fund' }, errors: ['account_not_found'],
   },
   'POST /_sandbox/keys': {
-    operationId: 'sandboxCreateKey', summary: 'Create an API key (shown once)', tag: 'Sandbox control', beyondSpec: true,
+    operationId: 'sandboxCreateKey', summary: 'Create an API key (shown once; an Idempotency-Key replay repeats it)', tag: 'Sandbox control', beyondSpec: true,
     body: { schema: 'KeyCreateRequest', required: true }, ok: { 201: 'KeyCreated' }, errors: ['account_not_found'],
   },
   'GET /_sandbox/keys': {
@@ -199,7 +205,8 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     body: { schema: 'ClockAdvanceRequest', required: true }, ok: { 200: 'Clock' },
   },
   'POST /_sandbox/trigger': {
-    operationId: 'sandboxTrigger', summary: 'Send a sample event to the subscriptions', tag: 'Sandbox control', beyondSpec: true,
+    operationId: 'sandboxTrigger', summary: 'Send a sample event to the subscriptions, naming objects made for it', tag: 'Sandbox control', beyondSpec: true,
+    description: 'The sample names a transfer, a held transaction of an agent, or an agent and its policy, made for it (docs/sandbox.md, "Trigger"); the answer gives their ids.',
     body: { schema: 'TriggerRequest', required: false }, ok: { 202: 'Trigger' }, errors: ['account_not_found'],
   },
   // ---- this document ----

@@ -19,7 +19,7 @@ import { IdempotencyRecords } from './idempotency.js';
 import { prepareStatements, WORLD_TABLES, type Statements } from './statements.js';
 import { Transactions, type TxOptions } from './transactions.js';
 import { Transfers, type TransferQuery } from './transfers.js';
-import { WebhookState, type Subscription, type WebhookReads, type WebhookRows } from './webhooks.js';
+import { WebhookState, type Subscription, type SubscriptionHealth, type WebhookReads, type WebhookRows } from './webhooks.js';
 
 export interface StoreOptions {
   /** Called after a rollback: memory no longer matches the database and must be reloaded. */
@@ -361,6 +361,11 @@ export class Store {
       this.webhookState.addSubscription(sub);
       return sub;
     });
+  }
+
+  /** Replaces what the delivery limits track of a subscription: failing since, disabled (docs/webhooks.md). */
+  setWebhookHealth(webhookId: string, health: SubscriptionHealth): void {
+    this.tx(() => this.webhookState.setHealth(webhookId, health));
   }
 
   /** Deletes a subscription with its waiting deliveries and attempt log; returns the deliveries' ids. */

@@ -1,6 +1,7 @@
 // The webhook engine's state: subscriptions (by id and by account, each with its receiver's
 // origin, the unit of the per-receiver concurrency limit), the stored events that replay draws on,
-// the deliveries still to be made, and each subscription's attempt log. The engine
+// the deliveries still to be made (also by subscription, oldest first, for the per-subscription
+// cap), and each subscription's attempt log. The engine
 // (../webhooks/engine.ts) reads them through WebhookReads and changes them only through the
 // Store, which opens the transaction each change runs in. A subscription's signing secret is in
 // the clear here (it must sign) and sealed in its row.
@@ -15,6 +16,9 @@ import type { Writer } from './transactions.js';
 export interface Subscription extends Omit<SubscriptionRecord, 'secret_sealed'> {
   secret: string;
 }
+
+/** What the delivery limits track of a subscription (docs/webhooks.md); all absent while healthy. */
+export type SubscriptionHealth = Pick<SubscriptionRecord, 'status' | 'failing_since' | 'disabled_at'>;
 
 /** The records as the database holds them, in its order (the export shows them so). */
 export interface WebhookRows {
@@ -41,6 +45,9 @@ export interface WebhookReads {
   /** Deliveries still to be made, oldest first. */
   deliveries(): IterableIterator<Delivery>;
   readonly deliveryCount: number;
+  /** A subscription's deliveries still to be made, oldest (first queued) first. */
+  deliveriesOf(webhookId: string): IterableIterator<Delivery>;
+  deliveryCountOf(webhookId: string): number;
   /** A subscription's attempt records in the order they ended. */
   attemptsOf(webhookId: string): readonly AttemptRecord[];
 }
@@ -53,6 +60,8 @@ export class WebhookState implements WebhookReads {
   /** Per account concerned: its event ids, oldest first. */
   private readonly eventsByAccount = new Map<string, Set<string>>();
   private readonly pending = new Map<string, Delivery>();
+  /** Per subscription: its pending deliveries, in the order they were queued. */
+  private readonly pendingBySub = new Map<string, Map<string, Delivery>>();
   private readonly attempts = new Map<string, AttemptRecord[]>();
 
   constructor(
@@ -104,6 +113,14 @@ export class WebhookState implements WebhookReads {
     return this.pending.size;
   }
 
+  deliveriesOf(webhookId: string): IterableIterator<Delivery> {
+    return (this.pendingBySub.get(webhookId) ?? new Map<string, Delivery>()).values();
+  }
+
+  deliveryCountOf(webhookId: string): number {
+    return this.pendingBySub.get(webhookId)?.size ?? 0;
+  }
+
   attemptsOf(webhookId: string): readonly AttemptRecord[] {
     return this.attempts.get(webhookId) ?? [];
   }
@@ -111,20 +128,32 @@ export class WebhookState implements WebhookReads {
   // ---- changes (inside the Store's transaction) ---------------------------------------------
 
   addSubscription(sub: Subscription): void {
-    const { secret, ...rest } = sub;
-    const record: SubscriptionRecord = { ...rest, secret_sealed: this.sealer.sealText(secret, aad.webhookSecret(sub.webhook_id)) };
-    this.writer.run(this.stmt.putSubscription, sub.webhook_id, JSON.stringify(record));
+    this.writeSubscription(sub);
     this.indexSubscription(sub);
+  }
+
+  /** Replaces what the delivery limits track of a subscription (a field left out is cleared). */
+  setHealth(webhookId: string, health: SubscriptionHealth): void {
+    const sub = this.subs.get(webhookId);
+    if (!sub) return;
+    delete sub.status;
+    delete sub.failing_since;
+    delete sub.disabled_at;
+    if (health.status !== undefined) sub.status = health.status;
+    if (health.failing_since !== undefined) sub.failing_since = health.failing_since;
+    if (health.disabled_at !== undefined) sub.disabled_at = health.disabled_at;
+    this.writeSubscription(sub);
   }
 
   /** Deletes a subscription with its waiting deliveries and its attempt log; returns the deliveries' ids. */
   removeSubscription(webhookId: string): string[] {
     const sub = this.subs.get(webhookId);
-    const dropped = [...this.pending.values()].filter((d) => d.webhook_id === webhookId).map((d) => d.delivery_id);
+    const dropped = [...this.deliveriesOf(webhookId)].map((d) => d.delivery_id);
     this.writer.run(this.stmt.dropSubscription, webhookId);
     for (const id of dropped) this.writer.run(this.stmt.dropDelivery, id);
     this.writer.run(this.stmt.dropAttemptsOf, webhookId);
     for (const id of dropped) this.pending.delete(id);
+    this.pendingBySub.delete(webhookId);
     this.attempts.delete(webhookId);
     if (sub) this.unindexSubscription(sub);
     return dropped;
@@ -138,12 +167,13 @@ export class WebhookState implements WebhookReads {
 
   addDelivery(d: Delivery): void {
     this.writer.run(this.stmt.putDelivery, d.delivery_id, JSON.stringify(deliveryRow(d)));
-    this.pending.set(d.delivery_id, d);
+    this.indexDelivery(d);
   }
 
   /**
    * Logs an attempt (keeping the subscription's newest `keep` records) and moves its delivery on:
-   * due again at `next.at`, or done (succeeded or exhausted) when `next` is null.
+   * due again at `next.at`, or done (succeeded or exhausted) when `next` is null. A delivery ended
+   * without an attempt (dropped at the cap, or its subscription disabled) is logged the same way.
    */
   endAttempt(record: AttemptRecord, keep: number, next: { at: number; final: boolean } | null): void {
     this.writer.run(this.stmt.addAttempt, record.webhook_id, JSON.stringify(record));
@@ -153,7 +183,7 @@ export class WebhookState implements WebhookReads {
     if (!d) return;
     if (!next) {
       this.writer.run(this.stmt.dropDelivery, d.delivery_id);
-      this.pending.delete(d.delivery_id);
+      this.unindexDelivery(d);
       return;
     }
     d.attempts = record.attempt;
@@ -178,7 +208,7 @@ export class WebhookState implements WebhookReads {
     const events = readRecords(db, 'SELECT record FROM webhook_events ORDER BY rowid', EventRecord);
     for (const e of events.sort((a, b) => a.occurred_at - b.occurred_at)) this.indexEvent(e, Infinity);
     for (const d of readRecords(db, 'SELECT record FROM webhook_deliveries ORDER BY rowid', DeliveryRecord)) {
-      if (this.subs.has(d.webhook_id)) this.pending.set(d.delivery_id, d);
+      if (this.subs.has(d.webhook_id)) this.indexDelivery(d);
     }
     for (const r of readRecords(db, 'SELECT record FROM webhook_attempts ORDER BY id', AttemptRecord)) {
       if (this.subs.has(r.webhook_id)) this.indexAttempt(r, Infinity);
@@ -202,10 +232,32 @@ export class WebhookState implements WebhookReads {
     this.events.clear();
     this.eventsByAccount.clear();
     this.pending.clear();
+    this.pendingBySub.clear();
     this.attempts.clear();
   }
 
+  /** The row keeps the secret sealed (sealed again at each write: a new nonce, the same secret). */
+  private writeSubscription(sub: Subscription): void {
+    const { secret, ...rest } = sub;
+    const record: SubscriptionRecord = { ...rest, secret_sealed: this.sealer.sealText(secret, aad.webhookSecret(sub.webhook_id)) };
+    this.writer.run(this.stmt.putSubscription, sub.webhook_id, JSON.stringify(record));
+  }
+
   // ---- indexes ------------------------------------------------------------------------------
+
+  private indexDelivery(d: Delivery): void {
+    this.pending.set(d.delivery_id, d);
+    let mine = this.pendingBySub.get(d.webhook_id);
+    if (!mine) this.pendingBySub.set(d.webhook_id, (mine = new Map()));
+    mine.set(d.delivery_id, d);
+  }
+
+  private unindexDelivery(d: Delivery): void {
+    this.pending.delete(d.delivery_id);
+    const mine = this.pendingBySub.get(d.webhook_id);
+    mine?.delete(d.delivery_id);
+    if (mine && !mine.size) this.pendingBySub.delete(d.webhook_id);
+  }
 
   private indexSubscription(sub: Subscription): void {
     this.subs.set(sub.webhook_id, sub);

@@ -5,9 +5,11 @@
 // bounded queue (queue.ts) and returns, so advancing the clock never waits for HTTP. Failed
 // attempts are retried on the sandbox clock (schedule.ts). Deleting a subscription cancels its
 // deliveries at once: waiting ones never start, in-flight ones are aborted and their results
-// ignored.
-// Modules: payloads.ts (fan-out, bodies), queue.ts (bounded concurrency), schedule.ts (retry
-// times), sender.ts (one HTTP attempt).
+// ignored. The delivery limits (limits.ts) bound what a failing subscription costs: at most
+// 1,000 pending deliveries each, and disabled (no new deliveries) once every attempt failed
+// for 24 h, until it is created again; the queue shares its slots fairly between accounts.
+// Modules: payloads.ts (fan-out, bodies), queue.ts (bounded concurrency, fair between
+// accounts), schedule.ts (retry times), limits.ts (cap, disabling), sender.ts (one HTTP attempt).
 // Subscriptions, stored events, deliveries and attempt logs are the store's (store/webhooks.ts):
 // every change goes through a store method, in the transaction of the change that caused it (an
 // event's deliveries commit with the transfer that fired it). The engine keeps only what runs:
@@ -21,6 +23,7 @@ import type { Account } from '../records.js';
 import type { Scheduler, TaskHandle } from '../scheduler.js';
 import type { SandboxEvent } from '../store/events.js';
 import type { Store } from '../store/store.js';
+import { DROPPED_AT_CAP, DROPPED_DISABLED, endedRecord, healthAfter, PENDING_PER_WEBHOOK, sameEvents } from './limits.js';
 import { audienceOf, eventBody, newEventId, sampleSide, sidesOf, withTimestamp, type EventSide } from './payloads.js';
 import { AttemptQueue } from './queue.js';
 import { nextAttempt } from './schedule.js';
@@ -33,10 +36,14 @@ export const newDeliveryId = () => `dlv_${randomAlnum(24)}`;
 export interface WebhookEngineOptions {
   /** Time limit of one attempt. Default 15 s. */
   timeoutMs: number;
-  /** Attempts in flight at once. Default 16. */
+  /** Attempts in flight at once, over every account (shared slots). Default 16. */
   maxInFlight: number;
   /** Attempts in flight to one receiver (origin). Default 4. */
   maxPerOrigin: number;
+  /** Slots each account (with its agents) has of its own, beyond the shared ones. Default 2. */
+  reservedPerAccount: number;
+  /** Deliveries one subscription may have pending; a new one beyond ends the oldest. Default 1,000. */
+  pendingPerWebhook: number;
   /** Jitter source, [0, 1). */
   random: () => number;
   userAgent: string;
@@ -54,6 +61,8 @@ export const WEBHOOK_DEFAULTS: WebhookEngineOptions = {
   timeoutMs: DEFAULT_TIMEOUT_MS,
   maxInFlight: 16,
   maxPerOrigin: 4,
+  reservedPerAccount: 2,
+  pendingPerWebhook: PENDING_PER_WEBHOOK,
   random: Math.random,
   userAgent: 'svc-sandbox-webhooks/0.1',
   eventsPerAccount: 10_000,
@@ -95,7 +104,8 @@ export class WebhookEngine {
       this.sender = new HttpSender(() => deps.clock.now(), this.options.timeoutMs);
       this.send = this.sender.send;
     }
-    this.queue = new AttemptQueue(this.options.maxInFlight, this.options.maxPerOrigin, (id) => this.attempt(id), () => this.settled(), deps.onError);
+    const { maxInFlight, maxPerOrigin, reservedPerAccount } = this.options;
+    this.queue = new AttemptQueue({ maxInFlight, maxPerOrigin, reservedPerAccount }, (id) => this.attempt(id), () => this.settled(), deps.onError);
     const { store } = deps;
     const onEvent = (e: SandboxEvent) => this.onSandboxEvent(e);
     store.on('transfer.initiated', onEvent);
@@ -113,6 +123,19 @@ export class WebhookEngine {
   create(account: Account, url: string, events: EventType[], secret: string): Subscription {
     const sub: Subscription = { webhook_id: newWebhookId(), account_id: account.account_id, url, events, secret, created_at: this.deps.clock.now() };
     return this.deps.store.addSubscription(sub);
+  }
+
+  /**
+   * "Creating it again" (docs/webhooks.md): the account's disabled subscription with this url
+   * and the same event types (in any order) is active again, with its id, secret and log; the
+   * oldest such one when there are several. Undefined when the account has none.
+   */
+  reEnable(account: Account, url: string, events: readonly EventType[]): Subscription | undefined {
+    const sub = this.list(account.account_id).find((s) => s.status === 'disabled' && s.url === url && sameEvents(s.events, events));
+    if (!sub) return undefined;
+    this.deps.store.setWebhookHealth(sub.webhook_id, {});
+    this.options.log?.(`webhook ${sub.webhook_id} enabled again`);
+    return sub;
   }
 
   /** The account's subscriptions, oldest first. */
@@ -143,7 +166,7 @@ export class WebhookEngine {
   // ---- events ------------------------------------------------------------------------------
 
   private onSandboxEvent(e: SandboxEvent): void {
-    if (this.deps.store.webhooks.subscriptionCount === 0 || this.closed) return; // nobody listens: nothing is stored
+    if (this.quiet > 0 || this.deps.store.webhooks.subscriptionCount === 0 || this.closed) return; // quiet (a sample's objects being made), or nobody listens: nothing is stored
     for (const side of sidesOf(this.deps.store, e)) this.publish(side, false);
   }
 
@@ -168,14 +191,31 @@ export class WebhookEngine {
     };
     return store.tx(() => {
       store.addWebhookEvent(event, this.options.eventsPerAccount);
-      const deliveries = subs.filter((s) => s.events.includes(side.type)).map((s) => this.enqueue(s, event, false));
+      // A disabled subscription gets nothing; the event is still kept, for replay once enabled.
+      const deliveries = subs.filter((s) => s.events.includes(side.type) && s.status !== 'disabled').map((s) => this.enqueue(s, event, false));
       return { event, deliveries };
     });
   }
 
-  /** A sample event through the real engine (`svc sandbox trigger`). */
-  trigger(type: EventType, account: Account, approvalWindowMs: number): { event: StoredEvent; deliveries: Delivery[] } {
-    const { event, deliveries } = this.publish(sampleSide(type, account, this.deps.clock.now(), approvalWindowMs), true);
+  /**
+   * Runs `fn` (synchronous) without publishing the events it fires: `svc sandbox trigger` makes
+   * the objects behind a sample this way, then sends the sample alone (trigger()).
+   */
+  quietly<T>(fn: () => T): T {
+    this.quiet++;
+    try {
+      return fn();
+    } finally {
+      this.quiet--;
+    }
+  }
+  private quiet = 0;
+
+  /** A sample of event `e` (its objects exist) through the real engine (`svc sandbox trigger`). */
+  trigger(e: SandboxEvent): { event: StoredEvent; deliveries: Delivery[] } {
+    const side = sampleSide(this.deps.store, e);
+    if (!side) throw new Error(`no account sees a sample ${e.type}`);
+    const { event, deliveries } = this.publish(side, true);
     return { event: event!, deliveries };
   }
 
@@ -188,7 +228,23 @@ export class WebhookEngine {
 
   // ---- deliveries --------------------------------------------------------------------------
 
+  /** Queues a delivery; at the cap, the subscription's oldest pending one ends (`exhausted`) first. */
   private enqueue(sub: Subscription, event: StoredEvent, replay: boolean): Delivery {
+    const { store } = this.deps;
+    const cap = this.options.pendingPerWebhook;
+    return store.tx(() => {
+      const over = store.webhooks.deliveryCountOf(sub.webhook_id) - cap + 1;
+      const oldest: Delivery[] = [];
+      for (const d of store.webhooks.deliveriesOf(sub.webhook_id)) {
+        if (oldest.length >= over) break;
+        oldest.push(d);
+      }
+      for (const d of oldest) this.end(d, DROPPED_AT_CAP(cap));
+      return this.add(sub, event, replay);
+    });
+  }
+
+  private add(sub: Subscription, event: StoredEvent, replay: boolean): Delivery {
     const d: Delivery = {
       delivery_id: newDeliveryId(),
       webhook_id: sub.webhook_id,
@@ -214,10 +270,25 @@ export class WebhookEngine {
     run.task = this.deps.scheduler.at(d.due_at, () => {
       run.task = undefined;
       if (this.runs.get(d.delivery_id) !== run || this.closed) return;
-      const origin = this.deps.store.webhooks.originOf(d.webhook_id);
-      if (!origin) return;
-      this.queue.push(origin, d.delivery_id);
+      const { store } = this.deps;
+      const origin = store.webhooks.originOf(d.webhook_id);
+      const sub = store.webhooks.subscription(d.webhook_id);
+      if (!origin || !sub) return;
+      // Slots are shared by account; an agent's subscriptions count with its owner's.
+      const account = store.account(sub.account_id)?.parent_account_id ?? sub.account_id;
+      this.queue.push(account, origin, d.delivery_id);
     });
+  }
+
+  /**
+   * Ends a pending delivery without another attempt, logged as `exhausted` with the reason; what
+   * runs for it stops once that has committed (the caller's transaction).
+   */
+  private end(d: Delivery, why: string, log = true): void {
+    const { store } = this.deps;
+    store.endAttempt(endedRecord(d, this.deps.clock.now(), why), this.options.attemptsPerWebhook, null);
+    store.onCommit(() => this.cancel(d.delivery_id));
+    if (log) this.options.log?.(`webhook ${d.webhook_id} ${d.delivery_id} ${d.event} ended: ${why}`);
   }
 
   private cancel(deliveryId: string): void {
@@ -270,8 +341,9 @@ export class WebhookEngine {
 
   private finish(d: Delivery, sub: Subscription, n: number, startedAt: number, firstAttemptAt: number, outcome: AttemptOutcome): void {
     const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
+    const health = healthAfter(sub, { ok, attemptedAt: startedAt, now: this.deps.clock.now() });
     let next: { at: number; final: boolean } | null = null;
-    if (!ok) {
+    if (!ok && !health.disable) {
       next = nextAttempt({
         attempt: n,
         firstAttemptAt,
@@ -299,14 +371,20 @@ export class WebhookEngine {
     };
     // The attempt's record and what comes next (a retry, or nothing) commit together.
     const { store } = this.deps;
-    store.tx(() => {
+    const ended = store.tx(() => {
       store.endAttempt(record, this.options.attemptsPerWebhook, next);
       if (next) store.onCommit(() => this.schedule(d));
       else this.runs.delete(d.delivery_id);
+      if (health.changed) store.setWebhookHealth(sub.webhook_id, health.health);
+      if (!health.disable) return 0;
+      const others = [...store.webhooks.deliveriesOf(sub.webhook_id)];
+      for (const other of others) this.end(other, DROPPED_DISABLED, false); // one line for them all, below
+      return others.length;
     });
     this.options.log?.(
       `webhook ${sub.webhook_id} ${d.delivery_id} ${d.event} attempt ${n}: ${outcome.status ?? outcome.error} ${outcome.durationMs}ms ${record.state}${next ? ` (next ${new Date(next.at).toISOString()})` : ''}`,
     );
+    if (health.disable) this.options.log?.(`webhook ${sub.webhook_id} disabled: every delivery failed for 24 h; ${ended} pending ended (create it again to enable it)`);
   }
 
   // ---- waiting, reset, shutdown --------------------------------------------------------------
@@ -319,6 +397,11 @@ export class WebhookEngine {
   /** Attempts in flight or waiting for a slot. */
   get busy(): number {
     return this.queue.busy;
+  }
+
+  /** Attempts in flight. */
+  get inFlight(): number {
+    return this.queue.inFlight;
   }
 
   private settled(): void {

@@ -4,7 +4,7 @@
 // agent's owner). No payload ever carries an amount or a memo: they are built field by field
 // from the records' public metadata only.
 import type { EventType } from '../../domain/events.js';
-import { newPolicyId, newTransactionId, newTransferId, newTxHash, randomAlnum } from '../ids.js';
+import { randomAlnum } from '../ids.js';
 import type { Account, HeldTransaction, Transfer } from '../records.js';
 import type { SandboxEvent } from '../store/events.js';
 import type { Store } from '../store/store.js';
@@ -105,35 +105,10 @@ export function sidesOf(store: Store, e: SandboxEvent): EventSide[] {
 }
 
 /**
- * A sample event for `svc sandbox trigger`, marked `sample: true`. Its ids are made by the real
- * generators (random, same form as real ones), so a receiver's parser sees what it will in use.
+ * A sample event for `svc sandbox trigger`: event `e` of objects that exist (sandbox/samples.ts
+ * makes them), as the account it concerns sees it, marked `sample: true`.
  */
-export function sampleSide(type: EventType, account: Account, at: number, approvalWindowMs: number): EventSide {
-  const agent = account.type === 'agent' ? account.handle : `${account.handle}/sample-agent`;
-  let fields: Record<string, unknown>;
-  if (type.startsWith('transfer.')) {
-    fields = {
-      account: account.handle,
-      direction: 'sent',
-      counterparty: '@sample-recipient',
-      asset: 'USDG',
-      confidential: true,
-      tx_hash: newTxHash(),
-      transfer_id: newTransferId(),
-    };
-  } else if (type === 'agent.policy.updated') {
-    fields = { agent, policy_id: newPolicyId() };
-  } else {
-    fields = {
-      transaction_id: newTransactionId(),
-      agent,
-      to: '@sample-recipient',
-      requested_at: iso(at),
-      expires_at: iso(at + approvalWindowMs),
-      approvals_required: 1,
-      approvals: type === 'agent.transaction.approved' ? [{ key_name: 'sample', account: agent.split('/')[0], at: iso(at) }] : [],
-      ...(type === 'agent.transaction.approved' ? { transfer_id: newTransferId() } : {}),
-    };
-  }
-  return { type, account, occurredAt: at, fields: { ...fields, sample: true } };
+export function sampleSide(store: Store, e: SandboxEvent): EventSide | undefined {
+  const side = sidesOf(store, e)[0];
+  return side && { ...side, fields: { ...side.fields, sample: true } };
 }

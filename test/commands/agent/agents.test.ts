@@ -475,7 +475,7 @@ describe('an agent spending with its own key, and the approval queue', () => {
     expect(r.stderr).toMatch(/svc pending ls.*svc pending approve <id>.*svc pending reject <id>/);
   });
 
-  it('the agent can read its own policy but not change it (403 forbidden)', async () => {
+  it('the agent can read its own policy but not change it (403 not_agent_owner)', async () => {
     const key = await botKey(t);
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const read = await fetch(`${t.url}/v1/agents/${agentId}/spend-policy`, { headers });
@@ -483,7 +483,7 @@ describe('an agent spending with its own key, and the approval queue', () => {
     await read.arrayBuffer();
     const res = await fetch(`${t.url}/v1/agents/${agentId}/spend-policy`, { method: 'PATCH', headers, body: '{"per_transaction_limit_usdc":1000}' });
     expect(res.status).toBe(403);
-    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('forbidden');
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('not_agent_owner');
   });
 });
 

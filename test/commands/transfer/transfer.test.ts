@@ -184,7 +184,7 @@ describe('transfer send / get / ls output modes', () => {
     [['--limit', '0'], /^error: --limit "0" must be a whole number from 1 to 100 \(invalid_argument\)$/],
     [['--limit', '101'], /^error: --limit "101" must be a whole number from 1 to 100 \(invalid_argument\)$/],
     [['--limit', '2.5'], /^error: --limit "2\.5" must be a whole number.* \(invalid_argument\)$/],
-    [['--offset', '-1'], /^error: --offset "-1" must be a whole number, 0 or more \(invalid_argument\)$/],
+    [['--offset', '-1'], /^error: --offset "-1" must be a whole number from 0 to 9007199254740991 \(invalid_argument\)$/],
     [['--since', 'yesterday'], /^error: --since "yesterday" must be an ISO 8601 date or time.* \(invalid_argument\)$/],
     [['--until', '2024-02-30'], /^error: --until "2024-02-30" must be an ISO 8601 date or time.* \(invalid_argument\)$/],
     [['--since', '2024-05-02', '--until', '2024-05-01'], /^error: --since must not be later than --until \(invalid_argument\)$/],

@@ -183,6 +183,27 @@ describe('webhook listen keeps its subscription, and its secret, from run to run
     }
   });
 
+  it('a kept subscription the service disabled (a day of failed deliveries while no listen ran) is enabled again: the same id and secret', async () => {
+    const forward = 'http://127.0.0.1:9/kept-disabled';
+    const first = await listenInProcess(t, ['--forward-to', forward]);
+    await first.stop();
+    // Nobody listens on its port now: every attempt of a sample's delivery fails, for 24 h.
+    expect((await t.svc(['sandbox', 'trigger', 'transfer.initiated'])).code).toBe(0);
+    for (let h = 0; h < 25; h++) {
+      await t.sandbox.advance(60 * 60 * 1000);
+      await t.sandbox.webhooksIdle();
+    }
+    const listed = await t.svcJson<Array<{ webhook_id: string; status?: string }>>(['webhook', 'ls']);
+    expect(listed.find((w) => w.webhook_id === first.webhookId)?.status).toBe('disabled');
+
+    const again = await listenInProcess(t, ['--forward-to', forward]);
+    await again.stop();
+    expect(again.stderr()).toContain(`enabled again subscription ${first.webhookId}, which the service had disabled: the same signing secret`);
+    expect([again.webhookId, again.secret]).toEqual([first.webhookId, first.secret]);
+    const after = await t.svcJson<Array<{ webhook_id: string; status?: string }>>(['webhook', 'ls']);
+    expect(after.map((w) => [w.webhook_id, w.status])).toEqual([[first.webhookId, undefined]]);
+  });
+
   it('--temporary: its own subscription and secret, deleted when it stops; the kept one is left alone', async () => {
     const forward = 'http://127.0.0.1:9/kept-e';
     const kept = await listenInProcess(t, ['--forward-to', forward]);
