@@ -256,7 +256,7 @@ _svc_options() {
     'webhook deliveries') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'webhook replay') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'webhook verify') echo '--secret-env --secret-file --signature --payload-file --tolerance --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
-    'webhook listen') echo '--port --events --forward-to --forward-unverified --print-secret --no-subscribe --secret-env --secret-file --tolerance --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'webhook listen') echo '--port --events --forward-to --forward-unverified --temporary --print-secret --no-subscribe --secret-env --secret-file --tolerance --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'api') echo '--data --query --idempotency-key --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'sandbox') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'sandbox start') echo '--port --host --block-time --approval-window --state --ephemeral --quiet --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;

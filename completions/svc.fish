@@ -410,7 +410,7 @@ complete -c svc -n '__svc_at "webhook" 0' -a 'rm' -d 'Delete a subscription at o
 complete -c svc -n '__svc_at "webhook" 0' -a 'deliveries' -d 'Delivery attempts: event, attempt, status code, retry count, next retry'
 complete -c svc -n '__svc_at "webhook" 0' -a 'replay' -d 'Send one event to the subscription again'
 complete -c svc -n '__svc_at "webhook" 0' -a 'verify' -d 'Check a delivery signature over the exact payload bytes: exit 0 valid, 1 not'
-complete -c svc -n '__svc_at "webhook" 0' -a 'listen' -d 'Receive events locally: print each one, check its signature, optionally forward it'
+complete -c svc -n '__svc_at "webhook" 0' -a 'listen' -d 'Receive events locally: print each one, check its signature, forward it and answer with your app\'s status'
 complete -c svc -n '__svc_at "webhook" 0; and __svc_alias_only create ls rm deliveries replay verify listen' -a 'list' -d 'alias of ls'
 complete -c svc -n '__svc_at "webhook" 0; and __svc_alias_only create ls rm deliveries replay verify listen' -a 'delete' -d 'alias of rm'
 
@@ -433,13 +433,14 @@ complete -c svc -n '__svc_under "webhook verify"' -l payload-file -r -F -d 'the 
 complete -c svc -n '__svc_under "webhook verify"' -l tolerance -x -d 'reject a body whose timestamp is further than this from now: a duration such as 5m or 90s; a bare number is seconds (0 disables)'
 
 # svc webhook listen
-complete -c svc -n '__svc_under "webhook listen"' -l port -x -d 'port to listen on (0 picks a free one)'
+complete -c svc -n '__svc_under "webhook listen"' -l port -x -d 'port to listen on (default: the kept subscription\'s, else any free one; 0 picks a free one)'
 complete -c svc -n '__svc_under "webhook listen"' -l events -x -d 'event types to subscribe to (default: all)'
-complete -c svc -n '__svc_under "webhook listen"' -l forward-to -x -d 'forward each verified delivery (exact body and headers) to this URL, once per event'
+complete -c svc -n '__svc_under "webhook listen"' -l forward-to -x -d 'forward each verified delivery (exact body and headers) to this URL; its status is the service\'s answer'
 complete -c svc -n '__svc_under "webhook listen"' -l forward-unverified -d 'forward deliveries that fail verification too (debugging only; a warning says so)'
-complete -c svc -n '__svc_under "webhook listen"' -l print-secret -d 'print the signing secret of the temporary subscription'
+complete -c svc -n '__svc_under "webhook listen"' -l temporary -d 'a subscription for this run only (a new secret), deleted when it stops; by default one is kept per profile and forward URL'
+complete -c svc -n '__svc_under "webhook listen"' -l print-secret -d 'kept for old scripts: the signing secret is always printed whole on stderr'
 complete -c svc -n '__svc_under "webhook listen"' -l no-subscribe -d 'do not subscribe; only receive (use with --secret-env)'
-complete -c svc -n '__svc_under "webhook listen"' -l secret-env -x -a '(set -xn)' -d 'verify with the secret in this variable instead of the temporary subscription\'s'
+complete -c svc -n '__svc_under "webhook listen"' -l secret-env -x -a '(set -xn)' -d 'verify with the secret in this variable instead of the subscription\'s'
 complete -c svc -n '__svc_under "webhook listen"' -l secret-file -r -F -d 'verify with the secret on the first line of this file'
 complete -c svc -n '__svc_under "webhook listen"' -l tolerance -x -d 'reject a body whose timestamp is further than this from now: a duration such as 5m or 90s; a bare number is seconds (0 disables)'
 
