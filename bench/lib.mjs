@@ -113,3 +113,24 @@ export async function postTransfers(sandbox, count, connections = 64, keyPrefix 
     await pool.close();
   }
 }
+
+/**
+ * One JSON request to a bench sandbox through an undici Pool: its API key, or its admin token
+ * for a control route. Long timeouts: a sandbox under load may take minutes to answer.
+ */
+export async function sandboxApi(pool, sandbox, method, path, body, admin = false) {
+  const res = await pool.request({
+    method,
+    path,
+    headers: {
+      'content-type': 'application/json',
+      ...(admin ? { 'x-sandbox-admin-token': sandbox.adminToken } : { authorization: `Bearer ${sandbox.apiKey}` }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    headersTimeout: 600_000,
+    bodyTimeout: 600_000,
+  });
+  const text = await res.body.text();
+  if (res.statusCode >= 300) throw new Error(`${method} ${path}: ${res.statusCode} ${text}`);
+  return JSON.parse(text);
+}

@@ -14,7 +14,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'libsql';
 import { Pool } from 'undici';
-import { fmt, postTransfers, startSandbox } from './lib.mjs';
+import { fmt, postTransfers, startSandbox, sandboxApi as api } from './lib.mjs';
 import { report } from './measure.mjs';
 
 const CAP_TRANSFERS = Number(process.env.BENCH_LIMIT_TRANSFERS ?? 1_500);
@@ -29,22 +29,6 @@ async function deadPort() {
   return port;
 }
 
-async function api(pool, sandbox, method, path, body, admin = false) {
-  const res = await pool.request({
-    method,
-    path,
-    headers: {
-      'content-type': 'application/json',
-      ...(admin ? { 'x-sandbox-admin-token': sandbox.adminToken } : { authorization: `Bearer ${sandbox.apiKey}` }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    headersTimeout: 600_000,
-    bodyTimeout: 600_000,
-  });
-  const text = await res.body.text();
-  if (res.statusCode >= 300) throw new Error(`${method} ${path}: ${res.statusCode} ${text}`);
-  return JSON.parse(text);
-}
 
 const procKb = (pid, field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
 const size = (path) => {

@@ -14,7 +14,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
-import { BIN, ROOT, fmt, medianMs, startSandbox } from './lib.mjs';
+import { BIN, ROOT, fmt, medianMs, startSandbox, sandboxApi as api } from './lib.mjs';
 import { report } from './measure.mjs';
 
 const N = Number(process.env.BENCH_WEBHOOKS ?? 5_000);
@@ -52,20 +52,6 @@ function untilAccepted(receivers, total) {
   });
 }
 
-async function api(pool, sandbox, method, path, body, admin = false) {
-  const res = await pool.request({
-    method,
-    path,
-    headers: {
-      'content-type': 'application/json',
-      ...(admin ? { 'x-sandbox-admin-token': sandbox.adminToken } : { authorization: `Bearer ${sandbox.apiKey}` }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.body.text();
-  if (res.statusCode >= 300) throw new Error(`${method} ${path}: ${res.statusCode} ${text}`);
-  return JSON.parse(text);
-}
 
 async function fire(pool, sandbox, count, concurrency = 32) {
   let next = 0;

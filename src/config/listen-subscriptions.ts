@@ -5,11 +5,12 @@
 // (the place of the other machine-local secrets: local-key.ts), written whole and renamed into
 // place. A run holds `<name>.lock` (config-lock.ts: "<pid> <host>"; a dead pid's lock is taken
 // over) while it listens: two runs never share one subscription.
-import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, constants, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeLockHolder, tryLock } from './config-lock.js';
 import { configDir, ensurePrivateDir } from './paths.js';
+import { readPrivateFile, writePrivateTemp } from './private-file.js';
 import { checkPrivatePath } from './safe-path.js';
 
 export const LISTEN_FOLDER = 'webhook-listen';
@@ -87,18 +88,8 @@ const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 
 
 /** The record on file; undefined when there is none or it is not one svc wrote (a new subscription replaces it). */
 function readRecord(path: string): KeptSubscription | undefined {
-  let text: string;
-  try {
-    const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-    try {
-      text = readFileSync(fd, 'utf8');
-    } finally {
-      closeSync(fd);
-    }
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+  const text = readPrivateFile(path);
+  if (text === undefined) return undefined;
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -117,13 +108,7 @@ function readRecord(path: string): KeptSubscription | undefined {
 
 /** Written whole under a name of its own (0600, never through a link), then renamed over the old one. */
 function writeRecord(dir: string, path: string, record: KeptSubscription): void {
-  const temp = join(dir, `.${randomBytes(8).toString('hex')}.tmp`);
-  const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-  try {
-    writeSync(fd, `${JSON.stringify(record, null, 2)}\n`);
-  } finally {
-    closeSync(fd);
-  }
+  const temp = writePrivateTemp(dir, '', `${JSON.stringify(record, null, 2)}\n`);
   try {
     renameSync(temp, path);
   } catch (err) {

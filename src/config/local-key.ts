@@ -4,10 +4,11 @@
 // journal tells a rerun from another payment by an HMAC of the request; amounts are few enough to
 // try them all, so a bare SHA-256 would give them away).
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, linkSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { linkSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { configDir, ensurePrivateDir } from './paths.js';
+import { readPrivateFile, writePrivateTemp } from './private-file.js';
 import { checkPrivatePath } from './safe-path.js';
 
 const KEY_BYTES = 32;
@@ -29,13 +30,7 @@ export function localKey(env: NodeJS.ProcessEnv, folder: string, name: string, o
   ensurePrivateDir(dir);
   // Written whole under a name of its own, then linked into place: a reader never sees half a key,
   // and link() fails rather than replace a key another process made meanwhile.
-  const temp = join(dir, `.${name}.${randomBytes(8).toString('hex')}.tmp`);
-  const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-  try {
-    writeSync(fd, `${randomBytes(KEY_BYTES).toString('hex')}\n`);
-  } finally {
-    closeSync(fd);
-  }
+  const temp = writePrivateTemp(dir, `${name}.`, `${randomBytes(KEY_BYTES).toString('hex')}\n`);
   try {
     linkSync(temp, path);
   } catch (err) {
@@ -49,18 +44,8 @@ export function localKey(env: NodeJS.ProcessEnv, folder: string, name: string, o
 }
 
 function readKey(path: string): Buffer | undefined {
-  let text: string;
-  try {
-    const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-    try {
-      text = readFileSync(fd, 'utf8');
-    } finally {
-      closeSync(fd);
-    }
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+  const text = readPrivateFile(path);
+  if (text === undefined) return undefined;
   // A damaged key is not replaced: a new one would make what was paid before look new (paid again).
   if (!KEY_TEXT.test(text)) {
     throw new UsageError(`the key file ${path} is damaged (not ${KEY_BYTES * 2} hex digits); refusing to guess what was already paid`,
