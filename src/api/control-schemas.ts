@@ -119,7 +119,7 @@ export const ExportSchema = lazySchema(() => z.looseObject({
     fields: z.looseObject({
       daily_limit_usdc: z.optional(z.union([z.number(), z.string()])), per_transaction_limit_usdc: z.optional(z.union([z.number(), z.string()])),
       hitl_threshold_usdc: z.optional(z.union([z.number(), z.string()])), allowed_recipients: z.optional(z.array(z.string())),
-      assets: z.optional(z.array(z.string())), active_hours: z.optional(z.string()),
+      assets: z.optional(z.array(z.string())), active_hours: z.optional(z.string()), approvals_required: z.optional(z.int()),
     }),
   })),
   held: z.array(z.looseObject({
@@ -128,6 +128,9 @@ export const ExportSchema = lazySchema(() => z.looseObject({
     decided_at: z.optional(ms), transfer_id: z.optional(z.string()), has_memo: z.boolean(),
     rule: z.optional(z.string()), hitl_threshold_usdc: z.optional(z.number()),
     decided_by: z.optional(z.looseObject({ key_name: z.string(), account: z.string() })), reason: z.optional(z.string()),
+    // The quorum (DESIGN.md "Quorum"): each approval with its key's id, the approver's identity.
+    approvals_required: z.optional(z.int()),
+    approvals: z.optional(z.array(z.looseObject({ key_id: z.string(), key_name: z.string(), account: z.string(), at: ms }))),
   })),
   idempotency: z.array(z.looseObject({ scope: z.string(), key: z.string(), status: z.int(), created_at: ms })),
   webhooks: z.looseObject({

@@ -52,6 +52,19 @@ export const TransferPageSchema = lazySchema(() => z.looseObject({
 }));
 export type TransferPage = z.infer<typeof TransferPageSchema>;
 
+/** One owner key's approval of a held transaction (beyond the spec: DESIGN.md "Quorum"). */
+export const ApprovalSchema = lazySchema(() => z.looseObject({ key_name: z.string(), account: z.string(), at: ts }));
+export type Approval = z.infer<typeof ApprovalSchema>;
+
+/**
+ * A held transaction's quorum (beyond the spec: DESIGN.md "Quorum"): how many distinct owner keys
+ * it needs, fixed when held, and the approvals so far, newest last. Optional, so that a service
+ * without quorums (or an older sandbox) still parses: absent means one approval, none yet.
+ */
+function quorumShape() {
+  return { approvals_required: z.optional(z.int()), approvals: z.optional(z.array(ApprovalSchema)) };
+}
+
 /**
  * The 202 answer of an agent's transfer held for approval (DESIGN.md: transaction_id, status
  * "pending_approval", expires_at). No transfer exists yet. The rest is the sandbox's.
@@ -64,6 +77,7 @@ export const HeldTransactionSchema = lazySchema(() => z.looseObject({
   to: z.optional(z.string()),
   asset: z.optional(z.string()),
   requested_at: z.optional(ts),
+  ...quorumShape(),
 }));
 export type HeldTransaction = z.infer<typeof HeldTransactionSchema>;
 
@@ -131,6 +145,8 @@ export const SpendPolicySchema = lazySchema(() => z.looseObject({
   assets: z.optional(z.array(z.string())),
   active_hours: z.optional(z.string()),
   hitl_threshold_usdc: z.optional(limit),
+  /** Beyond the spec (DESIGN.md "Quorum"): distinct owner keys a held transaction needs; absent is 1. */
+  approvals_required: z.optional(z.int()),
   updated_at: ts,
   /** Sandbox extensions: today's spend encrypted to the owner's viewing key, and its UTC day. */
   daily_spent_ciphertext: z.optional(z.string()),
@@ -149,10 +165,11 @@ export const PendingTransactionSchema = lazySchema(() => z.looseObject({
   to: z.string(),
   requested_at: ts,
   expires_at: ts,
-  /** Sandbox extensions (ciphertexts to the owner's viewing key). */
+  /** Sandbox extensions (ciphertexts to the owner's viewing key; the quorum). */
   asset: z.optional(z.string()),
   amount_ciphertext: z.optional(z.string()),
   memo_ciphertext: z.optional(z.string()),
+  ...quorumShape(),
 }));
 export type PendingTransaction = z.infer<typeof PendingTransactionSchema>;
 
@@ -171,7 +188,8 @@ export const DecidedBySchema = lazySchema(() => z.looseObject({ key_name: z.stri
  * "not shown" and has no way to read one: docs/agents.md). GET /v1/agents/transactions/{id},
  * each item of the history GET /v1/agents/transactions, and the answer of approve and reject.
  * `decided_at` / `decided_by` once approved or rejected (an expiry has neither), `transfer_id`
- * only when approved, `reason` when a rejection gave one; the amount and memo only as
+ * only when approved, `reason` when a rejection gave one; `approvals_required` and `approvals`
+ * (the quorum: a partial approval answers it still `pending_approval`); the amount and memo only as
  * ciphertexts to the reader's viewing key. `status` is read as text (HELD_STATUSES are ours;
  * another service may say something else, which the tool reports rather than guesses).
  */
@@ -188,6 +206,8 @@ export const HeldResourceSchema = lazySchema(() => z.looseObject({
   /** The policy rule that held it (`hitl_threshold`), and the threshold then. */
   rule: z.optional(z.string()),
   hitl_threshold_usdc: z.optional(limit),
+  /** The quorum: `decided_by` is the key whose approval completed it (or the rejecting key). */
+  ...quorumShape(),
   reason: z.optional(z.string()),
   transfer_id: z.optional(z.string()),
   amount_ciphertext: z.optional(z.string()),

@@ -5,7 +5,7 @@ import { decimalsOf, isKnownAsset, KNOWN_ASSETS } from './assets.js';
 import { parseNonNegativeDecimal, formatUnits } from './amount.js';
 import { addressPatternTypo, parseRecipientPattern, matchesRecipient, type RecipientPattern } from './recipient-pattern.js';
 import { formatMinute, inRange, parseTimeRange, utcDay, type TimeRange } from './time-range.js';
-import { POLICY_FIELDS } from './policy-fields.js';
+import { APPROVALS_REQUIRED_MAX, APPROVALS_REQUIRED_MIN, APPROVALS_REQUIRED_RULE, POLICY_FIELDS } from './policy-fields.js';
 
 /** Policy fields as the API carries them (limits are JSON numbers; strings accepted for exactness). */
 export interface PolicyFields {
@@ -15,9 +15,11 @@ export interface PolicyFields {
   assets?: string[] | null;
   active_hours?: string | null;
   hitl_threshold_usdc?: number | string | null;
+  /** Beyond the spec (DESIGN.md "Quorum"): distinct owner keys a held transaction needs; unset is 1. */
+  approvals_required?: number | null;
 }
 
-export { POLICY_FIELDS };
+export { APPROVALS_REQUIRED_MAX, APPROVALS_REQUIRED_MIN, APPROVALS_REQUIRED_RULE, POLICY_FIELDS };
 const LIMIT_FIELDS = ['daily_limit_usdc', 'per_transaction_limit_usdc', 'hitl_threshold_usdc'] as const;
 /** Read-only fields a user may paste back from `policy get`; ignored on input. */
 const READ_ONLY = new Set(['policy_id', 'updated_at']);
@@ -30,6 +32,8 @@ export interface Policy {
   assets?: string[];
   activeHours?: TimeRange & { text: string };
   hitlThreshold?: bigint;
+  /** Set only when more than one approval is needed. */
+  approvalsRequired?: number;
 }
 
 export type PolicyValidation =
@@ -39,6 +43,13 @@ export type PolicyValidation =
 
 function fail(field: string, rule: string, code?: 'invalid_address_checksum'): PolicyValidation {
   return { ok: false, field, rule, message: `${field} ${rule}`, ...(code ? { code } : {}) };
+}
+
+/** The rule `approvals_required` breaks, if any: a JSON number (a string is named as such, "2" is not 2). */
+function approvalsRule(value: unknown): string | undefined {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= APPROVALS_REQUIRED_MIN && value <= APPROVALS_REQUIRED_MAX) return undefined;
+  if (typeof value === 'string') return `${APPROVALS_REQUIRED_RULE}, as a JSON number (got the string ${JSON.stringify(value.slice(0, 20))})`;
+  return `${APPROVALS_REQUIRED_RULE} (got ${typeof value === 'number' ? String(value) : typeof value})`;
 }
 
 /** A limit as an exact decimal string, or a rule it breaks. */
@@ -113,6 +124,10 @@ export function validatePolicyFields(input: unknown, mode: 'create' | 'patch' | 
       const r = parseTimeRange(value.trim());
       if ('rule' in r) return fail(field, r.rule);
       out.active_hours = value.trim();
+    } else if (field === 'approvals_required') {
+      const rule = approvalsRule(value);
+      if (rule) return fail(field, rule);
+      out.approvals_required = value as number;
     }
   }
   return { ok: true, fields: out };
@@ -137,6 +152,7 @@ export function compilePolicy(fields: PolicyFields): Policy {
   }
   if (fields.assets) p.assets = fields.assets.map((a) => a.toUpperCase());
   if (fields.active_hours) p.activeHours = { ...(parseTimeRange(fields.active_hours) as TimeRange), text: fields.active_hours };
+  if (typeof fields.approvals_required === 'number' && fields.approvals_required > 1) p.approvalsRequired = fields.approvals_required;
   return p;
 }
 
@@ -242,8 +258,10 @@ export function evaluatePolicy(policy: Policy, attempt: Attempt): Evaluation {
   }
 
   if (policy.hitlThreshold !== undefined && amount > policy.hitlThreshold) {
-    checks.push({ rule: 'hitl_threshold', outcome: 'held', detail: `${fmt(amount)} > ${fmt(policy.hitlThreshold)}: needs human approval` });
-    return { decision: 'hold', message: `amount is above the approval threshold of ${fmt(policy.hitlThreshold)}: held for human approval`, checks, ...base };
+    const n = policy.approvalsRequired;
+    const who = n === undefined ? 'human approval' : `${n} approvals (each by a different owner key)`;
+    checks.push({ rule: 'hitl_threshold', outcome: 'held', detail: `${fmt(amount)} > ${fmt(policy.hitlThreshold)}: needs ${who}` });
+    return { decision: 'hold', message: `amount is above the approval threshold of ${fmt(policy.hitlThreshold)}: held for ${who}`, checks, ...base };
   }
   checks.push(policy.hitlThreshold === undefined
     ? { rule: 'hitl_threshold', outcome: 'unrestricted', detail: 'no approval threshold' }
@@ -263,5 +281,8 @@ export function policyWarnings(policy: Policy): string[] {
   if (policy.dailyLimit === 0n || policy.perTransactionLimit === 0n) w.push('a limit of 0 denies every transaction');
   if (policy.recipients && policy.recipients.length === 0) w.push('an empty allowed_recipients list denies every recipient');
   if (policy.assets && policy.assets.length === 0) w.push('an empty assets list denies every asset');
+  if (policy.approvalsRequired !== undefined && policy.hitlThreshold === undefined) {
+    w.push(`approvals_required ${policy.approvalsRequired} has no effect without an approval threshold: nothing is held for approval`);
+  }
   return w;
 }

@@ -10,7 +10,7 @@ import { utcDay } from '../domain/time-range.js';
 import { createAccount } from './accounts.js';
 import { ApiFault } from './faults.js';
 import { newPolicyId, newTransactionId } from './ids.js';
-import type { Account, AgentStatus, DecidedBy, HeldTransaction, SpendPolicyRecord, Transfer } from './records.js';
+import type { Account, AgentStatus, Approver, HeldTransaction, SpendPolicyRecord, Transfer } from './records.js';
 import { aad } from './seal-contexts.js';
 import { findRecipient } from './recipient.js';
 import { encryptFor } from './viewing.js';
@@ -231,9 +231,13 @@ export function holdTransaction(world: World, agent: Account, attempt: AgentAtte
     held.agent_ciphertexts = { amount_ciphertext: agentAmountCt, ...(memoCt ? { memo_ciphertext: memoCt } : {}) };
   }
   // What held it: always the approval threshold (the engine's only hold), as the policy said then.
-  const threshold = policyOf(world, agent).fields.hitl_threshold_usdc;
+  const fields = policyOf(world, agent).fields;
+  const threshold = fields.hitl_threshold_usdc;
   held.rule = 'hitl_threshold';
   if (threshold !== null && threshold !== undefined) held.hitl_threshold_usdc = typeof threshold === 'string' ? Number(threshold) : threshold;
+  // The quorum is fixed now: a later policy change does not move the goalposts of this one.
+  held.approvals_required = fields.approvals_required ?? 1;
+  held.approvals = [];
   return store.hold(held);
 }
 
@@ -292,12 +296,15 @@ export function heldHistory(world: World, reader: Account, q: { status?: HeldSta
 
 /**
  * Approves or rejects one held transaction (a rejection keeps the owner's `reason`, when given).
- * Checks, in order: the caller is not an agent (403 forbidden), the transaction is the caller's (404 transaction_not_found), still pending (409
- * transaction_already_decided), inside its window (409 transaction_expired); an approval whose
- * agent balance is short answers 402 insufficient_balance and stays pending. `by` (the deciding
- * key's name and the owner's handle) is kept on the record.
+ * Checks, in order: the caller is not an agent (403 forbidden), the transaction is the caller's
+ * (404 transaction_not_found), still pending (409 transaction_already_decided), inside its window
+ * (409 transaction_expired). A rejection by any owner key ends it. An approval counts once per
+ * key (`by.key_id`; the same key again: 409 already_approved, nothing changes); short of the
+ * quorum it is recorded and the transaction stays pending; the one that reaches it makes the
+ * transfer, and if the agent's balance is short answers 402 insufficient_balance without being
+ * recorded (it stays pending with the approvals before it). `by` is kept on the record.
  */
-export function decide(world: World, owner: Account, transactionId: string, decision: 'approve' | 'reject', by: DecidedBy, reason?: string): { held: HeldTransaction; transfer?: Transfer } {
+export function decide(world: World, owner: Account, transactionId: string, decision: 'approve' | 'reject', by: Approver, reason?: string): { held: HeldTransaction; transfer?: Transfer } {
   assertNotAgent(owner, `${decision} held transactions`);
   const { store } = world;
   const held = store.heldTransaction(transactionId);
@@ -311,7 +318,16 @@ export function decide(world: World, owner: Account, transactionId: string, deci
   if (now >= held.expires_at) {
     throw new ApiFault(409, 'transaction_expired', `the approval window of ${transactionId} closed at ${new Date(held.expires_at).toISOString()}; nothing was sent`);
   }
-  if (decision === 'reject') return { held: store.decideHeld(held, { status: 'rejected', by, reason }, now) };
+  const decidedBy = { key_name: by.key_name, account: by.account };
+  if (decision === 'reject') return { held: store.decideHeld(held, { status: 'rejected', by: decidedBy, reason }, now) };
+  const approvals = held.approvals ?? [];
+  const required = held.approvals_required ?? 1;
+  const mine = approvals.find((a) => a.key_id === by.key_id);
+  if (mine) {
+    throw new ApiFault(409, 'already_approved', `key "${by.key_name}" of ${owner.handle} already approved ${transactionId} at ${new Date(mine.at).toISOString()}; it needs ${required} approvals by distinct keys (${approvals.length} so far): another approver's key must approve it`);
+  }
+  const approval = { ...by, at: now };
+  if (approvals.length + 1 < required) return { held: store.recordApproval(held, approval) };
   const agent = store.account(held.agent_account_id);
   if (!agent) throw new Error(`held transaction ${transactionId} has no agent`);
   // Checked when it was held; lower case reads one held before checksums were checked the same way.
@@ -321,12 +337,12 @@ export function decide(world: World, owner: Account, transactionId: string, deci
   const { account: toAccount, address: toAddress } = found;
   const units = world.sealer.openAmount(held.amount_sealed, aad.heldAmount(held.transaction_id));
   const memo = held.memo_sealed === null ? undefined : world.sealer.openText(held.memo_sealed, aad.heldMemo(held.transaction_id));
-  // The transfer and the approval commit together.
+  // The transfer and the approval that completes the quorum commit together.
   return store.tx(() => {
     const transfer = world.chain.submit({ from: agent, to: held.to, toAccount, toAddress, asset: held.asset, units, confidential: held.confidential, memo, now });
     if (!transfer) {
       throw new ApiFault(402, 'insufficient_balance', `${agent.handle} does not have enough ${held.asset} for ${transactionId}; it stays pending until ${new Date(held.expires_at).toISOString()} (fund the agent and approve again)`);
     }
-    return { held: store.decideHeld(held, { status: 'approved', transferId: transfer.transfer_id, by }, now), transfer };
+    return { held: store.decideHeld(held, { status: 'approved', transferId: transfer.transfer_id, by: decidedBy, approval }, now), transfer };
   });
 }

@@ -98,11 +98,20 @@ export const SpendPolicyRecord = z.object({
     allowed_recipients: z.optional(z.nullable(z.array(z.string()))),
     assets: z.optional(z.nullable(z.array(z.string()))),
     active_hours: z.optional(z.nullable(z.string())),
+    /** Beyond the spec (DESIGN.md "Quorum"): 1 to 5; absent is 1. */
+    approvals_required: z.optional(z.nullable(z.int())),
   }),
   created_at: ms,
   updated_at: ms,
 });
 export type SpendPolicyRecord = z.infer<typeof SpendPolicyRecord>;
+
+/**
+ * One owner key's approval of a held transaction. The key's id is its identity (names may repeat);
+ * its name and the owner's handle are what the resource shows.
+ */
+export const ApprovalRecord = z.object({ key_id: z.string(), key_name: z.string(), account: z.string(), at: ms });
+export type Approval = z.infer<typeof ApprovalRecord>;
 
 /** An agent transaction above its policy's HITL threshold, waiting for a human. */
 export const HeldRecord = z.object({
@@ -136,9 +145,18 @@ export const HeldRecord = z.object({
   decided_by: z.optional(z.object({ key_name: z.string(), account: z.string() })),
   /** A rejection's reason, when one was given. */
   reason: z.optional(z.string()),
+  /**
+   * Distinct owner keys it needs, fixed when it was held (a later policy change does not move it);
+   * absent on one held before quorums existed: 1.
+   */
+  approvals_required: z.optional(z.int().check(z.positive())),
+  /** The approvals so far, oldest first (absent on one held before quorums existed). */
+  approvals: z.optional(z.array(ApprovalRecord)),
 });
 export type HeldTransaction = z.infer<typeof HeldRecord>;
 export type DecidedBy = NonNullable<HeldTransaction['decided_by']>;
+/** The key that approves or rejects: its id (its identity), its name and the owner's handle. */
+export type Approver = DecidedBy & { key_id: string };
 
 export const IdempotencyRecord = z.object({
   scope: z.string(),

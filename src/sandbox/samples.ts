@@ -10,7 +10,7 @@ import type { EventType } from '../domain/events.js';
 import { validatePolicyFields } from '../domain/policy.js';
 import { createAgent, decide, holdTransaction, policyOf } from './agents.js';
 import { DEAD_ADDRESS } from './external-wallets.js';
-import type { Account, DecidedBy } from './records.js';
+import type { Account, Approver } from './records.js';
 import type { SandboxEvent } from './store/events.js';
 import type { World } from './world.js';
 
@@ -88,7 +88,8 @@ function sampleHeld(world: World, agent: Account, type: 'agent.transaction.pendi
   const toppedUp = topUp(world, agent);
   const held = holdTransaction(world, agent, { to: SETTLES_TO, asset: ASSET, units: UNITS, confidential: true, memo: undefined });
   if (type === 'agent.transaction.pending_approval') return held;
-  const by: DecidedBy = { key_name: DECIDER, account: owner.handle };
+  // No API key decides a sample: an approver of its own (the sample agent's policy needs one approval).
+  const by: Approver = { key_id: DECIDER, key_name: DECIDER, account: owner.handle };
   const decided = decide(world, owner, held.transaction_id, type === 'agent.transaction.approved' ? 'approve' : 'reject', by).held;
   if (type === 'agent.transaction.rejected' && toppedUp) world.store.debit(agent.account_id, ASSET, UNITS);
   return decided;

@@ -112,7 +112,7 @@ describe('agent policy set: explicit list edits and flag-named --clear', () => {
       [['--remove-allow', '@nobody'], /--remove-allow "@nobody" is not in the recipient list/],
       [['--add-allow', 'not a pattern'], /--add-allow "not a pattern"/],
       [['--clear', 'allow', '--allow', '@acme'], /do not combine|contradicts/],
-      [['--clear', 'bogus'], /--clear bogus: not a policy flag \(known: daily-limit, per-transaction-limit, approval-threshold, allow, asset, active-hours\)/],
+      [['--clear', 'bogus'], /--clear bogus: not a policy flag \(known: daily-limit, per-transaction-limit, approval-threshold, allow, asset, active-hours, approvals-required\)/],
     ];
     for (const [flags, message] of cases) {
       const r = await t.svc(['agent', 'policy', 'set', 'lists', ...flags]);

@@ -334,7 +334,7 @@ describe('a hostile service: every string it answers is shown escaped', () => {
     [['account'], 0, [`@alice${HS}`], 1],
     [['balance'], 0, [`USDG${HS}`], 1],
     // A person's `agent ls` shows limits, not ids (issue 25): the policy id stays in TSV and `agent get`.
-    [['agent', 'ls'], 0, [`@alice/${HS}`], 9, [`@alice/${HS}`, `pol_${HS}`]],
+    [['agent', 'ls'], 0, [`@alice/${HS}`], 10, [`@alice/${HS}`, `pol_${HS}`]],
     [['agent', 'get', 'acc_1'], 0, [`@alice/${HS}`, `pol_${HS}`, `@acme${HS}`], 1],
     [['agent', 'policy', 'get', 'acc_1'], 0, [`@alice/${HS}`, `@acme${HS}`], 1, [`@acme${HS}`]],
     [['agent', 'policy', 'set', 'acc_1', '--daily-limit', '5'], 0, [`@alice/${HS}`, `allowed_recipients: @acme${HS} → none`], 1],

@@ -354,7 +354,7 @@ describe('POST /v1/transfers with an agent key', () => {
     const a = await makeAgent(t, { hitl_threshold_usdc: 50 }, { fund: '100' });
     const res = await sendAs(t, a, { to: '@acme', amount: '50.000001', memo: 'invoice 42' });
     expect(res.status, res.text).toBe(202);
-    expect(Object.keys(res.body).sort()).toEqual(['agent', 'asset', 'expires_at', 'requested_at', 'status', 'to', 'transaction_id']);
+    expect(Object.keys(res.body).sort()).toEqual(['agent', 'approvals', 'approvals_required', 'asset', 'expires_at', 'requested_at', 'status', 'to', 'transaction_id']);
     const now = t.world.now();
     expect(res.body).toMatchObject({
       status: 'pending_approval',
@@ -363,6 +363,8 @@ describe('POST /v1/transfers with an agent key', () => {
       asset: 'USDG',
       requested_at: new Date(now).toISOString(),
       expires_at: new Date(now + WINDOW).toISOString(),
+      approvals_required: 1,
+      approvals: [],
     });
     expect(res.body.transaction_id).toMatch(/^txn_[A-Za-z0-9]{24}$/);
     expect(res.text).not.toMatch(/50\.000001|50000001|invoice/);

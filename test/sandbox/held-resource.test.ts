@@ -47,7 +47,7 @@ describe('GET /v1/agents/transactions/{id}', () => {
     expect(owner.body).toEqual({
       transaction_id: id, status: 'pending_approval', agent: '@alice/bot', to: '@acme', asset: 'USDG',
       requested_at: new Date(now).toISOString(), expires_at: new Date(now + WINDOW).toISOString(),
-      rule: 'hitl_threshold', hitl_threshold_usdc: 50,
+      rule: 'hitl_threshold', hitl_threshold_usdc: 50, approvals_required: 1, approvals: [],
       amount_ciphertext: expect.any(String), memo_ciphertext: expect.any(String),
     });
     const agent = await read(id, a.key);

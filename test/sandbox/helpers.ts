@@ -64,19 +64,27 @@ export function expectApiError(res: Res, status: number, code: string): void {
 const Transfer = z.required(S.TransferSchema, { from: true, tx_hash: true, asset: true }).check(z.superRefine((t, ctx) => {
   if ((t.status === 'confirmed') !== (t.confirmed_at !== undefined)) ctx.addIssue({ code: 'custom', message: 'confirmed_at must be present exactly when status is confirmed' });
 }));
-const Held = z.extend(z.required(S.HeldTransactionSchema, { agent: true, to: true, asset: true, requested_at: true }), { status: z.literal('pending_approval') });
+// The quorum (DESIGN.md "Quorum") is on every view of a held transaction.
+const QUORUM = { approvals_required: true, approvals: true } as const;
+const Held = z.extend(z.required(S.HeldTransactionSchema, { agent: true, to: true, asset: true, requested_at: true, ...QUORUM }), { status: z.literal('pending_approval') });
 const Agent = z.extend(z.required(S.AgentSchema, { type: true, created_at: true }), { status: z.enum(['active', 'suspended']) });
 // A held transaction as a resource: decided_at and decided_by exactly when approved or rejected,
 // transfer_id exactly when approved, a reason only on a rejection.
-const heldInvariants = z.superRefine((x: { status: string; transfer_id?: string | undefined; decided_at?: string | undefined; decided_by?: unknown; reason?: string | undefined }, ctx) => {
+const heldInvariants = z.superRefine((x: { status: string; transfer_id?: string | undefined; decided_at?: string | undefined; decided_by?: unknown; reason?: string | undefined; approvals_required?: number | undefined; approvals?: unknown[] | undefined }, ctx) => {
   if ((x.status === 'approved') !== (x.transfer_id !== undefined)) ctx.addIssue({ code: 'custom', message: 'transfer_id must be present exactly when approved' });
   const decided = x.status === 'approved' || x.status === 'rejected';
   if (decided !== (x.decided_at !== undefined)) ctx.addIssue({ code: 'custom', message: 'decided_at must be present exactly when approved or rejected' });
   if (decided !== (x.decided_by !== undefined)) ctx.addIssue({ code: 'custom', message: 'decided_by must be present exactly when approved or rejected' });
   if (x.reason !== undefined && x.status !== 'rejected') ctx.addIssue({ code: 'custom', message: 'reason only on a rejection' });
+  // Approvals never exceed the quorum; an approved one has all of it, a pending one less.
+  const n = x.approvals?.length ?? 0;
+  const required = x.approvals_required ?? 1;
+  if (x.status === 'approved' ? n !== required : n >= required) ctx.addIssue({ code: 'custom', message: `${n} approvals of ${required} cannot be ${x.status}` });
 });
-const HeldResource = z.extend(z.required(S.HeldResourceSchema, { asset: true, rule: true }), { status: z.enum(S.HELD_STATUSES) }).check(heldInvariants);
-const TransactionState = z.extend(z.required(S.HeldResourceSchema, { asset: true, rule: true }), { status: z.enum(['approved', 'rejected']) }).check(heldInvariants);
+const HeldResource = z.extend(z.required(S.HeldResourceSchema, { asset: true, rule: true, ...QUORUM }), { status: z.enum(S.HELD_STATUSES) }).check(heldInvariants);
+const RejectState = z.extend(z.required(S.HeldResourceSchema, { asset: true, rule: true, ...QUORUM }), { status: z.literal('rejected') }).check(heldInvariants);
+/** Approve's answer: approved at the quorum, or still pending with this approval recorded. */
+const ApprovalState = z.extend(z.required(S.HeldResourceSchema, { asset: true, rule: true, ...QUORUM }), { status: z.enum(['approved', 'pending_approval']) }).check(heldInvariants);
 const Delivery = z.required(S.DeliverySchema, { webhook_id: true, replay: true }).check(z.superRefine((d, ctx) => {
   if ((d.state === 'retrying') !== (d.next_retry_at !== undefined)) ctx.addIssue({ code: 'custom', message: 'next_retry_at must be present exactly when retrying' });
   if ((d.state === 'succeeded') === (d.error !== undefined)) ctx.addIssue({ code: 'custom', message: 'error must be present exactly when the attempt failed' });
@@ -105,11 +113,11 @@ export const ANSWER_RULES: readonly AnswerRule[] = [
   { method: 'GET', path: '/v1/transfers/:id', status: 200, schema: Transfer },
   { method: 'POST', path: '/v1/accounts/me/agents', status: 201, schema: Agent },
   { method: 'GET', path: '/v1/accounts/me/agents', status: 200, schema: z.extend(S.AgentListSchema, { agents: z.array(Agent) }) },
-  { method: 'GET', path: '/v1/agents/transactions/pending', status: 200, schema: z.extend(S.PendingListSchema, { pending: z.array(z.required(S.PendingTransactionSchema, { asset: true })) }) },
+  { method: 'GET', path: '/v1/agents/transactions/pending', status: 200, schema: z.extend(S.PendingListSchema, { pending: z.array(z.required(S.PendingTransactionSchema, { asset: true, ...QUORUM })) }) },
   { method: 'GET', path: '/v1/agents/transactions', status: 200, schema: z.extend(S.HeldPageSchema, { transactions: z.array(HeldResource) }) },
   { method: 'GET', path: '/v1/agents/transactions/:transaction_id', status: 200, schema: HeldResource },
-  { method: 'POST', path: '/v1/agents/transactions/:transaction_id/approve', status: 200, schema: TransactionState },
-  { method: 'POST', path: '/v1/agents/transactions/:transaction_id/reject', status: 200, schema: TransactionState },
+  { method: 'POST', path: '/v1/agents/transactions/:transaction_id/approve', status: 200, schema: ApprovalState },
+  { method: 'POST', path: '/v1/agents/transactions/:transaction_id/reject', status: 200, schema: RejectState },
   { method: 'GET', path: '/v1/agents/:account_id/spend-policy', status: 200, schema: S.SpendPolicySchema },
   { method: 'GET', path: '/v1/agents/:account_id/balances', status: 200, schema: z.looseObject({ balances: z.array(z.required(S.BalanceEntrySchema, { nonzero: true })) }) },
   { method: 'GET', path: '/v1/agents/:account_id/transfers', status: 200, schema: z.extend(S.TransferPageSchema, { transfers: z.array(Transfer) }) },

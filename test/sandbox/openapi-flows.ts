@@ -183,6 +183,12 @@ export async function agentFlows(t: TestSandbox): Promise<void> {
   expectAnswer(await alice.post(`/v1/agents/transactions/${h2}/reject`, { reason: '' }), 400, 'invalid_request');
   expectAnswer(await alice.post(`/v1/agents/transactions/${h2}/reject`, { reason: 'not this month' }), 200);
   expectAnswer(await alice.post(`/v1/agents/transactions/${h2}/reject`), 409, 'transaction_already_decided');
+  // A quorum (DESIGN.md "Quorum"): an approval short of it answers the transaction still pending;
+  // the same key again is refused.
+  expectAnswer(await c.call('PATCH', policyPath, { key: t.keyOf('@alice'), body: { approvals_required: 2 } }), 200);
+  const h5 = await held('15');
+  expectAnswer(await approve(h5), 200);
+  expectAnswer(await approve(h5), 409, 'already_approved');
   await t.sandbox.advance(16 * MINUTE);
   expectAnswer(await approve(h4), 409, 'transaction_expired');
   expectAnswer(await alice.post(`/v1/agents/transactions/${h3}/reject`), 409, 'transaction_expired');

@@ -292,8 +292,9 @@ describe('events and deliveries', () => {
     void other;
     const byEvent = Object.fromEntries(rx.got.map((r) => [r.json.event, r.json]));
     expect(byEvent['transfer.initiated']).toMatchObject({ account: '@alice/bot', direction: 'sent', transfer_id: tr.transfer_id });
-    expect(Object.keys(byEvent['agent.transaction.pending_approval']!).sort()).toEqual(['agent', 'event', 'event_id', 'expires_at', 'occurred_at', 'requested_at', 'timestamp', 'to', 'transaction_id']);
-    expect(byEvent['agent.transaction.pending_approval']).toMatchObject({ transaction_id: 'atx_test1', agent: '@alice/bot', to: '@acme', expires_at: new Date(now + 900_000).toISOString() });
+    expect(Object.keys(byEvent['agent.transaction.pending_approval']!).sort()).toEqual(['agent', 'approvals', 'approvals_required', 'event', 'event_id', 'expires_at', 'occurred_at', 'requested_at', 'timestamp', 'to', 'transaction_id']);
+    // A record held before quorums existed reads as needing one approval, none yet.
+    expect(byEvent['agent.transaction.pending_approval']).toMatchObject({ transaction_id: 'atx_test1', agent: '@alice/bot', to: '@acme', expires_at: new Date(now + 900_000).toISOString(), approvals_required: 1, approvals: [] });
     expect(byEvent['agent.transaction.approved']).toMatchObject({ transfer_id: 'tr_fromhold' });
     expect(Object.keys(byEvent['agent.policy.updated']!).sort()).toEqual(['agent', 'event', 'event_id', 'occurred_at', 'policy_id', 'timestamp']);
     expect(byEvent['agent.policy.updated']).toMatchObject({ agent: '@alice/bot', policy_id: 'pol_1' });

@@ -20,6 +20,7 @@ function policyFlags(cmd: Command): Command {
     .option('--allow <pattern>', 'allowed recipient: @handle, 0x address or *.domain (repeatable)', collect)
     .option('--asset <asset>', 'allowed asset (repeatable)', collect)
     .option('--active-hours <HH:MM-HH:MM>', 'when the agent may transact, UTC; may wrap midnight (22:00-06:00)')
+    .option('--approvals-required <n>', 'approvals required (approvals_required, beyond the spec): how many distinct owner keys must approve a held transfer, 1 to 5 (default 1)')
     .option('--policy-file <file>', 'JSON file with spend policy fields (flags override it); - for stdin');
 }
 
@@ -55,6 +56,7 @@ export function registerAgent(program: Command, deps: ProgramDeps): void {
         '  $ svc agent create payroll-bot --daily-limit 500 --per-transaction-limit 100 --approval-threshold 50 \\',
         '      --allow @acme --allow "*.vendors.example" --asset USDG --active-hours 08:00-18:00',
         '  $ svc agent create ops --policy-file policy.json',
+        '  $ svc agent create treasury-bot --approval-threshold 1000 --approvals-required 2   # two people above 1,000',
         '  $ svc agent create payroll-bot --daily-limit 500 --save-profile bot   # sandbox: key and profile in one step',
       ])),
   ).action(async (name: string, opts, cmd: Command) => {
@@ -102,6 +104,7 @@ export function registerAgent(program: Command, deps: ProgramDeps): void {
         '  $ svc agent policy set payroll-bot --daily-limit 750',
         '  $ svc agent policy set payroll-bot --add-allow @acme --remove-allow @oldvendor',
         '  $ svc agent policy set @acme/ops --clear active-hours --clear per-transaction-limit',
+        '  $ svc agent policy set payroll-bot --approvals-required 2   # two distinct owner keys approve each held transfer',
       ])),
   ).action(async (ref: string, opts, cmd: Command) => {
     const { setPolicy } = await import('./policy-set.js');

@@ -21,7 +21,7 @@ const limitColumn = (key: string, header: string, drop?: number): Column => ({
 
 /**
  * Table: the person's view, handles whole (on a narrow terminal the approval threshold, then the
- * per-transaction limit, give way first); TSV: the old five columns first, then the new ones (scripts cutting by position keep working). */
+ * per-transaction limit, give way first, after the approvals count); TSV: the old five columns first, then the new ones (scripts cutting by position keep working). */
 export function agentColumns(): Column[] {
   return [
     { key: 'handle', header: 'HANDLE' },
@@ -34,6 +34,8 @@ export function agentColumns(): Column[] {
     limitColumn('per_transaction_limit_usdc', 'PER-TRANSACTION LIMIT', 2),
     limitColumn('hitl_threshold_usdc', 'APPROVAL THRESHOLD', 1),
     { key: 'held', header: 'HELD', align: 'right', format: (v) => (v === undefined || v === null || v === '' ? '?' : String(v)) },
+    // Last, so TSV columns by position stay; on a narrow terminal it gives way first.
+    { key: 'approvals_required', header: 'APPROVALS', align: 'right', drop: 0, format: (v, row) => (row.policy_unread ? '?' : String(v ?? 1)) },
   ];
 }
 
@@ -71,6 +73,8 @@ async function agentRow(ctx: Needs<'reader' | 'serviceClock'>, client: ApiClient
     spent_today: spent === undefined ? undefined : formatUnits(spent, 'USDG', { minFraction: 2 }),
     per_transaction_limit_usdc: data.per_transaction_limit_usdc,
     hitl_threshold_usdc: data.hitl_threshold_usdc,
+    // Beyond the spec: a service without quorums needs one approval.
+    approvals_required: data.approvals_required ?? 1,
     held: held === undefined ? undefined : held.get(agent.handle.toLowerCase()) ?? 0,
   };
 }

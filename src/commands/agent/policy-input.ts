@@ -20,6 +20,7 @@ export interface PolicyFlags {
   allow?: string[];
   asset?: string[];
   activeHours?: string;
+  approvalsRequired?: string;
   policyFile?: string;
   clear?: string[];
   addAllow?: string[];
@@ -87,6 +88,8 @@ export async function policyFieldsFrom(ctx: Needs<'io'>, flags: PolicyFlags, mod
   // Each --asset is checked on its own, like every --asset flag (invalid_asset, exit 2).
   set('assets', flags.asset?.map((a) => parseAssetFlag(a)));
   set('active_hours', flags.activeHours);
+  // A count, sent as a JSON number; what does not read as a number goes as typed, for the rule to name.
+  set('approvals_required', flags.approvalsRequired === undefined ? undefined : approvalsNumber(flags.approvalsRequired));
   for (const name of flags.clear ?? []) {
     const field = clearedField(name);
     if (byFlag.has(field)) throw new UsageError(`--clear ${sanitize(name)} contradicts ${FLAG_OF[field]}: give one of them`, undefined, 'usage');
@@ -104,6 +107,10 @@ export async function policyFieldsFrom(ctx: Needs<'io'>, flags: PolicyFlags, mod
     if (typeof value === 'string') fields[f] = toJsonNumber(f, value);
   }
   return fields;
+}
+
+function approvalsNumber(text: string): number | string {
+  return /^\s*-?\d+(\.\d+)?\s*$/.test(text) ? Number(text) : text;
 }
 
 function readFileOrThrow(path: string): string {

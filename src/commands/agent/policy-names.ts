@@ -21,6 +21,7 @@ export const POLICY_NAMES: readonly PolicyName[] = [
   { field: 'allowed_recipients', flag: '--allow', label: 'Allowed recipients' },
   { field: 'assets', flag: '--asset', label: 'Assets' },
   { field: 'active_hours', flag: '--active-hours', label: 'Active hours' },
+  { field: 'approvals_required', flag: '--approvals-required', label: 'Approvals required' },
 ];
 
 /** The flag that sets `field` (a field without one: the field itself). */

@@ -26,7 +26,14 @@ const SHOW: Record<string, (v: unknown) => string> = {
   allowed_recipients: (v) => list(v, 'any recipient', 'none (no recipient is allowed)'),
   assets: (v) => list(v, 'any asset', 'none (no asset is allowed)'),
   active_hours: (v) => (v ? `${String(v)} UTC` : 'any time'),
+  approvals_required: (v) => approvalsText(v),
 };
+
+/** The quorum as people read it: unset is one approval, as the spec has it. */
+export function approvalsText(v: unknown): string {
+  const n = v === null || v === undefined ? 1 : v;
+  return n === 1 ? '1 (one owner key approves a held transfer)' : `${String(n)} (distinct owner keys must each approve a held transfer)`;
+}
 
 function list(v: unknown, unset: string, empty: string): string {
   if (v === null || v === undefined) return unset;
@@ -38,7 +45,7 @@ function list(v: unknown, unset: string, empty: string): string {
 export function policyColumns(now: () => number): Column[] {
   return [
     { key: 'policy_id', header: 'Policy ID' },
-    ...['daily_limit_usdc', 'per_transaction_limit_usdc', 'hitl_threshold_usdc', 'allowed_recipients', 'assets', 'active_hours'].map((field) => ({
+    ...['daily_limit_usdc', 'per_transaction_limit_usdc', 'hitl_threshold_usdc', 'approvals_required', 'allowed_recipients', 'assets', 'active_hours'].map((field) => ({
       key: field,
       header: `${labelOf(field)} (${flagOf(field)})`,
       format: SHOW[field]!,
@@ -65,7 +72,7 @@ export function show(v: unknown, none = 'none'): string {
 }
 
 /**
- * Only the six spend policy fields of a policy read: drops `policy_id`, `updated_at` and any
+ * Only the spend policy fields of a policy read: drops `policy_id`, `updated_at` and any
  * extension field (the sandbox's `daily_spent_ciphertext` / `daily_spent_day`), so a read can be
  * validated, merged or fed back as input.
  */
@@ -79,9 +86,11 @@ export function pickPolicyFields(data: Row): Record<string, unknown> {
 export function policyDiff(before: Row, after: Row): string[] {
   const lines: string[] = [];
   for (const f of POLICY_FIELDS) {
-    const a = JSON.stringify(before[f] ?? null);
-    const b = JSON.stringify(after[f] ?? null);
-    if (a !== b) lines.push(`  ${f}: ${show(before[f], 'none')} → ${show(after[f], 'none')}`);
+    // An unset quorum is one approval: setting 1 changes nothing.
+    const unset = f === 'approvals_required' ? 1 : null;
+    const a = JSON.stringify(before[f] ?? unset);
+    const b = JSON.stringify(after[f] ?? unset);
+    if (a !== b) lines.push(`  ${f}: ${show(before[f] ?? unset, 'none')} → ${show(after[f] ?? unset, 'none')}`);
   }
   return lines;
 }

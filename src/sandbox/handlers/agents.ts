@@ -25,6 +25,7 @@ import { ok, type Reply } from '../http/respond.js';
 import type { Account, AgentStatus, HeldTransaction, SpendPolicyRecord } from '../records.js';
 import type { World } from '../world.js';
 import { heldResource, registerHeldReads } from './held.js';
+import { quorumFields } from '../quorum.js';
 import { field, objectBody, requiredString } from './validate.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -56,7 +57,10 @@ export function policyView(p: SpendPolicyRecord) {
   return out;
 }
 
-/** A held transaction as the pending list shows it (amount and memo only as ciphertexts). */
+/**
+ * A held transaction as the pending list shows it (amount and memo only as ciphertexts; the
+ * quorum and the approvals so far, beyond the spec, so an approver sees who already approved).
+ */
 export function pendingView(h: HeldTransaction) {
   return {
     transaction_id: h.transaction_id,
@@ -65,6 +69,7 @@ export function pendingView(h: HeldTransaction) {
     asset: h.asset,
     requested_at: iso(h.requested_at),
     expires_at: iso(h.expires_at),
+    ...quorumFields(h),
     ...(h.amount_ciphertext ? { amount_ciphertext: h.amount_ciphertext } : {}),
     ...(h.memo_ciphertext ? { memo_ciphertext: h.memo_ciphertext } : {}),
   };
@@ -147,11 +152,14 @@ function listPending(ctx: ApiContext): Reply {
   return ok({ pending: pendingFor(ctx.world, ctx.account).map(pendingView) });
 }
 
-/** Approve / reject answer the held transaction as a resource (held.ts), `decided_by` the calling key. */
+/**
+ * Approve / reject answer the held transaction as a resource (held.ts): a partial approval is 200
+ * with it still `pending_approval`. The calling key is the approver (its id its identity).
+ */
 function decision(kind: 'approve' | 'reject') {
   return (ctx: ApiContext): Reply => {
     const reason = kind === 'reject' ? rejectReason(ctx.json()) : undefined;
-    const by = { key_name: ctx.key.name, account: ctx.account.handle };
+    const by = { key_id: ctx.key.key_id, key_name: ctx.key.name, account: ctx.account.handle };
     return ok(heldResource(decide(ctx.world, ctx.account, ctx.params.transaction_id!, kind, by, reason).held, ctx.account, ctx.world.now()));
   };
 }
@@ -174,8 +182,9 @@ export function registerAgentRoutes(routes: Routes): void {
   routes.api('GET', '/v1/accounts/me/agents', list);
   routes.api('GET', '/v1/agents/transactions/pending', listPending);
   registerHeldReads(routes);
-  routes.apiIdempotent('POST', '/v1/agents/transactions/:transaction_id/approve', decision('approve'));
-  routes.apiIdempotent('POST', '/v1/agents/transactions/:transaction_id/reject', decision('reject'));
+  // Each owner key decides for itself: its Idempotency-Keys are its own (DESIGN.md "Quorum").
+  routes.apiIdempotent('POST', '/v1/agents/transactions/:transaction_id/approve', decision('approve'), { perKey: true });
+  routes.apiIdempotent('POST', '/v1/agents/transactions/:transaction_id/reject', decision('reject'), { perKey: true });
   routes.api('GET', '/v1/agents/:account_id/spend-policy', getPolicy);
   routes.api('PATCH', '/v1/agents/:account_id/spend-policy', patch);
   routes.apiIdempotent('POST', '/v1/agents/:account_id/suspend', statusChange('suspended'));

@@ -8,6 +8,7 @@ import { heldFor, heldHistory, heldStatus, HELD_READ_STATUSES, type HeldStatus }
 import type { ApiContext, Routes } from '../http/context.js';
 import { ok, type Reply } from '../http/respond.js';
 import type { Account, HeldTransaction } from '../records.js';
+import { quorumFields } from '../quorum.js';
 import { pageParams } from './validate.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -40,7 +41,7 @@ function heldFields(h: HeldTransaction, status: string) {
  * `decided_at` once decided, `transfer_id` once approved (a rejection made no transfer: omitted).
  */
 export function heldView(h: HeldTransaction) {
-  return { ...heldFields(h, h.status), ...(h.transfer_id !== null ? { transfer_id: h.transfer_id } : {}) };
+  return { ...heldFields(h, h.status), ...quorumFields(h), ...(h.transfer_id !== null ? { transfer_id: h.transfer_id } : {}) };
 }
 
 /**
@@ -54,6 +55,7 @@ export function heldResource(h: HeldTransaction, reader: Account, now: number) {
     // Every hold is the approval threshold's; one held before the rule was recorded says so too.
     rule: h.rule ?? 'hitl_threshold',
     ...(h.hitl_threshold_usdc !== undefined ? { hitl_threshold_usdc: h.hitl_threshold_usdc } : {}),
+    ...quorumFields(h),
     ...(h.reason !== undefined ? { reason: h.reason } : {}),
     ...(h.transfer_id !== null ? { transfer_id: h.transfer_id } : {}),
     ...ciphertextsFor(h, reader),

@@ -33,6 +33,11 @@ export interface Route {
   /** Honours Idempotency-Key. */
   idempotent: boolean;
   /**
+   * Idempotency keys are remembered per API key, not per account: where the key is the actor (an
+   * approval counts once per owner key), one key's Idempotency-Key must not replay another's answer.
+   */
+  perKey?: boolean;
+  /**
    * The handler awaits (it moves the clock and runs what became due, each task its own
    * transaction). Every other handler is synchronous and runs inside one transaction.
    */
@@ -50,8 +55,8 @@ export class Routes {
   }
 
   /** A /v1 route that honours Idempotency-Key; the handler must be synchronous. */
-  apiIdempotent(method: string, path: string, handler: (ctx: ApiContext) => Reply): this {
-    this.router.add(method, path, { auth: 'api', idempotent: true, async: false, handler });
+  apiIdempotent(method: string, path: string, handler: (ctx: ApiContext) => Reply, opts: { perKey?: boolean } = {}): this {
+    this.router.add(method, path, { auth: 'api', idempotent: true, async: false, handler, ...(opts.perKey ? { perKey: true } : {}) });
     return this;
   }
 

@@ -192,7 +192,7 @@ async function compute(
     // fails the batch).
     return await world.store.txGrouped(() => {
       try {
-        if (idemKey !== undefined) return runIdempotent(world, route, ctx, idemKey, account ? `account:${account.account_id}` : 'admin');
+        if (idemKey !== undefined) return runIdempotent(world, route, ctx, idemKey, idempotencyScope(route, account, key));
         return runHandler(route, ctx);
       } catch (err) {
         if (err instanceof ApiFault) return render(err, requestId);
@@ -203,6 +203,12 @@ async function compute(
     if (err instanceof ApiFault) return render(err, requestId);
     throw err;
   }
+}
+
+/** Whose Idempotency-Keys a request's is one of: its account's, its API key's (Route.perKey), or the admin's. */
+function idempotencyScope(route: Route, account: Account | undefined, key: ApiKeyRecord | undefined): string {
+  if (!account) return 'admin';
+  return route.perKey && key ? `key:${key.key_id}` : `account:${account.account_id}`;
 }
 
 /**

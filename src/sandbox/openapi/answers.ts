@@ -23,7 +23,7 @@ const BalanceOpened = z.pick(z.required(S.BalanceEntrySchema, { amount: true }),
 const Transfer = z.required(S.TransferSchema, { from: true, tx_hash: true, asset: true });
 const TransferPage = z.extend(S.TransferPageSchema, { transfers: z.array(Transfer) });
 /** The 202 of an agent's transfer held for approval: no transfer exists yet. */
-const HeldTransfer = z.extend(z.required(S.HeldTransactionSchema, { agent: true, to: true, asset: true, requested_at: true }), {
+const HeldTransfer = z.extend(z.required(S.HeldTransactionSchema, { agent: true, to: true, asset: true, requested_at: true, approvals_required: true, approvals: true }), {
   status: z.literal('pending_approval'),
 });
 
@@ -31,10 +31,16 @@ const Agent = z.extend(z.omit(z.required(S.AgentSchema, { type: true, created_at
 /** The create answer: the agent, with its decryption key shown once. */
 const AgentCreated = z.extend(Agent, { decryption_key: z.optional(z.string()) });
 
-const Pending = z.required(S.PendingTransactionSchema, { asset: true });
-const HeldResource = z.extend(z.required(S.HeldResourceSchema, { asset: true, rule: true }), { status: z.enum(S.HELD_STATUSES) });
-const Approved = z.extend(z.required(S.HeldResourceSchema, { asset: true, rule: true, decided_at: true, decided_by: true, transfer_id: true }), { status: z.literal('approved') });
-const Rejected = z.extend(z.omit(z.required(S.HeldResourceSchema, { asset: true, rule: true, decided_at: true, decided_by: true }), { transfer_id: true }), {
+const Pending = z.required(S.PendingTransactionSchema, { asset: true, approvals_required: true, approvals: true });
+const HeldResource = z.extend(z.required(S.HeldResourceSchema, { asset: true, rule: true, approvals_required: true, approvals: true }), { status: z.enum(S.HELD_STATUSES) });
+/** What every view of a held transaction carries (the quorum, beyond the spec, always: DESIGN.md "Quorum"). */
+const QUORUM = { approvals_required: true, approvals: true } as const;
+const Approved = z.extend(z.required(S.HeldResourceSchema, { asset: true, rule: true, decided_at: true, decided_by: true, transfer_id: true, ...QUORUM }), { status: z.literal('approved') });
+/** An approval short of the quorum: recorded, the transaction still pending, no transfer yet. */
+const ApprovalRecorded = z.extend(z.omit(z.required(S.HeldResourceSchema, { asset: true, rule: true, ...QUORUM }), { decided_at: true, decided_by: true, transfer_id: true, reason: true }), {
+  status: z.literal('pending_approval'),
+});
+const Rejected = z.extend(z.omit(z.required(S.HeldResourceSchema, { asset: true, rule: true, decided_at: true, decided_by: true, ...QUORUM }), { transfer_id: true }), {
   status: z.literal('rejected'),
 });
 
@@ -69,9 +75,12 @@ export const ANSWER_SCHEMAS = {
   PendingTransaction: Pending,
   PendingList: z.extend(S.PendingListSchema, { pending: z.array(Pending) }),
   DecidedBy: S.DecidedBySchema,
+  Approval: S.ApprovalSchema,
   HeldTransaction: HeldResource,
   HeldPage: z.extend(S.HeldPageSchema, { transactions: z.array(HeldResource) }),
   ApprovedTransaction: Approved,
+  ApprovalRecorded,
+  ApprovalAnswer: z.union([Approved, ApprovalRecorded]),
   RejectedTransaction: Rejected,
   Webhook,
   WebhookCreated,
@@ -109,8 +118,11 @@ export const ANSWER_DESCRIPTIONS: Partial<Record<AnswerName, string>> = {
   Agent: 'An agent account. `status` is `active` or (sandbox extension) `suspended`.',
   AgentCreated: 'The created agent, with its decryption key shown once.',
   SpendPolicy: 'A spend policy; an omitted field is no restriction. `daily_spent_ciphertext` and `daily_spent_day` are sandbox extensions.',
-  HeldTransaction: 'A held agent transaction as a resource (beyond the spec). `decided_at`/`decided_by` once approved or rejected, `transfer_id` once approved, `reason` when a rejection gave one.',
-  ApprovedTransaction: 'The answer of approve: the held transaction, approved, with the transfer it made.',
+  HeldTransaction: 'A held agent transaction as a resource (beyond the spec). `decided_at`/`decided_by` once approved or rejected (`decided_by`: the key whose approval completed the quorum, or the rejecting key), `transfer_id` once approved, `reason` when a rejection gave one; `approvals_required` (fixed when held) and `approvals` (newest last) always.',
+  Approval: 'One owner API key\'s approval (beyond the spec): the key\'s name, the owner\'s handle, when.',
+  ApprovedTransaction: 'The answer of the approval that completes the quorum: the held transaction, approved, with the transfer it made.',
+  ApprovalRecorded: 'The answer of an approval short of the quorum (beyond the spec): recorded in `approvals`, the transaction still pending, no transfer yet.',
+  ApprovalAnswer: 'The answer of approve: approved with its transfer (the quorum reached), or still pending with this approval recorded.',
   RejectedTransaction: 'The answer of reject: the held transaction, rejected.',
   Webhook: 'A webhook subscription (never its secret). `status` is beyond the spec: `disabled` after 24 h of failed deliveries.',
   WebhookCreated: 'The created subscription with its signing secret, shown once.',

@@ -32,6 +32,7 @@ export const ERROR_CODES = {
   method_not_allowed: { status: 405, spec: false, when: 'the path exists under other methods (listed in `Allow`)' },
   request_timeout: { status: 408, spec: false, when: 'the headers or the whole request did not arrive in time' },
   transaction_expired: { status: 409, spec: true, when: 'the approval window of the held transaction has passed' },
+  already_approved: { status: 409, spec: false, when: 'this API key already approved the held transaction, which waits for other owner keys (its quorum, `approvals_required`): nothing changed' },
   transaction_already_decided: { status: 409, spec: false, when: 'the held transaction was already approved or rejected (`status` says which)' },
   agent_name_taken: { status: 409, spec: false, when: 'the owner already has an agent of that name' },
   idempotency_key_reused: { status: 409, spec: false, when: 'the Idempotency-Key was used with a different request' },

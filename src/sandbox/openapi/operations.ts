@@ -141,12 +141,14 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     ok: { 200: 'HeldTransaction' }, errors: ['transaction_not_found'],
   },
   'POST /v1/agents/transactions/:transaction_id/approve': {
-    operationId: 'approveHeldTransaction', summary: 'Approve a held transaction: the transfer is made', tag: 'Held transactions',
-    ok: { 200: 'ApprovedTransaction' },
-    errors: ['forbidden', 'transaction_not_found', 'recipient_not_found', 'transaction_already_decided', 'transaction_expired', 'insufficient_balance'],
+    operationId: 'approveHeldTransaction', summary: "Approve a held transaction: the transfer is made at its quorum's last approval", tag: 'Held transactions',
+    description: 'Beyond the spec (DESIGN.md "Quorum"): a policy may require up to 5 approvals, each by a distinct owner API key. An approval short of the quorum answers 200 with the transaction still `pending_approval` and the approval recorded in `approvals`; the one that reaches it makes the transfer. Idempotency-Keys are remembered per API key on this route.',
+    ok: { 200: 'ApprovalAnswer' },
+    errors: ['forbidden', 'transaction_not_found', 'recipient_not_found', 'transaction_already_decided', 'transaction_expired', 'already_approved', 'insufficient_balance'],
   },
   'POST /v1/agents/transactions/:transaction_id/reject': {
     operationId: 'rejectHeldTransaction', summary: 'Reject a held transaction: nothing is sent', tag: 'Held transactions',
+    description: 'One rejection by any owner key ends it, whatever approvals it had (they stay on the record). Idempotency-Keys are remembered per API key on this route.',
     body: { schema: 'RejectRequest', required: false },
     ok: { 200: 'RejectedTransaction' },
     errors: ['forbidden', 'transaction_not_found', 'transaction_already_decided', 'transaction_expired'],

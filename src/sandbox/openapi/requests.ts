@@ -7,7 +7,7 @@ import { AGENT_NAME_RE } from '../../domain/agent-name.js';
 import { KNOWN_ASSETS } from '../../domain/assets.js';
 import { EVENT_TYPES } from '../../domain/events.js';
 import { HANDLE_RE } from '../../domain/handle.js';
-import { MAX_LIMIT } from '../../domain/policy.js';
+import { APPROVALS_REQUIRED_MAX, APPROVALS_REQUIRED_MIN, MAX_LIMIT } from '../../domain/policy.js';
 import { REJECT_REASON_MAX } from '../../domain/reject-reason.js';
 import { MAX_ADVANCE_MS } from '../defaults.js';
 
@@ -25,6 +25,8 @@ const policyFields = {
   assets: z.array(asset).check(z.maxLength(100)),
   active_hours: z.string().check(z.regex(/^([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-3]):[0-5]\d$/)),
   hitl_threshold_usdc: limit,
+  /** Beyond the spec (DESIGN.md "Quorum"). */
+  approvals_required: z.int().check(z.gte(APPROVALS_REQUIRED_MIN), z.lte(APPROVALS_REQUIRED_MAX)),
 };
 type PolicyField = keyof typeof policyFields;
 const optionalFields = (nullable: boolean) =>
@@ -63,7 +65,7 @@ export type RequestName = keyof typeof REQUEST_SCHEMAS;
 export const REQUEST_DESCRIPTIONS: Partial<Record<RequestName, string>> = {
   TransferRequest: '`amount` is a decimal string (never a JSON number), more than 0. `confidential` defaults to true, `asset` to USDG; `memo` is at most 256 bytes of UTF-8.',
   BalancesRequest: 'With `decryption_proof` the answer has the amounts it opens; without a body, only which assets are non-zero.',
-  SpendPolicyInput: 'Spend policy fields; an omitted one is no restriction. Limits are JSON numbers (a decimal string is accepted).',
+  SpendPolicyInput: 'Spend policy fields; an omitted one is no restriction. Limits are JSON numbers (a decimal string is accepted). `approvals_required` (beyond the spec): distinct owner keys a held transaction needs, 1 to 5 (omitted: 1).',
   SpendPolicyPatch: 'Any subset of the spend policy fields; `null` clears one.',
   RejectRequest: 'Beyond the spec: an optional reason, kept on the held transaction.',
   WebhookCreateRequest: '`url`: https, or http to a loopback host; no credentials. `events`: at least one event type (duplicates dropped).',

@@ -1,7 +1,7 @@
 // What the store keeps for agents beyond their accounts: each agent's spend policy, and the
 // transactions its policy held for a human decision. The Store opens the transaction each change
 // runs in (and fires the events of held transactions).
-import { HeldRecord, SpendPolicyRecord, type DecidedBy, type HeldTransaction } from '../records.js';
+import { HeldRecord, SpendPolicyRecord, type Approval, type DecidedBy, type HeldTransaction } from '../records.js';
 import type { Db } from './db.js';
 import { readRecords, type Statements } from './statements.js';
 import type { Writer } from './transactions.js';
@@ -37,7 +37,8 @@ export class Policies {
   }
 }
 
-export type HeldDecision = ({ status: 'approved'; transferId: string } | { status: 'rejected'; reason?: string | undefined }) & { by: DecidedBy };
+/** An approval completes it with the transfer it made (the approval recorded with it); a rejection ends it. */
+export type HeldDecision = ({ status: 'approved'; transferId: string; approval: Approval } | { status: 'rejected'; reason?: string | undefined }) & { by: DecidedBy };
 
 export class HeldTransactions {
   private readonly byId = new Map<string, HeldTransaction>();
@@ -60,12 +61,20 @@ export class HeldTransactions {
     this.byId.set(h.transaction_id, h);
   }
 
+  /** One approval short of its quorum (or more): kept, still pending. */
+  recordApproval(h: HeldTransaction, approval: Approval): void {
+    h.approvals = [...(h.approvals ?? []), approval];
+    this.writer.run(this.stmt.putHeld, h.transaction_id, JSON.stringify(h));
+  }
+
   decide(h: HeldTransaction, decision: HeldDecision, at: number): void {
     h.status = decision.status;
     h.decided_at = at;
     h.decided_by = decision.by;
-    if (decision.status === 'approved') h.transfer_id = decision.transferId;
-    else if (decision.reason !== undefined) h.reason = decision.reason;
+    if (decision.status === 'approved') {
+      h.transfer_id = decision.transferId;
+      h.approvals = [...(h.approvals ?? []), decision.approval];
+    } else if (decision.reason !== undefined) h.reason = decision.reason;
     this.writer.run(this.stmt.putHeld, h.transaction_id, JSON.stringify(h));
   }
 

@@ -6,7 +6,7 @@
 // start, and again if a transaction ever rolls back.
 import type { Sealer } from '../crypto/sealer.js';
 import type {
-  Account, AgentStatus, ApiKeyRecord, AttemptRecord, Delivery, HeldTransaction, IdempotencyRecord, SpendPolicyRecord, StoredEvent,
+  Account, AgentStatus, ApiKeyRecord, Approval, AttemptRecord, Delivery, HeldTransaction, IdempotencyRecord, SpendPolicyRecord, StoredEvent,
   Transfer,
 } from '../records.js';
 import { AccountIndex } from './accounts.js';
@@ -318,7 +318,15 @@ export class Store {
     });
   }
 
-  /** Records an approval (with the transfer it made) or a rejection, and fires its event. */
+  /** Records an approval short of the quorum: no transfer, no event (the transaction stays pending). */
+  recordApproval(h: HeldTransaction, approval: Approval): HeldTransaction {
+    return this.tx(() => {
+      this.held.recordApproval(h, approval);
+      return h;
+    });
+  }
+
+  /** Records the approval that completes the quorum (with the transfer it made) or a rejection, and fires its event. */
   decideHeld(h: HeldTransaction, decision: HeldDecision, at: number): HeldTransaction {
     return this.tx(() => {
       this.held.decide(h, decision, at);

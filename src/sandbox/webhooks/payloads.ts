@@ -8,6 +8,7 @@ import { randomAlnum } from '../ids.js';
 import type { Account, HeldTransaction, Transfer } from '../records.js';
 import type { SandboxEvent } from '../store/events.js';
 import type { Store } from '../store/store.js';
+import { quorumFields } from '../quorum.js';
 
 export const newEventId = () => `evt_${randomAlnum(24)}`;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -58,6 +59,11 @@ function transferFields(t: Transfer, direction: 'sent' | 'received', account: Ac
   };
 }
 
+/**
+ * A held transaction's event: the spec's fields, then (beyond the spec, DESIGN.md "Quorum") the
+ * quorum and who approved it so far, as the held resource shows them: key names and handles,
+ * never an amount. `agent.transaction.approved` fires once, at the quorum.
+ */
 function heldFields(h: HeldTransaction, type: EventType) {
   return {
     transaction_id: h.transaction_id,
@@ -65,6 +71,7 @@ function heldFields(h: HeldTransaction, type: EventType) {
     to: h.to,
     requested_at: iso(h.requested_at),
     expires_at: iso(h.expires_at),
+    ...quorumFields(h),
     ...(type === 'agent.transaction.approved' && h.transfer_id ? { transfer_id: h.transfer_id } : {}),
   };
 }

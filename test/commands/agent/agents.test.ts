@@ -154,7 +154,7 @@ describe('svc agent create / ls / policy get / set / check', () => {
     expectExit(r, 0);
     const lines = r.stdout.trim().split('\n');
     // The old five columns first (scripts cut by position), then what an owner looks for.
-    expect(lines[0]).toBe('handle\taccount_id\tstatus\tspend_policy_id\tpublic_key\tdaily_limit_usdc\tspent_today\tper_transaction_limit_usdc\thitl_threshold_usdc\theld');
+    expect(lines[0]).toBe('handle\taccount_id\tstatus\tspend_policy_id\tpublic_key\tdaily_limit_usdc\tspent_today\tper_transaction_limit_usdc\thitl_threshold_usdc\theld\tapprovals_required');
     expect(lines.slice(1).map((l) => l.split('\t')[0])).toEqual(['@alice/payroll-bot', '@alice/odd', '@alice/night-bot']);
     const json = await t.svcJson<Agent[]>(['agent', 'ls']);
     expect(json.map((a) => a.handle)).toEqual(['@alice/payroll-bot', '@alice/odd', '@alice/night-bot']);

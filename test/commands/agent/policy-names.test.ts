@@ -106,11 +106,11 @@ describe('policies as people read them', () => {
     const r = await tty(['agent', 'ls']);
     expectExit(r, 0);
     const [header, ...rows] = r.stdout.trim().split('\n');
-    expect(header!.split(/\s{2,}/)).toEqual(['HANDLE', 'STATUS', 'DAILY LIMIT', 'SPENT TODAY', 'PER-TRANSACTION LIMIT', 'APPROVAL THRESHOLD', 'HELD']);
+    expect(header!.split(/\s{2,}/)).toEqual(['HANDLE', 'STATUS', 'DAILY LIMIT', 'SPENT TODAY', 'PER-TRANSACTION LIMIT', 'APPROVAL THRESHOLD', 'HELD', 'APPROVALS']);
     const row = rows.find((l) => l.startsWith('@alice/spender'))!.split(/\s{2,}/);
-    expect(row).toEqual(['@alice/spender', 'active', '500.00 USD', '30.00', '100.00 USD', '50.00 USD', '1']);
+    expect(row).toEqual(['@alice/spender', 'active', '500.00 USD', '30.00', '100.00 USD', '50.00 USD', '1', '1']);
     const other = rows.find((l) => l.startsWith('@alice/named'))!.split(/\s{2,}/);
-    expect(other).toEqual(['@alice/named', 'active', 'none', expect.any(String), 'none', 'none', '0']);
+    expect(other).toEqual(['@alice/named', 'active', 'none', expect.any(String), 'none', 'none', '0', '1']);
     expect(r.stdout).not.toMatch(/acct_|pol_|0x[0-9a-fA-F]/);
 
     const json = await t.svcJson<Array<Record<string, unknown>>>(['agent', 'ls']);
@@ -131,7 +131,7 @@ describe('agent ls against a service that will not give a policy', () => {
       const r = await runCli(['agent', 'ls'], { env: { SVC_API_KEY: FAKE_TEST_KEY, SVC_BASE_URL: server.url, NO_COLOR: '1' }, tty: { stdout: true }, columns: 200 });
       expectExit(r, 0);
       const row = r.stdout.trim().split('\n')[1]!.split(/\s{2,}/);
-      expect(row).toEqual(['@alice/quiet', 'active', '?', '?', '?', '?', '0']);
+      expect(row).toEqual(['@alice/quiet', 'active', '?', '?', '?', '?', '0', '?']);
       expect(r.stderr).toContain("?: the service did not let this key read that agent's policy");
     } finally {
       await server.close();
