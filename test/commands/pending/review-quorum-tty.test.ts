@@ -55,7 +55,7 @@ describe.skipIf(!hasTmux())('pending review --watch while another approver works
   it('shows "1 of 2 so far: key "ops2"", then "approved elsewhere by key "ops3"" (each within two reads), moves on; a pressed key sends nothing', async () => {
     const id = await hold('60');
     const alice = t.sandbox.seeded.find((a) => a.handle === '@alice')!;
-    const term = await startTmux([process.execPath, BIN, 'pending', 'review', '--watch', '--interval', '1s'], {
+    const term = await startTmux([process.execPath, BIN, 'pending', 'review', '--watch', '--interval', '2s'], {
       env: {
         PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', NO_COLOR: '1', SVC_CONFIG_DIR: paneDir,
         SVC_API_KEY: t.keyOf('@alice'), SVC_BASE_URL: proxy.url, ...(alice.decryptionKey ? { SVC_DECRYPTION_KEY: alice.decryptionKey } : {}),
