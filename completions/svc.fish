@@ -400,7 +400,7 @@ complete -c svc -n '__svc_under "pending reject"' -l reason -x -d 'why, kept by 
 # svc pending review
 complete -c svc -n '__svc_under "pending review"' -l watch -d 'keep waiting for new held transactions and ring the bell when one arrives'
 complete -c svc -n '__svc_under "pending review"' -l interval -x -d 'how often to poll with --watch: a duration such as 2s or 500ms; a bare number is seconds'
-complete -c svc -n '__svc_under "pending review"' -l notify-command -x -d 'run this shell command for each newly held transaction (its id, agent, recipient and deadline in SVC_TRANSACTION_ID, SVC_AGENT, SVC_TO, SVC_EXPIRES_AT; never the amount)'
+complete -c svc -n '__svc_under "pending review"' -l notify-command -x -d 'run this shell command for each newly held transaction (its id, agent, recipient and deadline in SVC_TRANSACTION_ID, SVC_AGENT, SVC_TO, SVC_EXPIRES_AT; its approvals in SVC_APPROVALS, SVC_APPROVALS_REQUIRED, SVC_APPROVED_BY; never the amount)'
 
 # svc pending log
 complete -c svc -n '__svc_under "pending log"' -l limit -x -d 'how many to show (default 20)'

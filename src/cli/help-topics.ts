@@ -39,6 +39,9 @@ export const NOTIFY_ENVIRONMENT: readonly EnvVariable[] = [
   { names: ['SVC_AGENT'], meaning: 'the agent that asked' },
   { names: ['SVC_TO'], meaning: 'the recipient' },
   { names: ['SVC_EXPIRES_AT'], meaning: 'when the decision window closes (ISO 8601)' },
+  { names: ['SVC_APPROVALS'], meaning: 'how many approvals it has so far (0 when newly held)' },
+  { names: ['SVC_APPROVALS_REQUIRED'], meaning: 'how many approvals by distinct owner keys it needs (1 unless its policy asks for more)' },
+  { names: ['SVC_APPROVED_BY'], meaning: 'who approved so far, as `key "ops2" of @alice` (empty when nobody yet)' },
 ];
 
 /** Every variable name the environment topic lists. */

@@ -15,6 +15,7 @@ import { legacyDecisionLines } from './ledger/legacy.js';
 import type { DecisionLine } from './ledger/lines.js';
 import { foldKey } from './ledger/fold.js';
 import { ledgerClocks } from './service-time.js';
+import { quorumOf, type Quorum } from './quorum.js';
 
 export const DecisionSchema = z.looseObject({
   transaction_id: z.string(),
@@ -93,12 +94,19 @@ export class Decisions {
       throw err;
     }
     const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-    const held = data.status === 'approved' || data.status === 'rejected' ? data.status : facts.decision === 'approve' ? 'approved' : 'rejected';
+    // An approval short of the quorum leaves it pending: a line of its own, `held: pending_approval`.
+    const held = data.status === 'approved' || data.status === 'rejected' || (data.status === 'pending_approval' && facts.decision === 'approve')
+      ? data.status
+      : facts.decision === 'approve' ? 'approved' : 'rejected';
     const agent = facts.agent ?? str(data.agent);
     const to = facts.to ?? str(data.to);
+    const quorum = quorumOf(data);
+    const keyName = deciderOf(data, quorum);
     this.write({
       ...base, status: 'accepted', held, ...(agent !== undefined ? { agent } : {}), ...(to !== undefined ? { to } : {}),
       ...(typeof data.transfer_id === 'string' ? { transfer_id: data.transfer_id } : {}),
+      ...(keyName !== undefined ? { key_name: keyName } : {}),
+      ...(quorum && facts.decision === 'approve' ? { approvals: quorum.approvals.length, approvals_required: quorum.required } : {}),
     });
     return data;
   }
@@ -125,11 +133,22 @@ export class Decisions {
   }
 }
 
+/**
+ * The key that made this decision, as the answer names it: `decided_by` once decided; for an
+ * approval short of the quorum, the newest approval (the answer is the state just after it).
+ */
+function deciderOf(data: DecisionAnswer, quorum: Quorum | undefined): string | undefined {
+  const by = (data as Record<string, unknown>).decided_by;
+  if (by && typeof by === 'object' && typeof (by as Record<string, unknown>).key_name === 'string') return (by as { key_name: string }).key_name;
+  return data.status === 'pending_approval' ? quorum?.approvals.at(-1)?.keyName : undefined;
+}
+
 function described(f: DecisionFacts): Partial<DecisionLine> {
   return { ...(f.agent !== undefined ? { agent: f.agent } : {}), ...(f.to !== undefined ? { to: f.to } : {}), ...(f.reason !== undefined ? { reason: f.reason } : {}) };
 }
 
-export const RESULTS = ['approved', 'rejected', 'expired', 'already_decided', 'unknown'] as const;
+/** `partial`: an approval counted short of the quorum (it stays pending); `already_approved`: this key's approval was counted before. */
+export const RESULTS = ['approved', 'partial', 'rejected', 'expired', 'already_decided', 'already_approved', 'unknown'] as const;
 export type DecisionResult = (typeof RESULTS)[number];
 
 /** One decision as `pending log` shows it (and as the approvals log of an older svc recorded it). */
@@ -145,6 +164,10 @@ export interface DecisionEntry {
   profile?: string;
   base_url: string;
   via: DecisionLine['via'];
+  /** The deciding key's name, approvals counted after it and how many were needed (quorum). */
+  key_name?: string;
+  approvals?: number;
+  approvals_required?: number;
 }
 
 /** What an attempt's lines say it did, in the log's words; undefined when it changed nothing (not sent, or refused and free to make again). */
@@ -152,12 +175,15 @@ function resultOf(lines: readonly DecisionLine[]): { result: DecisionResult; las
   const r = foldKey(lines);
   if (!r) return undefined;
   const last = lines.at(-1)!;
-  if (r.status === 'accepted') return { result: r.line.held === 'rejected' ? 'rejected' : 'approved', last: r.line };
+  if (r.status === 'accepted') return { result: r.line.held === 'rejected' ? 'rejected' : r.line.held === 'pending_approval' ? 'partial' : 'approved', last: r.line };
   if (r.status === 'unknown') return { result: 'unknown', last };
   if (r.status === 'refused' && last.error_code === 'transaction_expired') return { result: 'expired', last };
   if (r.status === 'refused' && last.error_code === 'transaction_already_decided') return { result: 'already_decided', last };
+  if (r.status === 'refused' && last.error_code === 'already_approved') return { result: 'already_approved', last };
   return undefined;
 }
+
+const count = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined);
 
 /** Every decision recorded on this machine, oldest first: each run's attempt at one, as it ended. */
 export function readDecisions(env: NodeJS.ProcessEnv): DecisionEntry[] {
@@ -181,7 +207,8 @@ export function readDecisions(env: NodeJS.ProcessEnv): DecisionEntry[] {
       time: l.at, transaction_id: l.key, decision: l.decision, result: found.result,
       ...(l.agent !== undefined ? { agent: l.agent } : {}), ...(l.to !== undefined ? { to: l.to } : {}), ...(l.reason !== undefined ? { reason: l.reason } : {}),
       ...(l.transfer_id !== undefined ? { transfer_id: l.transfer_id } : {}), ...(l.profile !== undefined ? { profile: l.profile } : {}),
-      base_url: l.base_url, via: l.via,
+      base_url: l.base_url, via: l.via, ...(l.key_name !== undefined ? { key_name: l.key_name } : {}),
+      ...(count(l.approvals) !== undefined && count(l.approvals_required) !== undefined ? { approvals: l.approvals!, approvals_required: l.approvals_required! } : {}),
       // Ordered by the service's clock where known: one clock for every process and machine that
       // decided (each svc's own may disagree), else this machine's.
       order: Date.parse(l.svc_at ?? l.at),

@@ -5,8 +5,11 @@
 // when a question is asked.
 import type { IOStreams } from './streams.js';
 
-/** `expired`: passed over (s) once its window had closed. */
-export type ReviewChoice = 'approve' | 'reject' | 'skip' | 'quit' | 'expired';
+/**
+ * `expired`: passed over (s) once its window had closed. `elsewhere`: it was decided elsewhere
+ * while on screen (ReviewScreen.ended): the prompt closed by itself, and no key decided anything.
+ */
+export type ReviewChoice = 'approve' | 'reject' | 'skip' | 'quit' | 'expired' | 'elsewhere';
 
 /** What a review prompt draws, as it is now. */
 export interface ReviewScreen {
@@ -14,6 +17,11 @@ export interface ReviewScreen {
   details: string[];
   /** One line under the keys (`reconnecting…`), when there is something to say. */
   status?: string;
+  /**
+   * Set once it is no longer pending (`approved elsewhere`): the prompt closes with these words
+   * (its answer is `elsewhere`), and a key pressed meanwhile decides nothing.
+   */
+  ended?: string;
 }
 
 /** One held transaction to decide with one key, its time left ticking (pending review). */
@@ -27,6 +35,13 @@ export interface ReviewConfig {
   now: () => number;
   /** The screen as it is now, read at each redraw (every second): counts and times that move. */
   live?: () => ReviewScreen;
+  /** Redraw at once when what live() says changes (the caller calls the function it is given); returns the unsubscribe. */
+  subscribe?: (redraw: () => void) => () => void;
+  /**
+   * For this long after it is drawn, `a` and `r` do nothing (s and q work): after the screen
+   * moved on by itself, a key meant for the one before must not decide this one.
+   */
+  holdKeysMs?: number;
 }
 
 export interface AskOptions {

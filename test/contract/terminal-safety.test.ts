@@ -32,6 +32,8 @@ const ATTACK_SHOWN = 'pay \\x1b[2J \\x1b[1;1H approved by admin \\x1b]0;pwned\\x
 /** Every class at once, including a tab and a newline inside what must stay one field on one line. */
 const H = `a${ESC}[2Jb${ESC}]0;title${BEL}c${CSI8}d${RLO}e\tf\ng`;
 const HS = 'a\\x1b[2Jb\\x1b]0;title\\x07c\\x9bd\\u202ee\\tf\\ng';
+/** A quorum (beyond the spec) whose one approval is by a hostile key name, of a hostile account. */
+const QUORUM = { approvals_required: 2, approvals: [{ key_name: H, account: `@alice${H}`, at: '2026-01-01T00:00:00Z' }] };
 /** The same inside an array cell of TSV (the cell is JSON text, then sanitised). */
 const HSJ = 'a\\u001b[2Jb\\u001b]0;title\\u0007c\\x9bd\\u202ee\\tf\\ng';
 
@@ -266,12 +268,12 @@ function hostileService(): (req: RecordedRequest) => Reply {
       return { status: 202, body: { transaction_id: `txn_${H}`, status: `pending_approval${H}`, expires_at: LATER } };
     }
     if (m === 'GET /v1/agents/transactions/pending') {
-      return { status: 200, body: { pending: [{ transaction_id: `txn_${H}`, agent: `@alice/bot${H}`, to: `@acme${H}`, requested_at: TS, expires_at: LATER, asset: `USDG${H}` }] } };
+      return { status: 200, body: { pending: [{ transaction_id: `txn_${H}`, agent: `@alice/bot${H}`, to: `@acme${H}`, requested_at: TS, expires_at: LATER, asset: `USDG${H}`, ...QUORUM }] } };
     }
     // The held transaction as a resource (beyond the spec): every string field hostile.
     const held = {
       transaction_id: `txn_${H}`, status: 'approved', agent: `@alice/bot${H}`, to: `@acme${H}`, asset: `USDG${H}`, requested_at: TS, expires_at: LATER,
-      decided_at: TS, decided_by: { key_name: H, account: `@alice${H}` }, rule: `hitl_threshold${H}`, reason: `why ${H}`, transfer_id: `tr_${H}`,
+      decided_at: TS, decided_by: { key_name: H, account: `@alice${H}` }, rule: `hitl_threshold${H}`, reason: `why ${H}`, transfer_id: `tr_${H}`, ...QUORUM,
     };
     if (m === 'GET /v1/agents/transactions') return { status: 200, body: { transactions: [held], limit: 100, offset: 0, has_more: false } };
     if (/^GET \/v1\/agents\/transactions\/[^/]+$/.test(m)) return { status: 200, body: held };
@@ -345,11 +347,11 @@ describe('a hostile service: every string it answers is shown escaped', () => {
     [['transfer', 'ls'], 0, [`tr_${HS}`, `@acme${HS}`], 8],
     [['transfer', 'send', '@acme', '5'], 8, [`svc pending approve 'txn_${HS}'`, `pending_approval${HS}`], 1], // the id one quoted word (hint-quoting.test.ts)
     [['transfer', 'send', '@acme', '6', '--wait'], 0, [`submitted transfer tr_${HS} (pending)`], 1],
-    [['pending', 'ls'], 0, [`txn_${HS}`, `@alice/bot${HS}`, `@acme${HS}`], 7],
+    [['pending', 'ls'], 0, [`txn_${HS}`, `@alice/bot${HS}`, `@acme${HS}`], 10],
     [['pending', 'approve', 'txn_1'], 0, [`submitted as transfer tr_${HS}`, `approved${HS}`], 1],
-    [['pending', 'get', 'txn_1'], 0, [`held transaction txn_${HS}`, `@alice/bot${HS}`, `key "${HS}" of @alice${HS}`, `hitl_threshold${HS}`, `why ${HS}`, `tr_${HS}`], 1, [`txn_${HS}`, `@alice/bot${HS}`, `@alice${HS}`, `why ${HS}`, `tr_${HS}`]],
-    [['pending', 'wait', 'txn_1'], 0, [`approved txn_1 by key "${HS}" of @alice${HS}: submitted as transfer tr_${HS}`, `held transaction txn_${HS}`], 1, [`approved txn_1 by key "${HS}" of @alice${HS}: submitted as transfer tr_${HS}`, `tr_${HS}`]],
-    [['pending', 'ls', '--all'], 0, [`txn_${HS}`, `@acme${HS}`, `tr_${HS}`, `key "${HS}" of @alice${HS}`], 12, [`txn_${HS}`, `@alice/bot${HS}`, `@alice${HS}`, `why ${HS}`, `tr_${HS}`]],
+    [['pending', 'get', 'txn_1'], 0, [`held transaction txn_${HS}`, `@alice/bot${HS}`, `key "${HS}" of @alice${HS}`, `1 of 2: key "${HS}" of @alice${HS}`, `hitl_threshold${HS}`, `why ${HS}`, `tr_${HS}`], 1, [`txn_${HS}`, `@alice/bot${HS}`, `@alice${HS}`, `why ${HS}`, `tr_${HS}`]],
+    [['pending', 'wait', 'txn_1'], 0, [`approved txn_1 by key "${HS}" of @alice${HS} (1 of 2 approvals: key "${HS}" of @alice${HS}): submitted as transfer tr_${HS}`, `held transaction txn_${HS}`], 1, [`approved txn_1 by key "${HS}" of @alice${HS} (1 of 2 approvals: key "${HS}" of @alice${HS}): submitted as transfer tr_${HS}`, `tr_${HS}`]],
+    [['pending', 'ls', '--all'], 0, [`txn_${HS}`, `@acme${HS}`, `tr_${HS}`, `key "${HS}" of @alice${HS}`], 14, [`txn_${HS}`, `@alice/bot${HS}`, `@alice${HS}`, `why ${HS}`, `tr_${HS}`]],
     [['webhook', 'ls'], 0, [`wh_${HS}`, `https://hooks.example.com/${HS}`, `transfer.confirmed${HS}`], 4],
     [['webhook', 'deliveries', 'wh_1'], 0, [`evt_${HS}`, `connect failed ${HS}`], 7, [`evt_${HS}`]],
     [['webhook', 'replay', 'wh_1', 'evt_1'], 0, [`as delivery dl_${HS}`], undefined],

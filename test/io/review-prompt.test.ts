@@ -69,3 +69,54 @@ describe('the review prompt ticks', () => {
     expect(term.screen()).toContain('Held transaction 1 of 3: txn_1 quit');
   });
 });
+
+describe('decided elsewhere, and a key meant for the one before', () => {
+  const base = { message: 'Held transaction 1 of 1: txn_1', details: ['approvals    0 of 2 so far'], expiresAtMs: START + 10 * 60_000, now: () => START };
+
+  it('told it was decided elsewhere (live().ended, a redraw asked for), it closes by itself with those words: `elsewhere`, nothing decided', async () => {
+    const term = terminal();
+    let ended: string | undefined;
+    let redraw = () => {};
+    const answer = reviewPrompt({
+      ...base,
+      live: () => ({ message: base.message, details: base.details, ...(ended ? { ended } : {}) }),
+      subscribe: (f) => ((redraw = f), () => {}),
+    }, { input: term.input, output: term.output });
+    await vi.waitFor(() => expect(term.screen()).toContain('[a] approve'));
+    ended = 'approved elsewhere by key "ops3" of @alice';
+    redraw(); // at once: no tick needed
+    expect(await answer).toBe('elsewhere');
+    expect(term.screen()).toContain('Held transaction 1 of 1: txn_1 approved elsewhere by key "ops3" of @alice');
+  });
+
+  it('a key pressed once it is decided elsewhere, before any redraw, decides nothing: `elsewhere`', async () => {
+    const term = terminal();
+    let ended: string | undefined;
+    const answer = reviewPrompt({ ...base, live: () => ({ message: base.message, details: base.details, ...(ended ? { ended } : {}) }) }, { input: term.input, output: term.output });
+    await vi.waitFor(() => expect(term.screen()).toContain('[a] approve'));
+    ended = 'rejected elsewhere by key "ops2" of @alice';
+    term.input.write('a');
+    expect(await answer).toBe('elsewhere');
+  });
+
+  it('holdKeysMs: a and r do nothing at first (s and q work), then a approves', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'] });
+    const term = terminal();
+    let settled: string | undefined;
+    const answer = reviewPrompt({ ...base, holdKeysMs: 1_000 }, { input: term.input, output: term.output });
+    void answer.then((a) => (settled = a));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(term.screen()).toContain('[q] quit\n  (a and r in a moment: the screen just moved on by itself)');
+    term.input.write('a');
+    term.input.write('r');
+    await vi.advanceTimersByTimeAsync(500);
+    expect(settled).toBeUndefined();
+    term.clear();
+    await vi.advanceTimersByTimeAsync(600); // the hold is over: drawn without the note
+    const last = term.screen().split('? Held transaction').at(-1)!; // the latest drawing
+    expect(last).toContain('[a] approve');
+    expect(last).not.toContain('in a moment');
+    term.input.write('a');
+    expect(await answer).toBe('approve');
+  });
+});

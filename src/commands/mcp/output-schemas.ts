@@ -77,6 +77,12 @@ const HELD = {
   expires_at: text('when an undecided hold expires (ISO 8601)'),
   transfer_id: text('the transfer it became, once approved'),
   reason: text("the approver's reason, when one was given"),
+  approvals_required: count('how many distinct people (owner keys) must approve it; the agent never counts'),
+  approvals: {
+    type: 'array',
+    description: 'who approved so far, oldest first: each a key of the owner\'s account (its name written by a person)',
+    items: { type: 'object', properties: { key_name: text('the approving key\'s name'), account: text('its account'), at: text('when (ISO 8601)') } },
+  },
 };
 
 export const OUTPUT_SCHEMAS: Record<string, OutputSchema> = {

@@ -18,6 +18,7 @@ import { buildTransferRequest } from '../../core/request.js';
 import { dryRunVerdict } from '../transfer/send-dry-run.js';
 import { argsOf, asFieldError, integer, optionalText, requiredText } from './args.js';
 import { heldNext } from './send.js';
+import { countText, isQuorum, progressText, quorumOf, waitingText, type Quorum } from '../../core/quorum.js';
 import { ok, type Outcome } from './results.js';
 
 export type ReadCtx = Needs<'account' | 'client' | 'clock' | 'env' | 'interrupt' | 'io' | 'json' | 'network' | 'reader' | 'serviceClock'>;
@@ -117,6 +118,11 @@ export async function getPendingTool(ctx: ReadCtx, raw: unknown): Promise<Outcom
   return ok(view, `held transaction ${held.transaction_id}: ${held.status}${held.transfer_id ? `, transfer ${held.transfer_id}` : ''}`, { outcome: 'ok', ids: { transaction: held.transaction_id, transfer: held.transfer_id } });
 }
 
+/** What a quorum still needs, for the model: people, each with their own key; the agent never counts. */
+function quorumNext(q: Quorum): string {
+  return `It needs ${q.required} approvals by distinct people of the owner's account (${countText(q)} so far): ${waitingText(q)}. The agent cannot approve; call wait_for_decision again.`;
+}
+
 /** The longest one wait_for_decision call waits: a client's request should not hang for longer. */
 export const MAX_WAIT_S = 300;
 export const DEFAULT_WAIT_S = 60;
@@ -143,8 +149,12 @@ export async function waitForDecisionTool(ctx: ReadCtx, raw: unknown): Promise<O
         `expired: held transaction ${id}; nothing was sent`, { outcome: 'expired', ids });
     }
     if (err.code === 'wait_timeout') {
-      return ok({ status: 'pending_approval', transaction_id: id, waited_seconds: seconds, next: heldNext(id) },
-        `still pending_approval after ${seconds}s: held transaction ${id}`, { outcome: 'pending', ids });
+      // Approvals short of a quorum: how far it is, so the model can tell the user who is missing.
+      const q = quorumOf(err.details);
+      const progress = isQuorum(q) ? { approvals_required: q.required, approvals: err.details.approvals } : {};
+      const sofar = isQuorum(q) ? ` with ${progressText(q)}; ${waitingText(q)}` : '';
+      return ok({ status: 'pending_approval', transaction_id: id, waited_seconds: seconds, ...progress, next: isQuorum(q) ? `${heldNext(id)} ${quorumNext(q)}` : heldNext(id) },
+        `still pending_approval after ${seconds}s: held transaction ${id}${sofar}`, { outcome: 'pending', ids });
     }
     throw err;
   }

@@ -33,8 +33,12 @@ export function clean(value: unknown): unknown {
   return value;
 }
 
-/** Fields always written by a person other than the user or the model: a memo (the payer's, the payee's). */
-const FREE_TEXT = new Set(['memo']);
+/**
+ * Fields always written by a person other than the user or the model: a memo (the payer's, the
+ * payee's); an approver's key name (`approvals[].key_name`, `decided_by.key_name`: the owner's
+ * people name their keys).
+ */
+const FREE_TEXT = new Set(['memo', 'key_name']);
 
 /** Where `data` holds text written by others: `memo`, `transfers[].memo`, plus the fields a caller names. */
 function writtenByOthers(data: unknown, path = ''): string[] {

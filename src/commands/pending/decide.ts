@@ -6,7 +6,10 @@ import { REJECT_REASON_RULE, rejectReasonFits } from '../../domain/reject-reason
 import { ApiError, CliError, UsageError } from '../../errors.js';
 import { printJson, printRecord, outputMode } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
-import { checkTransactionId } from '../../core/held.js';
+import { checkTransactionId, fetchHeld } from '../../core/held.js';
+import { countText, isQuorum, quorumOf, soFarText, type Quorum } from '../../core/quorum.js';
+import type { HeldResource } from '../../api/schemas.js';
+import { alreadyApprovedError, decidedText, partialText } from './elsewhere.js';
 import { Decisions, type Decision, type DecisionAnswer } from '../../core/decision.js';
 import { agentKeyError, approverNow, describeHeld, fetchQueue, heldDetails, heldSummary, line, ruleLookup, type HeldView } from './queue.js';
 import { svc } from '../../domain/shell-command.js';
@@ -72,7 +75,7 @@ export async function decide(ctx: Needs<'account' | 'auth' | 'client' | 'clock' 
   if (live) {
     // The confirmation restates what is decided (the details first, when it will be asked).
     if (view && ctx.io.canPrompt && !ctx.globals.yes) {
-      const title = decision === 'approve' ? `Approving ${shownId} (the transfer is sent at once):` : `Rejecting ${shownId}:`;
+      const title = decision === 'approve' ? `Approving ${shownId} (${whenSent(view.quorum)}):` : `Rejecting ${shownId}:`;
       ctx.io.err(`${[title, ...heldDetails(view, serviceNow()).map((l) => `  ${l}`)].join('\n')}\n`);
     }
     await ctx.confirm.live(view
@@ -93,6 +96,12 @@ export async function decide(ctx: Needs<'account' | 'auth' | 'client' | 'clock' 
   } catch (err) {
     // An id the service does not know (mistyped, or not this account's): where the right one is.
     if (err instanceof ApiError && err.status === 404 && err.code === 'transaction_not_found') throw err.with({ hint: QUEUE_HINT });
+    // Refused because of what others (or this key) did before: read it again to say who and what.
+    if (err instanceof ApiError && err.code === 'already_approved') throw alreadyApprovedError(err, id, await readHeld(ctx, id));
+    if (err instanceof ApiError && err.code === 'transaction_already_decided') {
+      const now = await readHeld(ctx, id);
+      if (now && now.status !== 'pending_approval') throw err.with({ message: `${shownId} was already ${decidedText(now)}; nothing was sent now` });
+    }
     if (err instanceof CliError && err.delivery === 'unknown' && err.code !== 'interrupted') {
       throw err.with({ hint: `whether it was ${decision === 'approve' ? 'approved' : 'rejected'} is not known (it may have been applied): ${svc`pending get ${id}`} shows its state; ${svc`pending log`} records it as unknown` });
     }
@@ -101,15 +110,46 @@ export async function decide(ctx: Needs<'account' | 'auth' | 'client' | 'clock' 
     decisions.close();
   }
   if (ctx.json) return printJson(ctx.io, data);
-  const lines = [receipt(decision, id, view, data.transfer_id)];
+  const q = quorumOf(data);
+  // An approval short of the quorum: counted, still pending, nothing sent (exit 0).
+  const partial = decision === 'approve' && data.status === 'pending_approval';
+  const lines = [partial ? partialReceipt(id, view, q) : receipt(decision, id, view, data.transfer_id)];
+  if (!partial && decision === 'approve' && isQuorum(q)) lines.push(`  ${line('approvals', soFarText(q))}`);
   if (view?.memo !== undefined) lines.push(`  ${line('memo', view.memo)}`);
   if (view?.rule !== undefined) lines.push(`  ${line('held', view.rule)}`);
   if (reason !== undefined) lines.push(`  ${line('reason', reason)}`);
   if (!view) lines.push('  (it was not in the approval queue when looked up, so its amount is not shown)');
   ctx.io.err(`${lines.join('\n')}\n`);
-  printRecord(ctx.io, outputMode(ctx.io, false), data, [
+  const counted = isQuorum(q) ? { approvals: q.approvals.length, approvals_required: q.required, approvals_text: countText(q) } : {};
+  printRecord(ctx.io, outputMode(ctx.io, false), { transaction_id: data.transaction_id, status: data.status, transfer_id: data.transfer_id ?? undefined, ...counted }, [
     { key: 'transaction_id', header: 'Transaction' },
     { key: 'status', header: 'Status' },
     { key: 'transfer_id', header: 'Transfer' },
+    { key: 'approvals_text', header: 'Approvals', only: 'table' },
+    { key: 'approvals', header: 'Approvals', only: 'tsv' },
+    { key: 'approvals_required', header: 'Approvals required', only: 'tsv' },
   ]);
+}
+
+/** When an approval sends the transfer: at once, or at the last approval of a quorum. */
+function whenSent(q: Quorum | undefined): string {
+  if (!isQuorum(q)) return 'the transfer is sent at once';
+  const mine = q.approvals.length + 1;
+  return mine >= q.required ? `approval ${mine} of ${q.required}: the transfer is sent at once` : `approval ${mine} of ${q.required}: the transfer is sent at the last one`;
+}
+
+/** The receipt of an approval short of the quorum (sanitised): counted, still pending, nothing sent. */
+export function partialReceipt(id: string, view: HeldView | undefined, q: Quorum | undefined): string {
+  const what = view ? `: ${heldSummary(view)}` : '';
+  const progress = q ? partialText(q) : 'still pending: more approvals are needed';
+  return `counted your approval of ${sanitize(id)}${what}; ${progress}; nothing is sent until then`;
+}
+
+/** The held transaction as it is now, or undefined when it cannot be read (only words depend on it). */
+async function readHeld(ctx: Needs<'client'>, id: string): Promise<HeldResource | undefined> {
+  try {
+    return await fetchHeld(await ctx.client(), id);
+  } catch {
+    return undefined;
+  }
 }

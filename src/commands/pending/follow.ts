@@ -1,9 +1,11 @@
 // Following a held transaction until a human decides (`pending wait`, and `transfer send --wait`
 // with an agent's key): polls the resource with backoff on the injected clock, rides out
 // transient failures (no connection, a timeout, 5xx, 429 after the client's own retries) until
-// its time limit, and ends as the decision does. docs/agents.md "Waiting for a human from a script":
-// approved → the resource; rejected → `transaction_rejected` (exit 6); expired →
-// `transaction_expired` (exit 5); out of time → `wait_timeout` (exit 7); Ctrl-C → 130.
+// its time limit, and ends as the decision does. Approvals short of a quorum leave it pending: the
+// wait goes on through them and says how far it is (`1 of 2 approvals (key "ops2" of @alice)`).
+// docs/agents.md "Waiting for a human from a script": approved → the resource; rejected →
+// `transaction_rejected` (exit 6); expired → `transaction_expired` (exit 5); out of time →
+// `wait_timeout` (exit 7); Ctrl-C → 130.
 import type { Needs } from '../../runtime/factory.js';
 import type { ApiClient } from '../../api/client.js';
 import { unlessAborted } from '../../api/abortable.js';
@@ -15,6 +17,7 @@ import { sanitize } from '../../io/sanitize.js';
 import { startSpinner, type Spinner } from '../../io/spinner.js';
 import { fetchHeld } from '../../core/held.js';
 import { decidedByText } from './record.js';
+import { countText, isQuorum, progressText, quorumOf, waitingText } from '../../core/quorum.js';
 import { svc } from '../../domain/shell-command.js';
 
 /** The first pause between two reads, and the longest: a human takes seconds to minutes. */
@@ -43,13 +46,18 @@ export function rejectedError(h: HeldResource): CliError {
   const by = decidedByText(h);
   const when = h.decided_at ? ` at ${h.decided_at}` : '';
   const reason = h.reason ? `: "${h.reason}"` : '';
-  return new CliError('refused', 'transaction_rejected', `held transaction ${h.transaction_id} was rejected${by ? ` by ${by}` : ''}${when}${reason}; nothing was sent`, {
+  // One reject ends it, whatever approvals came before (said, so no one waits for the rest).
+  const q = quorumOf(h);
+  const before = isQuorum(q) && q.approvals.length > 0 ? ` (after ${countText(q)}: one reject ends it)` : '';
+  return new CliError('refused', 'transaction_rejected', `held transaction ${h.transaction_id} was rejected${by ? ` by ${by}` : ''}${when}${reason}${before}; nothing was sent`, {
     details: { transaction_id: h.transaction_id, status: 'rejected', ...(h.reason !== undefined ? { reason: h.reason } : {}) },
   });
 }
 
 export function expiredError(h: HeldResource): CliError {
-  return new CliError('conflict', 'transaction_expired', `held transaction ${h.transaction_id} expired at ${h.expires_at} without a decision; nothing was sent`, {
+  const q = quorumOf(h);
+  const short = isQuorum(q) ? `with ${countText(q)}, short of its quorum` : 'without a decision';
+  return new CliError('conflict', 'transaction_expired', `held transaction ${h.transaction_id} expired at ${h.expires_at} ${short}; nothing was sent`, {
     hint: 'nothing can approve it now; to pay it after all, send it again under a new `--idempotency-key` (it is held for a new approval)',
     details: { transaction_id: h.transaction_id, status: 'expired' },
   });
@@ -84,6 +92,8 @@ export async function waitForDecision(ctx: Needs<'clock' | 'env' | 'interrupt' |
   let last: HeldResource | undefined;
   let outage: CliError | undefined;
   let known = opts.known;
+  /** The quorum's progress as last said (a log gets a line each time it moves). */
+  let saidState: string | undefined;
   try {
     for (;;) {
       ctx.network.renew(); // each read has the whole --timeout (the wait is not network time)
@@ -117,7 +127,12 @@ export async function waitForDecision(ctx: Needs<'clock' | 'env' | 'interrupt' |
           });
         }
         const s = spinner();
-        if (ctx.io.stderrIsTTY) s.update(`${waiting}: ${h.status}, ${formatDuration(Math.round((clock.now() - started) / 1000) * 1000)}`);
+        // Approvals short of a quorum leave it pending: said as they come (`1 of 2 approvals`).
+        const q = quorumOf(h);
+        const state = isQuorum(q) ? progressText(q) : h.status;
+        if (ctx.io.stderrIsTTY) s.update(`${waiting}: ${state}, ${formatDuration(Math.round((clock.now() - started) / 1000) * 1000)}`);
+        else if (isQuorum(q) && !ctx.json && state !== saidState) ctx.io.err(`${sanitize(`${waiting}: ${state}; ${waitingText(q)}`)}\n`);
+        saidState = state;
       }
       const left = deadline - clock.now();
       if (left <= 0) throw timeoutError(id, limit, last, outage);
@@ -146,10 +161,12 @@ function pastExpiry(ctx: Needs<'serviceClock'>, h: HeldResource): boolean {
 }
 
 function timeoutError(id: string, limitMs: number, last: HeldResource | undefined, outage: CliError | undefined): CliError {
-  const state = last ? `it is still ${last.status} (the window closes at ${last.expires_at})` : 'its state could not be read';
+  const q = quorumOf(last);
+  const state = last ? `it is still ${last.status}${isQuorum(q) ? ` with ${countText(q)}` : ''} (the window closes at ${last.expires_at})` : 'its state could not be read';
   const why = outage ? `; the last read failed: ${outage.message}` : '';
   return new CliError('network', 'wait_timeout', `gave up waiting for held transaction ${id} after ${formatDuration(limitMs)}: ${state}${why}`, {
     hint: `a human may still decide; follow it with ${followCommand(id)}`,
-    details: { transaction_id: id },
+    // The quorum's progress as last read, as the service gave it (a script sees how far it got).
+    details: { transaction_id: id, ...(last?.approvals_required !== undefined ? { approvals_required: last.approvals_required } : {}), ...(last?.approvals !== undefined ? { approvals: last.approvals } : {}) },
   });
 }

@@ -100,7 +100,7 @@ export function registerPending(program: Command, deps: ProgramDeps): void {
     .description('Clear the queue interactively, one transaction at a time (needs a terminal)')
     .option('--watch', 'keep waiting for new held transactions and ring the bell when one arrives')
     .option('--interval <duration>', 'how often to poll with --watch: a duration such as 2s or 500ms; a bare number is seconds', '2s')
-    .option('--notify-command <command>', 'run this shell command for each newly held transaction (its id, agent, recipient and deadline in SVC_TRANSACTION_ID, SVC_AGENT, SVC_TO, SVC_EXPIRES_AT; never the amount)')
+    .option('--notify-command <command>', 'run this shell command for each newly held transaction (its id, agent, recipient and deadline in SVC_TRANSACTION_ID, SVC_AGENT, SVC_TO, SVC_EXPIRES_AT; its approvals in SVC_APPROVALS, SVC_APPROVALS_REQUIRED, SVC_APPROVED_BY; never the amount)')
     .action(async (opts: { watch?: boolean; interval: string; notifyCommand?: string }, cmd: Command) => {
       const { review } = await import('./review.js');
       await review(deps.factory(cmd), opts);

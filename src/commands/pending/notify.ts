@@ -1,7 +1,8 @@
 // `pending review --notify-command CMD`: the approver's own command, run once for each newly held
 // transaction so they can be told where they are (a desktop notifier, a chat). CMD is the user's
 // command line, so it runs through `sh -c`; what it is told goes only in its environment
-// (SVC_TRANSACTION_ID, SVC_AGENT, SVC_TO, SVC_EXPIRES_AT: never an amount or a memo), never into
+// (SVC_TRANSACTION_ID, SVC_AGENT, SVC_TO, SVC_EXPIRES_AT, and the quorum: SVC_APPROVALS,
+// SVC_APPROVALS_REQUIRED, SVC_APPROVED_BY; never an amount or a memo), never into
 // the command string, so nothing the service says can become shell syntax. Its output never
 // reaches the review screen (stdout is dropped; stderr is kept only to quote its first line when it
 // fails); it runs one at a time, off the review's path, within a time limit (then its whole process
@@ -11,6 +12,7 @@ import type { Clock } from '../../clock.js';
 import type { PendingTransaction } from '../../api/schemas.js';
 import { UsageError } from '../../errors.js';
 import { sanitize } from '../../io/sanitize.js';
+import { approversText, quorumOf } from '../../core/quorum.js';
 
 /** How long one run may take before it is stopped. */
 export const NOTIFY_TIME_LIMIT_MS = 10_000;
@@ -52,6 +54,12 @@ export function notifyEnv(base: NodeJS.ProcessEnv, tx: PendingTransaction): Node
   env.SVC_AGENT = sanitize(tx.agent);
   env.SVC_TO = sanitize(tx.to);
   env.SVC_EXPIRES_AT = sanitize(tx.expires_at);
+  // The quorum (beyond the spec): how many approvals it needs, how many it has, and whose. A
+  // service that says nothing of it needs one approval.
+  const q = quorumOf(tx) ?? { required: 1, approvals: [] };
+  env.SVC_APPROVALS = String(q.approvals.length);
+  env.SVC_APPROVALS_REQUIRED = String(q.required);
+  env.SVC_APPROVED_BY = q.approvals.length ? approversText(q.approvals) : '';
   return env;
 }
 

@@ -10,6 +10,8 @@ import { sanitize } from '../../io/sanitize.js';
 import { relativeTime, timeLeft } from '../../io/time.js';
 import { fetchAgents } from '../agent/resolve.js';
 import { agentOwner } from '../../domain/handle.js';
+import { isQuorum, quorumOf, type Quorum } from '../../core/quorum.js';
+import { approvalsLine } from './elsewhere.js';
 
 export interface Queue {
   items: PendingTransaction[];
@@ -175,6 +177,8 @@ export interface HeldView {
   requestedAt: string;
   expiresAt: string;
   expiresAtMs: number;
+  /** How many approvals it needs and who gave them so far, when the service says (quorum). */
+  quorum?: Quorum;
 }
 
 /**
@@ -184,6 +188,7 @@ export interface HeldView {
 export async function describeHeld(ctx: Needs<'reader'>, tx: PendingTransaction, rules?: RuleLookup): Promise<HeldView> {
   const [opened, rule, show] = await Promise.all([openHeld(ctx, tx), rules?.(tx.agent), addressDisplay('table')]);
   const memo = shownMemo(opened);
+  const quorum = quorumOf(tx);
   return {
     id: tx.transaction_id,
     agent: tx.agent,
@@ -194,6 +199,7 @@ export async function describeHeld(ctx: Needs<'reader'>, tx: PendingTransaction,
     requestedAt: tx.requested_at,
     expiresAt: tx.expires_at,
     expiresAtMs: Date.parse(tx.expires_at),
+    ...(quorum ? { quorum } : {}),
   };
 }
 
@@ -214,7 +220,8 @@ export function heldSummary(view: HeldView): string {
 }
 
 /**
- * The detail lines, sanitised: agent, to, amount, memo, the rule that held it, when requested
+ * The detail lines, sanitised: agent, to, amount, memo, the rule that held it, the approvals so
+ * far where more than one is needed (`1 of 2 so far: key "ops2" of @alice`), when requested
  * and (unless the caller draws its own countdown) the time left.
  */
 export function heldDetails(view: HeldView, serviceNowMs: number, opts: { timeLeft?: boolean } = {}): string[] {
@@ -224,6 +231,7 @@ export function heldDetails(view: HeldView, serviceNowMs: number, opts: { timeLe
     line('amount', view.amount),
     ...(view.memo === undefined ? [] : [line('memo', view.memo)]),
     ...(view.rule === undefined ? [] : [line('held', view.rule)]),
+    ...(isQuorum(view.quorum) ? [line('approvals', approvalsLine(view.quorum))] : []),
     line('requested', relativeTime(view.requestedAt, serviceNowMs)),
     ...(opts.timeLeft === false ? [] : [line('time left', heldTimeLeft(view, serviceNowMs))]),
   ];

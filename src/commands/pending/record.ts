@@ -1,7 +1,8 @@
 // How one held transaction (the resource: held.ts) is shown by `pending get`, `pending wait` and
 // the history: its fields as a record or a row, the amount and memo decrypted locally where the
 // profile's decryption key opens them (the owner's, or the agent's own), and the words for who
-// decided and what held it. JSON stays the service's object (`--decrypt` adds amount and memo).
+// decided, who approved so far (where more than one approval is needed) and what held it. JSON
+// stays the service's object (`--decrypt` adds amount and memo).
 import type { Needs } from '../../runtime/factory.js';
 import type { HeldResource } from '../../api/schemas.js';
 import { addressCell, type ShowAddress } from '../../io/addresses.js';
@@ -9,6 +10,7 @@ import { colourStatus, type Palette } from '../../io/colors.js';
 import { addressColumn, amountColumn, idColumn, timeColumn } from '../../io/columns.js';
 import type { Column, OutputMode } from '../../io/render.js';
 import { assetOf, openHeld, UNKNOWN_RULE, type OpenedHeld } from './queue.js';
+import { approversText, isQuorum, quorumOf, soFarText } from '../../core/quorum.js';
 
 /** `key "seed" of @alice`, or undefined when the service did not say. */
 export function decidedByText(h: HeldResource): string | undefined {
@@ -52,6 +54,17 @@ export function heldRow(h: HeldResource, opened: OpenedHeld, mode: OutputMode, d
     row.decided_by_account = h.decided_by.account;
   }
   delete row.decided_by;
+  // The quorum's progress, where more than one approval is needed: counts in TSV, words in a table.
+  delete row.approvals;
+  delete row.approvals_required;
+  const q = quorumOf(h);
+  if (isQuorum(q)) {
+    row.approvals = q.approvals.length;
+    row.approvals_required = q.required;
+    row.approvals_text = soFarText(q);
+    row.approvals_short = `${q.approvals.length}/${q.required}`;
+    if (q.approvals.length) row.approved_by = approversText(q.approvals);
+  }
   return row;
 }
 
@@ -68,6 +81,10 @@ export function heldFields(p: Palette, now: () => number, show: ShowAddress): Co
     { key: 'held', header: 'Held', only: 'table' },
     { key: 'rule', header: 'Rule', only: 'tsv' },
     { key: 'hitl_threshold_usdc', header: 'Threshold', only: 'tsv' },
+    { key: 'approvals_text', header: 'Approvals', only: 'table' },
+    { key: 'approvals', header: 'Approvals', only: 'tsv' },
+    { key: 'approvals_required', header: 'Approvals required', only: 'tsv' },
+    { key: 'approved_by', header: 'Approved by', only: 'tsv' },
     timeColumn('requested_at', 'Requested', now),
     timeColumn('expires_at', 'Expires', now),
     timeColumn('decided_at', 'Decided', now),
@@ -92,6 +109,9 @@ export function heldColumns(p: Palette, now: () => number, show: ShowAddress): C
     { key: 'expires_at', header: 'EXPIRES', only: 'tsv' },
     timeColumn('decided_at', 'DECIDED', now, { drop: 5 }),
     { key: 'decided_by_text', header: 'DECIDED BY', only: 'table', drop: 1 },
+    { key: 'approvals_short', header: 'APPROVALS', only: 'table', drop: 6 },
+    { key: 'approvals', header: 'APPROVALS', only: 'tsv' },
+    { key: 'approvals_required', header: 'APPROVALS REQUIRED', only: 'tsv' },
     { key: 'decided_by_key', header: 'DECIDED BY KEY', only: 'tsv' },
     { key: 'decided_by_account', header: 'DECIDED BY ACCOUNT', only: 'tsv' },
     idColumn('transfer_id', 'TRANSFER', { format: (v) => (typeof v === 'string' && v ? v : '-'), drop: 4 }),

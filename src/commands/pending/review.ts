@@ -2,13 +2,15 @@
 // Enter); the screen says what a careful approver needs (agent, recipient, amount, memo, the rule
 // that held it, the agent's spend today, its balance, whether it has paid this recipient before)
 // and keeps it current: the queue is read again while a prompt is up, so the count follows what
-// arrives and expires and the times tick by the service's clock. With --watch it waits for new
-// ones, rings the bell and runs --notify-command for each, and rides out a service that goes away
-// ("reconnecting…", backoff 1s → 30s) until the approver quits. Every decision goes to the
+// arrives and expires, the times tick by the service's clock, and the other approvers' work shows
+// (approvals so far; decided elsewhere: who and what, and the screen moves on). Before a decision
+// is sent it is read once more: one decided elsewhere is not sent (on-screen.ts). With --watch it
+// waits for new ones, rings the bell and runs --notify-command for each, and rides out a service
+// that goes away ("reconnecting…", backoff 1s → 30s) until the approver quits. Every decision goes to the
 // approvals log. Ctrl-C at any point prints the tally so far and exits 130. docs/approvals.md.
 import type { Needs } from '../../runtime/factory.js';
 import { parseDurationFlag } from '../../runtime/flags.js';
-import type { PendingTransaction } from '../../api/schemas.js';
+import type { HeldResource, PendingTransaction } from '../../api/schemas.js';
 import { ApiError, CliError, SilentExit, UsageError } from '../../errors.js';
 import { stderrPaint } from '../../io/colors.js';
 import type { ReviewChoice } from '../../io/prompter.js';
@@ -20,12 +22,17 @@ import { approveQuestion, parseReason, type Decision } from './decide.js';
 import { faultText, isTransient, queueFeed, reconnectDelay } from './feed.js';
 import { notifier, parseNotifyCommand, type Notifier } from './notify.js';
 import { approverNow, describeHeld, EMPTY_QUEUE, heldDetails, heldSummary, line, ruleLookup, type HeldView } from './queue.js';
+import { alreadyApprovedError, decidedText, partialText } from './elsewhere.js';
+import { endedWords, followOnScreen, stateNow, type OnScreen } from './on-screen.js';
+import { quorumOf } from '../../core/quorum.js';
 
 interface Tally {
   approved: number;
   rejected: number;
   skipped: number;
   expired: number;
+  /** Decided by someone else while it was on screen or waiting its turn (said only when it happened). */
+  elsewhere: number;
 }
 
 export interface ReviewOptions {
@@ -46,8 +53,11 @@ function isInterrupt(err: unknown): boolean {
 }
 
 function tallyText(t: Tally): string {
-  return `approved ${t.approved}, rejected ${t.rejected}, skipped ${t.skipped}, expired ${t.expired}`;
+  return `approved ${t.approved}, rejected ${t.rejected}, skipped ${t.skipped}, expired ${t.expired}${t.elsewhere ? `, decided elsewhere ${t.elsewhere}` : ''}`;
 }
+
+/** How long a and r wait on the prompt after the screen moved on by itself (decided elsewhere). */
+export const HOLD_KEYS_MS = 1_000;
 
 /** The status line while the service does not answer (it changes with each try, so each shows). */
 function reconnecting(err: unknown, failures: number, delayMs: number): string {
@@ -146,7 +156,9 @@ export async function review(ctx: Ctx, opts: ReviewOptions): Promise<void> {
     }
   };
 
-  const tally: Tally = { approved: 0, rejected: 0, skipped: 0, expired: 0 };
+  const tally: Tally = { approved: 0, rejected: 0, skipped: 0, expired: 0, elsewhere: 0 };
+  /** The last prompt closed by itself (decided elsewhere): the next one holds a and r a moment. */
+  let movedOn = false;
   const rules = ruleLookup(ctx);
   const factsOf = agentFactsLookup(ctx);
   const log = await Decisions.open(ctx);
@@ -162,8 +174,8 @@ export async function review(ctx: Ctx, opts: ReviewOptions): Promise<void> {
     return `${shownInBatch} of ${shownInBatch + left}`;
   };
 
-  /** Counted ones that left the queue before their turn: said, so none vanishes unseen. */
-  const reportGone = () => {
+  /** Counted ones that left the queue before their turn: said (who decided, and what), so none vanishes unseen. */
+  const reportGone = async () => {
     const now = approverNow(ctx);
     const still = new Set(feed.unseen(seen).map((tx) => tx.transaction_id));
     for (const [id, tx] of counted) {
@@ -174,7 +186,9 @@ export async function review(ctx: Ctx, opts: ReviewOptions): Promise<void> {
         tally.expired++;
         say(`${paint.red('✗')} ${sanitize(id)} ${paint.red('expired')} before its turn: its approval window has passed, nothing was sent`);
       } else {
-        say(`✗ ${sanitize(id)} is no longer pending (decided elsewhere)`);
+        tally.elsewhere++;
+        const became = await interruptible(stateNow(ctx, id));
+        say(`✗ ${sanitize(id)} is no longer pending: ${became && became.status !== 'pending_approval' ? decidedText(became) : 'decided elsewhere'}`);
       }
     }
   };
@@ -184,7 +198,7 @@ export async function review(ctx: Ctx, opts: ReviewOptions): Promise<void> {
    * the count, the service's clock and the status line stay current. A fault that is not
    * transient is kept and ends the prompt (then the review, with that error).
    */
-  const refreshWhile = (signal: AbortSignal, fail: (err: unknown) => void) => {
+  const refreshWhile = (signal: AbortSignal, fail: (err: unknown) => void, onRead: () => Promise<void>) => {
     void (async () => {
       for (let failures = 0; !signal.aborted; ) {
         await ctx.clock.sleep(failures ? reconnectDelay(failures) : interval, signal);
@@ -192,6 +206,8 @@ export async function review(ctx: Ctx, opts: ReviewOptions): Promise<void> {
         ctx.network.renew();
         try {
           await feed.read();
+          if (signal.aborted) return;
+          await onRead();
           if (failures) promptStatus = 'reconnected: the service answers again';
           else if (promptStatus?.startsWith('reconnecting')) promptStatus = undefined;
           failures = 0;
@@ -205,26 +221,44 @@ export async function review(ctx: Ctx, opts: ReviewOptions): Promise<void> {
     })();
   };
 
-  const ask = async (tx: PendingTransaction, view: HeldView, facts: AgentFacts): Promise<ReviewChoice> => {
+  /**
+   * One prompt. While it is up the queue is read every --interval, and with it this transaction:
+   * approvals by others are drawn at once, and once it is decided elsewhere the prompt closes by
+   * itself (`elsewhere`, `onScreen.ended` says who and what).
+   */
+  const ask = async (tx: PendingTransaction, onScreen: OnScreen, facts: AgentFacts): Promise<ReviewChoice> => {
     const serviceNow = () => approverNow(ctx);
     const question = () => `Held transaction ${count(tx.transaction_id)}: ${tx.transaction_id}`;
     const ended = new AbortController();
     const onStop = () => ended.abort();
     stop.signal.addEventListener('abort', onStop, { once: true });
     let fatal: { err: unknown } | undefined;
+    const redraws = new Set<() => void>();
     refreshWhile(ended.signal, (err) => {
       fatal = { err };
       ended.abort();
+    }, async () => {
+      if (await followOnScreen(ctx, feed.latest, onScreen)) for (const redraw of redraws) redraw();
     });
     status.clear();
     prompting = true;
+    const holdKeys = movedOn;
+    movedOn = false;
     try {
       return await ctx.prompter.review({
         message: question(),
-        details: screenLines(view, facts, serviceNow()),
-        expiresAtMs: view.expiresAtMs,
+        details: screenLines(onScreen.view, facts, serviceNow()),
+        expiresAtMs: onScreen.view.expiresAtMs,
         now: serviceNow,
-        live: () => ({ message: question(), details: screenLines(view, facts, serviceNow()), ...(promptStatus ? { status: promptStatus } : {}) }),
+        live: () => ({
+          message: question(), details: screenLines(onScreen.view, facts, serviceNow()),
+          ...(promptStatus ? { status: promptStatus } : {}), ...(onScreen.ended ? { ended: endedWords(onScreen.ended) } : {}),
+        }),
+        subscribe: (redraw) => {
+          redraws.add(redraw);
+          return () => redraws.delete(redraw);
+        },
+        ...(holdKeys ? { holdKeysMs: HOLD_KEYS_MS } : {}),
       }, { signal: ended.signal });
     } catch (err) {
       if (fatal) throw fatal.err;
@@ -250,14 +284,31 @@ export async function review(ctx: Ctx, opts: ReviewOptions): Promise<void> {
     }
   };
 
+  /** It is no longer pending (decided elsewhere): who decided and what; nothing is sent from here. */
+  const sayEnded = (became: HeldResource) => {
+    const id = sanitize(became.transaction_id);
+    if (became.status === 'expired') {
+      tally.expired++;
+      ctx.io.err(`${paint.red('✗')} ${id} ${paint.red('expired')} meanwhile: its approval window has passed, nothing was sent\n`);
+      return;
+    }
+    tally.elsewhere++;
+    ctx.io.err(`✗ ${id} is no longer pending: ${decidedText(became)}\n`);
+  };
+
   const reviewOne = async (tx: PendingTransaction): Promise<'next' | 'quit'> => {
     const id = sanitize(tx.transaction_id);
     const [view, facts] = await interruptible(Promise.all([describeHeld(ctx, tx, rules), factsOf(tx)]));
     shown++;
-    const choice = await ask(tx, view, facts);
+    const onScreen: OnScreen = { view };
+    const choice = await ask(tx, onScreen, facts);
     switch (choice) {
       case 'quit':
         return 'quit';
+      case 'elsewhere':
+        movedOn = true;
+        if (onScreen.ended) sayEnded(onScreen.ended);
+        return 'next';
       case 'skip':
         tally.skipped++;
         return 'next';
@@ -275,21 +326,33 @@ export async function review(ctx: Ctx, opts: ReviewOptions): Promise<void> {
             return 'next';
           }
         }
-        await act(view, 'approve', undefined);
+        await act(onScreen.view, 'approve', undefined);
         return 'next';
       case 'reject':
-        await act(view, 'reject', await askReason());
+        await act(onScreen.view, 'reject', await askReason());
         return 'next';
     }
   };
 
   const act = async (view: HeldView, decision: Decision, reason: string | undefined): Promise<void> => {
     const id = sanitize(view.id);
+    // The last look: decided elsewhere since it was drawn (the screen may be an interval behind,
+    // and without --watch nothing else would notice), it is not sent at all.
+    const before = await interruptible(stateNow(ctx, view.id));
+    if (before && before.status !== 'pending_approval') {
+      movedOn = true;
+      sayEnded(before);
+      return;
+    }
     try {
       const result = await log.decide({
         transaction_id: view.id, decision, via: 'pending review', agent: view.agent, to: view.to, ...(reason !== undefined ? { reason } : {}),
       });
-      if (decision === 'approve') {
+      if (decision === 'approve' && result.status === 'pending_approval') {
+        // Short of the quorum: counted, still pending, nothing sent yet.
+        tally.approved++;
+        ctx.io.err(`${paint.green('✓ approval counted')} ${id}: ${heldSummary(view)}; ${partialText(quorumOf(result) ?? { required: 2, approvals: [] })}\n`);
+      } else if (decision === 'approve') {
         tally.approved++;
         ctx.io.err(`${paint.green('✓ approved')} ${id}: ${heldSummary(view)}, submitted as transfer ${sanitize(result.transfer_id ?? '(id not given)')}\n`);
       } else {
@@ -303,7 +366,20 @@ export async function review(ctx: Ctx, opts: ReviewOptions): Promise<void> {
         return;
       }
       if (err instanceof ApiError && (err.status === 404 || err.code === 'transaction_already_decided')) {
-        ctx.io.err(`✗ ${id} is no longer pending (decided elsewhere)\n`);
+        // Decided between the last look and the decision: who and what, read again.
+        const became = await interruptible(stateNow(ctx, view.id));
+        movedOn = true;
+        if (became && became.status !== 'pending_approval') sayEnded(became);
+        else {
+          tally.elsewhere++;
+          ctx.io.err(`✗ ${id} is no longer pending (decided elsewhere)\n`);
+        }
+        return;
+      }
+      if (err instanceof ApiError && err.code === 'already_approved') {
+        // This key's approval was counted before (another run, another terminal): it counts once.
+        tally.skipped++;
+        ctx.io.err(`✗ ${sanitize(alreadyApprovedError(err, view.id, await interruptible(stateNow(ctx, view.id))).message)}\n`);
         return;
       }
       if (err instanceof ApiError && (err.code === 'insufficient_balance' || err.status === 402)) {
@@ -330,7 +406,7 @@ export async function review(ctx: Ctx, opts: ReviewOptions): Promise<void> {
       return;
     }
     for (;;) {
-      reportGone();
+      await reportGone();
       // The soonest to expire of what is left (one listed although expired is shown as such).
       const next = feed.latest.items.find((tx) => !seen.has(tx.transaction_id));
       if (!next) {

@@ -4,11 +4,10 @@
 // (`transaction_rejected`), 5 expired (`transaction_expired`), 7 out of time (`wait_timeout`).
 import type { Needs } from '../../runtime/factory.js';
 import { parseWaitDuration } from '../../runtime/flags.js';
-import { sanitize } from '../../io/sanitize.js';
 import { waitForDecision } from './follow.js';
 import { printHeld } from './get.js';
 import { checkTransactionId } from '../../core/held.js';
-import { decidedByText } from './record.js';
+import { approvedLine } from './elsewhere.js';
 
 export interface WaitOptions {
   timeoutWait?: string;
@@ -21,9 +20,6 @@ export async function waitHeld(ctx: Needs<'auth' | 'client' | 'clock' | 'env' | 
   const timeoutMs = opts.timeoutWait !== undefined ? parseWaitDuration(opts.timeoutWait) : undefined;
   const client = await ctx.client();
   const held = await waitForDecision(ctx, client, id, timeoutMs !== undefined ? { timeoutMs } : {});
-  if (!ctx.json) {
-    const by = decidedByText(held);
-    ctx.io.err(`${sanitize(`approved ${id}${by ? ` by ${by}` : ''}: submitted as transfer ${held.transfer_id ?? '(id not given)'}`)}\n`);
-  }
+  if (!ctx.json) ctx.io.err(`${approvedLine(id, held)}\n`);
   await printHeld(ctx, held, opts);
 }

@@ -9,7 +9,8 @@ import { TransferSchema, type HeldResource, type Transfer } from '../../api/sche
 import { CliError } from '../../errors.js';
 import { sanitize } from '../../io/sanitize.js';
 import { waitForDecision } from '../pending/follow.js';
-import { decidedByText } from '../pending/record.js';
+import { approvedLine } from '../pending/elsewhere.js';
+import { isQuorum, quorumOf } from '../../core/quorum.js';
 import { acceptedError } from './accepted.js';
 import { transferPath } from './id.js';
 import { DEFAULT_WAIT_MS } from './wait.js';
@@ -30,6 +31,14 @@ export interface HeldToFollow {
   earlierAt?: string;
   /** The resource as just read (a rerun learns it first): the wait does not read it again at once. */
   known?: HeldResource;
+  /** How many approvals by distinct owner keys it needs, when the service said and it is more than one. */
+  approvalsRequired?: number;
+}
+
+/** `{ approvalsRequired }` from the 202 of a held transfer, when it needs more than one approval. */
+export function quorumOfHeld(answer: unknown): { approvalsRequired?: number } {
+  const q = quorumOf(answer);
+  return isQuorum(q) ? { approvalsRequired: q.required } : {};
 }
 
 /** Waits for the transfer the approval made (send's own --wait), with the time left. */
@@ -40,7 +49,8 @@ export async function followHeld(ctx: Needs<'clock' | 'env' | 'interrupt' | 'io'
   const accepted = { key: h.key, transactionId: id, ...(h.earlierAt ? { earlierAt: h.earlierAt } : {}) };
   if (!ctx.json) {
     const until = h.expiresAt ? ` until ${h.expiresAt}` : '';
-    ctx.io.err(`${sanitize(`held for approval: ${id} is above the agent's approval threshold and waits for a human to approve it${until} (the account owner runs ${svc`pending approve ${id}`}); accepted under idempotency key ${h.key}`)}\n`);
+    const who = h.approvalsRequired ? `${h.approvalsRequired} people of the owner's account (each with their own key) to approve it` : 'a human to approve it';
+    ctx.io.err(`${sanitize(`held for approval: ${id} is above the agent's approval threshold and waits for ${who}${until} (the account owner runs ${svc`pending approve ${id}`}); accepted under idempotency key ${h.key}`)}\n`);
   }
   const started = ctx.clock.now();
   let approved;
@@ -59,10 +69,7 @@ export async function followHeld(ctx: Needs<'clock' | 'env' | 'interrupt' | 'io'
       hint: 'find the transfer it made with `svc transfer ls`',
     }), accepted);
   }
-  if (!ctx.json) {
-    const by = decidedByText(approved);
-    ctx.io.err(`${sanitize(`approved ${id}${by ? ` by ${by}` : ''}: submitted as transfer ${transferId}`)}\n`);
-  }
+  if (!ctx.json) ctx.io.err(`${approvedLine(id, approved)}\n`);
   // What is left of an explicit --timeout-wait, else the usual wait for a transfer to settle.
   const left = wait.explicit ? Math.max(1, started + wait.ms - ctx.clock.now()) : DEFAULT_WAIT_MS;
   try {

@@ -25,7 +25,7 @@ import { transferPath } from './id.js';
 import { buildTransferRequest, type RequestFlags, type TransferRequest } from '../../core/request.js';
 import { isHeld, Payment, type Earlier, type Posted, type Prior } from '../../core/payment.js';
 import { failedTransferError, FINAL_STATUSES, parseWaitDuration, waitForTransfer, type WaitOptions } from './wait.js';
-import { followHeld, type HeldToFollow, type Settle, type WaitPlan } from './send-held.js';
+import { followHeld, quorumOfHeld, type HeldToFollow, type Settle, type WaitPlan } from './send-held.js';
 import { expiredError, rejectedError } from '../pending/follow.js';
 import { decidedByText } from '../pending/record.js';
 import { svc } from '../../domain/shell-command.js';
@@ -88,7 +88,7 @@ export async function sendTransfer(ctx: SendCtx, to: string, amount: string, opt
     const result = await sendOnce(out, payment, req, prior, opts.idempotencyKey !== undefined);
     if (isHeld(result.data)) {
       // With --wait: follow it through the human's decision to the money moving (exit 0 only then).
-      if (wait) return await follow(out, client, payment, { transactionId: result.data.transaction_id, expiresAt: result.data.expires_at, key: result.key }, wait, true);
+      if (wait) return await follow(out, client, payment, { transactionId: result.data.transaction_id, expiresAt: result.data.expires_at, key: result.key, ...quorumOfHeld(result.data) }, wait, true);
       printHeld(out, { ...result.data, idempotency_key: result.key });
       throw new SilentExit('held', 'held_for_approval'); // exit 8: submitted, not yet sent
     }

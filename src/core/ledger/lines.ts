@@ -98,11 +98,16 @@ export interface DecisionLine extends RequestLine {
   profile?: string;
   base_url: string;
   via: 'pending approve' | 'pending reject' | 'pending review';
+  /** The deciding key's name, as the service answered it (beyond the spec: quorum). */
+  key_name?: string;
+  /** Approvals counted after this decision, and how many the transaction needs (quorum). */
+  approvals?: number;
+  approvals_required?: number;
 }
 
 export type Line = SendLine | RowLine | BatchLine | DecisionLine;
 
-const TEXT_FIELDS = ['svc_at', 'first_at', 'transfer_id', 'transaction_id', 'expires_at', 'error_code', 'sent_key', 'instance', 'content', 'key_id', 'source', 'agent', 'to', 'reason', 'profile'] as const;
+const TEXT_FIELDS = ['svc_at', 'first_at', 'transfer_id', 'transaction_id', 'expires_at', 'error_code', 'sent_key', 'instance', 'content', 'key_id', 'source', 'agent', 'to', 'reason', 'profile', 'key_name'] as const;
 
 export const isText = (v: unknown): v is string => typeof v === 'string';
 /** A string Date.parse reads (an ISO 8601 time, as the ledger writes them). */

@@ -100,7 +100,7 @@ describe('the decisions in the ledger (`pending log`)', () => {
     });
     expect(log[1]).toEqual({
       time: expect.any(String), transaction_id: rejected, decision: 'reject', result: 'rejected', agent: '@alice/bot', to: '@acme',
-      reason: 'not today', profile: 'sandbox', base_url: t.url, via: 'pending reject',
+      reason: 'not today', profile: 'sandbox', base_url: t.url, via: 'pending reject', key_name: 'seed',
     });
     expect(log[2]).toMatchObject({ transaction_id: approved, decision: 'approve', result: 'approved', agent: '@alice/bot', to: '@acme', transfer_id: expect.stringMatching(/^tr_/) });
 
@@ -117,11 +117,11 @@ describe('the decisions in the ledger (`pending log`)', () => {
     const tty = await runCli(['pending', 'log', '--limit', '2'], { env: t.env, tty: { stdout: true }, columns: 160 });
     expect(tty.code, tty.stderr).toBe(0);
     const lines = tty.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^TIME\s+RESULT\s+DECISION\s+TRANSACTION\s+AGENT\s+TO\s+REASON\s+TRANSFER\s+PROFILE$/);
+    expect(lines[0]).toMatch(/^TIME\s+RESULT\s+DECISION\s+TRANSACTION\s+AGENT\s+TO\s+REASON\s+TRANSFER\s+PROFILE\s+KEY$/);
     expect(lines.slice(1).join('\n')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ\s+expired\s+approve\s+txn_/m);
     expect(lines).toHaveLength(3);
     const piped = await t.svc(['pending', 'log']);
-    expect(piped.stdout.split('\n')[0]).toBe('time\tresult\tdecision\ttransaction_id\tagent\tto\treason\ttransfer_id\tprofile\tbase_url\tvia');
+    expect(piped.stdout.split('\n')[0]).toBe('time\tresult\tdecision\ttransaction_id\tagent\tto\treason\ttransfer_id\tprofile\tkey_name\tbase_url\tvia\tapprovals\tapprovals_required');
     for (const bad of ['0', 'x', '-1']) {
       const r = await t.svc(['pending', 'log', '--limit', bad]);
       expect(r.code).toBe(2);
