@@ -5,13 +5,11 @@
 // and what, and nothing is sent; and, without --watch, a key pressed on one decided elsewhere
 // since it was drawn sends nothing (the state is read again before a decision). A real terminal:
 // review-quorum-tty.test.ts.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Prompter, ReviewChoice, ReviewConfig } from '../../../src/io/prompter.js';
 import { gatedClock, runCli } from '../../helpers/cli.js';
-import { startScriptedServer, UNKNOWN_TEST_KEY, type Handler, type ScriptedServer } from '../../helpers/scripted-server.js';
+import type { Handler, ScriptedServer } from '../../helpers/scripted-server.js';
+import { scriptedServices } from '../../helpers/scripted-env.js';
 
 const ACCOUNT = { account_id: 'acct_1', handle: '@alice', type: 'personal', public_key: `0x${'1'.repeat(40)}`, kyc_status: 'verified', created_at: '2024-01-01T00:00:00Z' };
 const AGENT = { account_id: 'acct_bot', handle: '@alice/bot', public_key: `0x${'2'.repeat(40)}`, status: 'active', spend_policy_id: 'pol_1' };
@@ -49,20 +47,7 @@ function service(phase: () => Phase): Handler {
   };
 }
 
-const servers: ScriptedServer[] = [];
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-async function serve(handler: Handler): Promise<{ server: ScriptedServer; env: Record<string, string> }> {
-  const server = await startScriptedServer(handler);
-  servers.push(server);
-  const dir = mkdtempSync(join(tmpdir(), 'svc-review-quorum-'));
-  dirs.push(dir);
-  return { server, env: { SVC_CONFIG_DIR: dir, SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url, NO_COLOR: '1' } };
-}
+const serve = scriptedServices('svc-review-quorum-');
 
 /** A prompter whose review prompt is a test step: `onReview` decides when and what it answers. */
 function promptWith(onReview: (config: ReviewConfig) => Promise<ReviewChoice>): Prompter {

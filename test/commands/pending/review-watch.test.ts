@@ -5,17 +5,17 @@
 // what it is told only in its environment (no amount, no key), and one that fails or hangs is
 // one line, never the end of the review. A real terminal across a real sandbox restart:
 // review-restart-tty.test.ts.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../../src/clock.js';
 import { NOTIFY_TIME_LIMIT_MS } from '../../../src/commands/pending/notify.js';
 import { contexts, encryptTo } from '../../../src/crypto/ciphertext.js';
 import { generateViewingKey } from '../../../src/crypto/viewing-key.js';
 import { runCli, virtualClock } from '../../helpers/cli.js';
 import { scriptedPrompter } from '../../helpers/prompter.js';
-import { startScriptedServer, UNKNOWN_TEST_KEY, type Handler, type ScriptedServer } from '../../helpers/scripted-server.js';
+import type { Handler } from '../../helpers/scripted-server.js';
+import { scriptedServices } from '../../helpers/scripted-env.js';
 
 const ACCOUNT = { account_id: 'acct_1', handle: '@alice', type: 'personal', public_key: `0x${'1'.repeat(40)}`, kyc_status: 'verified', created_at: '2024-01-01T00:00:00Z' };
 const AGENT = { account_id: 'acct_bot', handle: '@alice/bot', public_key: `0x${'2'.repeat(40)}`, status: 'active', spend_policy_id: 'pol_1' };
@@ -46,20 +46,7 @@ function service(queue: (n: number) => ReturnType<Handler>): Handler {
   };
 }
 
-const servers: ScriptedServer[] = [];
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-async function serve(handler: Handler): Promise<{ server: ScriptedServer; env: Record<string, string> }> {
-  const server = await startScriptedServer(handler);
-  servers.push(server);
-  const dir = mkdtempSync(join(tmpdir(), 'svc-review-watch-'));
-  dirs.push(dir);
-  return { server, env: { SVC_CONFIG_DIR: dir, SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: server.url, SVC_DECRYPTION_KEY: viewing.decryptionKey, NO_COLOR: '1' } };
-}
+const serve = scriptedServices('svc-review-watch-', { SVC_DECRYPTION_KEY: viewing.decryptionKey });
 
 /** Resolves when `check` holds, looked at whenever stderr grows (waiting on output, not on time). */
 function whenStderr(check: (stderr: string) => boolean): { onStderr: (s: string) => void; reached: Promise<void> } {
