@@ -19,7 +19,7 @@ export async function createWebhook(ctx: Needs<'client' | 'io' | 'json' | 'servi
   checkWebhookUrl(url);
   const list = eventsFrom(events);
   const client = await ctx.client();
-  const { data } = await client.post('/v1/webhooks', { body: { url, events: list }, schema: WebhookSchema });
+  const { data, status } = await client.post('/v1/webhooks', { body: { url, events: list }, schema: WebhookSchema });
   if (ctx.json) return printJson(ctx.io, data);
   printRecord(ctx.io, outputMode(ctx.io, false), data, [
     { key: 'webhook_id', header: 'Webhook ID' },
@@ -27,7 +27,11 @@ export async function createWebhook(ctx: Needs<'client' | 'io' | 'json' | 'servi
     { key: 'events', header: 'Events', format: (v) => (v as string[]).join(', ') },
     timeColumn('created_at', 'Created', () => ctx.serviceClock.now()),
   ]);
-  if (data.secret) {
+  if (status === 200 && !data.secret) {
+    // A create of a disabled subscription's URL and events enables that one (docs/webhooks.md,
+    // Delivery limits, beyond the spec): nothing new was made, and its secret is the one it had.
+    ctx.io.err(`\nenabled again: subscription ${sanitize(data.webhook_id)} had been disabled after a day of failed deliveries; it keeps the signing secret shown when it was first created.\n`);
+  } else if (data.secret) {
     ctx.io.err('\nSigning secret: shown ONCE. Store it now (e.g. in your secrets manager); it cannot be shown again.\n');
     ctx.io.out(`${sanitize(data.secret)}\n`);
   } else {

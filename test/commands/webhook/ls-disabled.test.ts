@@ -49,6 +49,8 @@ describe('svc webhook ls: a disabled subscription', () => {
     const again = await t.svc(['webhook', 'create', 'http://127.0.0.1:9/down', '--events', 'transfer.initiated,transfer.failed']);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain(down);
+    expect(again.stderr).toContain(`enabled again: subscription ${down} had been disabled after a day of failed deliveries; it keeps the signing secret shown when it was first created.`);
+    expect(again.stderr).not.toContain('no signing secret');
     const after = await t.svc(['webhook', 'ls']);
     expect(after.stdout.trim().split('\n').map((l) => l.split('\t').at(-1))).toEqual(['status', 'active', 'active']);
     expect(after.stderr).toBe('');
