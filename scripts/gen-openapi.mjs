@@ -3,9 +3,8 @@
 // build` first; npm run openapi does both): the sandbox's own route table, documented by
 // src/sandbox/openapi/. With --check it changes nothing and exits 1 when the committed file is out
 // of date. A running sandbox serves the same document at GET /openapi.json (docs/openapi.md).
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checking, root } from './generated-file.mjs';
+import { root, syncText } from './generated-file.mjs';
 
 const load = (module) => import(join(root, 'dist', module));
 const [{ sandboxRoutes }, { routeTable }, { OPENAPI_FILE, openApiYaml }] = await Promise.all([
@@ -14,20 +13,4 @@ const [{ sandboxRoutes }, { routeTable }, { OPENAPI_FILE, openApiYaml }] = await
   load('sandbox/openapi/file.js'),
 ]);
 
-const text = openApiYaml(routeTable(sandboxRoutes()));
-const path = join(root, OPENAPI_FILE);
-let current = '';
-try {
-  current = readFileSync(path, 'utf8');
-} catch {
-  // not generated yet
-}
-if (current === text) {
-  console.log(`${OPENAPI_FILE}: up to date`);
-} else if (checking) {
-  console.error(`${OPENAPI_FILE}: out of date (run \`npm run openapi\`)`);
-  process.exitCode = 1;
-} else {
-  writeFileSync(path, text);
-  console.log(`${OPENAPI_FILE}: written`);
-}
+if (!syncText(OPENAPI_FILE, openApiYaml(routeTable(sandboxRoutes())), 'npm run openapi')) process.exitCode = 1;

@@ -1,5 +1,5 @@
 // A file generated from the built program (`node bin/svc.js <args>`) and committed: written
-// again, or with --check compared and reported stale. Shared by gen-completions and gen-man.
+// again, or with --check compared and reported stale. Shared by gen-completions, gen-man and gen-openapi.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -15,6 +15,11 @@ export function syncGenerated(file, args, regenerate) {
     // The file must not depend on who generates it, nor on their terminal.
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1' },
   });
+  return syncText(file, text, regenerate);
+}
+
+/** Writes `text` to `file` (relative to the checkout) unless it already holds it; with --check, returns false when it does not. */
+export function syncText(file, text, regenerate) {
   const path = join(root, file);
   let current = '';
   try {
