@@ -9,6 +9,14 @@ import { refuseShortenedId } from '../domain/pasted-id.js';
 import { ApiError, CliError, UsageError } from '../errors.js';
 import type { PageAnswer } from '../runtime/pages.js';
 
+/**
+ * `key "seed" of @alice`: who decided, as `decided_by` says; undefined when it does not. The
+ * service's words, not sanitised: the caller sanitises them with the text around them.
+ */
+export function decidedByText(h: HeldResource): string | undefined {
+  return h.decided_by ? `key "${h.decided_by.key_name}" of ${h.decided_by.account}` : undefined;
+}
+
 export function heldPath(id: string): string {
   return `/v1/agents/transactions/${encodeURIComponent(id)}`;
 }

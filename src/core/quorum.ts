@@ -42,7 +42,7 @@ export function isQuorum(q: Quorum | undefined): q is Quorum {
 }
 
 /** `key "ops2" of @alice` (sanitised): one approver, named as `decided_by` is. */
-export function keyText(keyName: string, account: string): string {
+function keyText(keyName: string, account: string): string {
   return `key "${sanitize(keyName)}" of ${sanitize(account)}`;
 }
 

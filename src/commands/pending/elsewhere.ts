@@ -5,16 +5,18 @@
 // that it counts once. Everything returned is sanitised (key names, reasons: text of others).
 import type { HeldResource } from '../../api/schemas.js';
 import { ApiError } from '../../errors.js';
+import { decidedByText } from '../../core/held.js';
 import { sanitize } from '../../io/sanitize.js';
-import { approversText, countText, isQuorum, keyText, progressText, quorumOf, waitingText, type Quorum } from '../../core/quorum.js';
+import { approversText, countText, isQuorum, progressText, quorumOf, waitingText, type Quorum } from '../../core/quorum.js';
 import { svc, placeholder } from '../../domain/shell-command.js';
 
 /** The status svc gives a transaction the service answered 404 for while it was on screen. */
 export const NOT_FOUND = 'not_found';
 
-/** `key "ops2" of @alice`, or undefined when the service did not say. */
+/** `key "ops2" of @alice` (sanitised), or undefined when the service did not say. */
 function byText(h: HeldResource): string | undefined {
-  return h.decided_by ? keyText(h.decided_by.key_name, h.decided_by.account) : undefined;
+  const by = decidedByText(h);
+  return by === undefined ? undefined : sanitize(by);
 }
 
 /** ` (2 of 2 approvals: keys "ops1" and "ops2" of @alice)` where a quorum was needed, else ''. */

@@ -15,8 +15,7 @@ import { formatDuration } from '../../domain/duration.js';
 import { MAX_WAIT_MS } from '../../runtime/flags.js';
 import { sanitize } from '../../io/sanitize.js';
 import { startSpinner, type Spinner } from '../../io/spinner.js';
-import { fetchHeld } from '../../core/held.js';
-import { decidedByText } from './record.js';
+import { decidedByText, fetchHeld } from '../../core/held.js';
 import { countText, isQuorum, progressText, quorumOf, waitingText } from '../../core/quorum.js';
 import { svc } from '../../domain/shell-command.js';
 

@@ -6,11 +6,10 @@
 import type { Needs } from '../../runtime/factory.js';
 import type { HeldResource } from '../../api/schemas.js';
 import { ApiError } from '../../errors.js';
-import { fetchHeld } from '../../core/held.js';
+import { decidedByText, fetchHeld } from '../../core/held.js';
 import { quorumOf, type Quorum } from '../../core/quorum.js';
 import { sanitize } from '../../io/sanitize.js';
 import { approverNow, type HeldView, type Queue } from './queue.js';
-import { decidedByText } from './record.js';
 import { NOT_FOUND } from './elsewhere.js';
 
 export interface OnScreen {

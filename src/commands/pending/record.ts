@@ -10,12 +10,8 @@ import { colourStatus, type Palette } from '../../io/colors.js';
 import { addressColumn, amountColumn, idColumn, timeColumn } from '../../io/columns.js';
 import type { Column, OutputMode } from '../../io/render.js';
 import { assetOf, openHeld, UNKNOWN_RULE, type OpenedHeld } from './queue.js';
+import { decidedByText } from '../../core/held.js';
 import { approversText, isQuorum, quorumOf, soFarText } from '../../core/quorum.js';
-
-/** `key "seed" of @alice`, or undefined when the service did not say. */
-export function decidedByText(h: HeldResource): string | undefined {
-  return h.decided_by ? `key "${h.decided_by.key_name}" of ${h.decided_by.account}` : undefined;
-}
 
 /** What held it, in the queue's words: `above the approval threshold (hitl_threshold_usdc 50)`. */
 export function ruleText(h: HeldResource): string | undefined {

@@ -27,7 +27,7 @@ import { isHeld, Payment, type Earlier, type Posted, type Prior } from '../../co
 import { failedTransferError, FINAL_STATUSES, parseWaitDuration, waitForTransfer, type WaitOptions } from './wait.js';
 import { followHeld, quorumOfHeld, type HeldToFollow, type Settle, type WaitPlan } from './send-held.js';
 import { expiredError, rejectedError } from '../pending/follow.js';
-import { decidedByText } from '../pending/record.js';
+import { decidedByText } from '../../core/held.js';
 import { svc } from '../../domain/shell-command.js';
 
 export interface SendOptions extends RequestFlags {
