@@ -1,7 +1,7 @@
 // Which profiles `svc sandbox start` (and `sandbox reset`) may rewrite: only those it wrote.
 // Anything else under the same name (`--profile prod`) belongs to the user and is refused.
 import { environmentOfKey } from '../domain/api-key.js';
-import { isLoopbackHost } from '../domain/loopback.js';
+import { isSandboxUrl } from '../domain/loopback.js';
 import type { Profile } from './profile-types.js';
 
 /**
@@ -11,15 +11,5 @@ import type { Profile } from './profile-types.js';
  */
 export function isSandboxProfile(profile: Profile): boolean {
   const marked = profile.sandbox === true || (profile.sandbox === undefined && typeof profile.sandboxAdminToken === 'string');
-  return marked && environmentOfKey(profile.apiKey) === 'test' && isLoopbackUrl(profile.baseUrl);
-}
-
-/** The sandbox serves plain http on loopback only. */
-function isLoopbackUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return url.protocol === 'http:' && isLoopbackHost(url.hostname);
-  } catch {
-    return false;
-  }
+  return marked && environmentOfKey(profile.apiKey) === 'test' && isSandboxUrl(profile.baseUrl);
 }

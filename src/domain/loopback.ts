@@ -17,6 +17,17 @@ export function isLoopbackHostHeader(value: string): boolean {
   return m !== null && m[1] !== '' && isLoopbackHost(m[1]!);
 }
 
+/** A URL a sandbox may serve: plain http on a loopback host (it serves nothing else). */
+export function isSandboxUrl(text: string | undefined): boolean {
+  if (!text) return false;
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' && isLoopbackHost(url.hostname);
+  } catch {
+    return false;
+  }
+}
+
 export type TransportCheck =
   | { ok: true; url: URL }
   /** not a URL; plain http to a host that is not loopback; or another scheme. */

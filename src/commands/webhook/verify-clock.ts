@@ -6,18 +6,7 @@
 // in production does. With no key configured, or a sandbox that does not answer, this machine's.
 import type { Needs } from '../../runtime/factory.js';
 import { nowOnBothClocks } from '../../core/service-time.js';
-import { isLoopbackHost } from '../../domain/loopback.js';
-
-/** A base URL a sandbox may serve: plain http on a loopback host. */
-function isSandboxUrl(text: string | undefined): boolean {
-  if (!text) return false;
-  try {
-    const url = new URL(text);
-    return url.protocol === 'http:' && isLoopbackHost(url.hostname);
-  } catch {
-    return false;
-  }
-}
+import { isSandboxUrl } from '../../domain/loopback.js';
 
 /** Now, and (when it is not this machine's plain clock) whose clock it is, for a message. */
 export async function verifyClock(ctx: Needs<'client' | 'clock' | 'serviceClock' | 'settings'>): Promise<{ now: number; words: string | undefined }> {
