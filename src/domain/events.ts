@@ -30,4 +30,13 @@ export function parseEventList(values: readonly string[]): { ok: true; events: E
 }
 
 /** Signature freshness: bodies carry `timestamp`; a receiver rejects ones too far from now. */
+/**
+ * The same event types, whatever their order: what "the same subscription" means when it is
+ * created again (the sandbox) or taken over by the next `webhook listen`.
+ */
+export function sameEventTypes(a: readonly string[], b: readonly string[]): boolean {
+  const set = new Set(a);
+  return set.size === new Set(b).size && b.every((e) => set.has(e));
+}
+
 export const DEFAULT_TOLERANCE_MS = 5 * 60_000;

@@ -9,6 +9,7 @@ import type { Needs } from '../../runtime/factory.js';
 import type { ApiClient } from '../../api/client.js';
 import { listOf, WebhookSchema } from '../../api/schemas.js';
 import { claimSlot, type KeptSlot, type ListenOwner } from '../../config/listen-subscriptions.js';
+import { sameEventTypes } from '../../domain/events.js';
 import { svc } from '../../domain/shell-command.js';
 import { CliError } from '../../errors.js';
 import { sanitize } from '../../io/sanitize.js';
@@ -26,14 +27,12 @@ export function claimKept(ctx: Needs<'env'>, owner: ListenOwner): KeptSlot {
   return slot;
 }
 
-const sameEvents = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((e) => b.includes(e));
-
 /** Why the service's copy of the kept subscription cannot serve this run, or undefined when it can. */
 function mismatch(found: { url: string; events: string[]; status?: unknown } | undefined, url: string, events: readonly string[]): string | undefined {
   if (!found) return 'it no longer exists on the service';
   if (found.status === 'disabled') return 'the service disabled it';
   if (found.url !== url) return `it delivers to ${sanitize(found.url)}, this run listens on ${url}`;
-  if (!sameEvents(found.events, events)) return `it was for other events (${sanitize(found.events.join(','))})`;
+  if (!sameEventTypes(found.events, events)) return `it was for other events (${sanitize(found.events.join(','))})`;
   return undefined;
 }
 

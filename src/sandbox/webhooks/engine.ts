@@ -16,14 +16,14 @@
 // each delivery's due-time task and its attempt in flight. resume() schedules the stored
 // deliveries after a start or a reload.
 import { signPayload } from '../../crypto/webhook-signature.js';
-import type { EventType } from '../../domain/events.js';
+import { sameEventTypes, type EventType } from '../../domain/events.js';
 import type { SandboxClock } from '../clock.js';
 import { randomAlnum } from '../ids.js';
 import type { Account } from '../records.js';
 import type { Scheduler, TaskHandle } from '../scheduler.js';
 import type { SandboxEvent } from '../store/events.js';
 import type { Store } from '../store/store.js';
-import { DROPPED_AT_CAP, DROPPED_DISABLED, endedRecord, healthAfter, PENDING_PER_WEBHOOK, sameEvents } from './limits.js';
+import { DROPPED_AT_CAP, DROPPED_DISABLED, endedRecord, healthAfter, PENDING_PER_WEBHOOK } from './limits.js';
 import { audienceOf, eventBody, newEventId, sampleSide, sidesOf, withTimestamp, type EventSide } from './payloads.js';
 import { AttemptQueue } from './queue.js';
 import { nextAttempt } from './schedule.js';
@@ -131,7 +131,7 @@ export class WebhookEngine {
    * oldest such one when there are several. Undefined when the account has none.
    */
   reEnable(account: Account, url: string, events: readonly EventType[]): Subscription | undefined {
-    const sub = this.list(account.account_id).find((s) => s.status === 'disabled' && s.url === url && sameEvents(s.events, events));
+    const sub = this.list(account.account_id).find((s) => s.status === 'disabled' && s.url === url && sameEventTypes(s.events, events));
     if (!sub) return undefined;
     this.deps.store.setWebhookHealth(sub.webhook_id, {});
     this.options.log?.(`webhook ${sub.webhook_id} enabled again`);

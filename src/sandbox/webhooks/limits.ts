@@ -3,7 +3,6 @@
 // beyond the cap ends the oldest as `exhausted`), and a subscription whose every attempt failed
 // for 24 h is disabled until it is created again. Without them a receiver that is gone for good
 // costs the sandbox memory and disk in proportion to the events, for ever.
-import type { EventType } from '../../domain/events.js';
 import type { SubscriptionHealth } from '../store/webhooks.js';
 import { RETRY_WINDOW_MS } from './schedule.js';
 import type { AttemptRecord, Delivery } from './types.js';
@@ -49,10 +48,4 @@ export function endedRecord(d: Delivery, at: number, why: string): AttemptRecord
     state: 'exhausted',
     replay: d.replay,
   };
-}
-
-/** The same event types, whatever their order: what "the same subscription" means when it is created again. */
-export function sameEvents(a: readonly EventType[], b: readonly EventType[]): boolean {
-  const set = new Set(a);
-  return set.size === new Set(b).size && b.every((e) => set.has(e));
 }
