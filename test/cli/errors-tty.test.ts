@@ -29,7 +29,7 @@ describe.skipIf(!hasTmux())('an error on a terminal', () => {
   }
 
   it('shows `error:` in red and the hint dimmed', async () => {
-    const { code, screen } = await screenOf(['transfer', 'send', '@acme', '987654']);
+    const { code, screen } = await screenOf(['transfer', 'send', '@acme', '987654.321078']);
     expect(code).toBe(6);
     const [error, hint] = screen.split('\n');
     // Red on, the word, default colour back; the message itself in the terminal's own colour.
@@ -37,7 +37,7 @@ describe.skipIf(!hasTmux())('an error on a terminal', () => {
     // The whole hint line dim (tmux may restate the attribute, so only its start is pinned).
     expect(hint).toMatch(new RegExp(`^${ESC}\\[2mhint: see what the account holds with \`svc balance\`; add test funds with\\s*`));
     expect(screen).toContain('`svc sandbox fund @alice <amount>`');
-    expect(screen).not.toContain('987654');
+    expect(screen).not.toContain('987654.321078');
   });
 
   it('with NO_COLOR=1: the same words and no escape sequence at all', async () => {

@@ -172,11 +172,11 @@ describe('service errors of POST /v1/transfers and their exit codes', () => {
   });
 
   it('402 insufficient_balance → exit 6', async () => {
-    const r = await t.svc(['transfer', 'send', '@acme', '5000']);
+    const r = await t.svc(['transfer', 'send', '@acme', '5000.718293']);
     expect(r.code).toBe(6);
     expect(r.stdout).toBe('');
     expectErrorReport(r, /\(insufficient_balance, request req_\w+\)$/);
-    expect(r.stderr).not.toContain('5000');
+    expect(r.stderr).not.toContain('5000.718293');
   });
 
   it('402 also for an asset the account holds too little of → exit 6', async () => {
@@ -306,26 +306,26 @@ describe('transport rules', () => {
     // (transfer send first asks the service which account the key is, to find its journal of keys.)
     const posts = (s: ScriptedServer) => s.requests.filter((q) => q.method === 'POST');
     await withServer(answeringAccount(() => ({ status: 502, body: ERROR('bad_gateway', 'upstream failed') })), async (s) => {
-      const r = await svcAt(s, ['transfer', 'send', '@acme', '1.25']);
+      const r = await svcAt(s, ['transfer', 'send', '@acme', '1.258463']);
       expect(r.code).toBe(1);
       expect(r.stdout).toBe('');
       // The outcome is unknown: the hint carries the command that retries with the same key.
       expectErrorReport(r, /^error: upstream failed \(bad_gateway, request req_fake123\)$/, /may or may not .* `svc transfer send @acme <amount> --idempotency-key [0-9a-f-]{36}`$/);
       const printed = /--idempotency-key ([0-9a-f-]{36})`$/m.exec(r.stderr)?.[1];
       expect(printed).toBeDefined();
-      expect(r.stderr).not.toContain('1.25');
+      expect(r.stderr).not.toContain('1.258463');
       expect(posts(s)).toHaveLength(3);
       expect(posts(s).map((q) => q.headers['idempotency-key'])).toEqual([printed, printed, printed]);
       expect(new Set(posts(s).map((q) => q.body)).size).toBe(1);
       // With --json: nothing on stdout, the error object on stderr carries the key.
-      const j = await svcAt(s, ['--json', 'transfer', 'send', '@acme', '1.25']);
+      const j = await svcAt(s, ['--json', 'transfer', 'send', '@acme', '1.258463']);
       expect(j.code).toBe(1);
       expect(j.stdout).toBe('');
       const err = (JSON.parse(j.stderr) as { error: Record<string, unknown> }).error;
       expect(err).toMatchObject({ code: 'bad_gateway', status: 502, request_id: 'req_fake123' });
       expect(err.idempotency_key).toMatch(/^[0-9a-f-]{36}$/);
       expect(err.hint).toContain(`--idempotency-key ${err.idempotency_key as string}`);
-      expect(j.stderr).not.toContain('1.25');
+      expect(j.stderr).not.toContain('1.258463');
       expect(posts(s).slice(3).map((q) => q.headers['idempotency-key'])).toEqual(Array(3).fill(err.idempotency_key));
     });
     await withServer(answeringAccount((_q, n) => (n < 3 ? { status: 503 } : { status: 201, body: TRANSFER })), async (s) => {

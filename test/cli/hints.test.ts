@@ -33,20 +33,20 @@ describe('receipts and hints', () => {
 
   describe('the receipt of transfer send', () => {
     it('on a terminal restates the amount and memo as typed; piped and --json output are unchanged', async () => {
-      const r = await runCli(['transfer', 'send', '@acme', '12.5', '--memo', 'rent for November'], { env: t.env, tty: { stdout: true } });
+      const r = await runCli(['transfer', 'send', '@acme', '12.508163', '--memo', 'rent for November'], { env: t.env, tty: { stdout: true } });
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stdout).toMatch(/^Amount +12\.50 USDG$/m);
+      expect(r.stdout).toMatch(/^Amount +12\.508163 USDG$/m);
       expect(r.stdout).toMatch(/^Memo +rent for November$/m);
       expect(r.stdout).toMatch(/^Transfer ID +tr_\w+$/m);
       // A script reads the service's fields: no typed amount in TSV or JSON (docs/json.md).
-      const piped = await t.svc(['transfer', 'send', '@acme', '12.5', '--memo', 'rent for November']);
+      const piped = await t.svc(['transfer', 'send', '@acme', '12.508163', '--memo', 'rent for November']);
       expect(piped.code).toBe(0);
-      expect(piped.stdout).not.toMatch(/12\.5|rent for November/);
-      const json = await t.svc(['--json', 'transfer', 'send', '@acme', '12.5', '--memo', 'rent for November']);
+      expect(piped.stdout).not.toMatch(/12\.508163|12508163|rent for November/);
+      const json = await t.svc(['--json', 'transfer', 'send', '@acme', '12.508163', '--memo', 'rent for November']);
       expect(json.code).toBe(0);
-      expect(json.stdout).not.toMatch(/12\.5|rent for November/);
+      expect(json.stdout).not.toMatch(/12\.508163|12508163|rent for November/);
       // The receipt is a screen only: nothing in the config dir (journals, state) holds them.
-      for (const file of filesUnder(t.configDir)) expect(readFileSync(file, 'utf8'), file).not.toMatch(/12\.5|rent for November/);
+      for (const file of filesUnder(t.configDir)) expect(readFileSync(file, 'utf8'), file).not.toMatch(/12\.508163|12508163|rent for November/);
     });
   });
 
@@ -120,10 +120,10 @@ describe('receipts and hints', () => {
         'hint: the asset is an option: `--asset USDC` (usage: `svc transfer send [options] <to> <amount>`)',
       ]);
       // Another extra word (it may be an amount) is never echoed: the usage line only.
-      const other = await t.svc(['transfer', 'send', '@acme', '7.25', '8.5']);
+      const other = await t.svc(['transfer', 'send', '@acme', '7.251839', '8.503627']);
       expect(other.code).toBe(2);
       expect(lines(other.stderr)[1]).toBe('hint: usage: `svc transfer send [options] <to> <amount>`');
-      expect(other.stderr).not.toMatch(/7\.25|8\.5/);
+      expect(other.stderr).not.toMatch(/7\.251839|8\.503627/);
     });
 
     it('`transfer send acme 1`: did you mean `@acme`?', async () => {

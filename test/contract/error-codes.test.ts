@@ -110,8 +110,8 @@ describe('every error code of the service: exit code and code on stderr, plain a
     await expectApiFailure('unauthorized', 401, 3, ['account'], { env: { SVC_API_KEY: UNKNOWN_TEST_KEY } });
   });
   it('402 insufficient_balance → 6', async () => {
-    const [plain] = await expectFailure('insufficient_balance', 6, ['transfer', 'send', '@acme', '5000']);
-    expect(plain.stderr).not.toContain('5000');
+    const [plain] = await expectFailure('insufficient_balance', 6, ['transfer', 'send', '@acme', '5000.718293']);
+    expect(plain.stderr).not.toContain('5000.718293');
   });
   it('403 kyc_required → 3', async () => {
     await expectApiFailure('kyc_required', 403, 3, ['transfer', 'send', '@alice', '1'], { env: { SVC_API_KEY: t.keyOf('@bob') } });

@@ -31,22 +31,22 @@ async function ok(args: string[], env: Record<string, string> = {}) {
 
 describe('each common failure has a hint with the next command', () => {
   it('insufficient balance: `svc balance`, and on the sandbox `svc sandbox fund <handle> <amount>` (never the amount)', async () => {
-    const r = await t.svc(['transfer', 'send', '@acme', '987654']);
+    const r = await t.svc(['transfer', 'send', '@acme', '987654.321078']);
     expect(r.code).toBe(6);
     expect(lines(r.stderr)).toEqual([
       expect.stringMatching(/^error: .* \(insufficient_balance, request req_\w+\)$/),
       'hint: see what the account holds with `svc balance`; add test funds with `svc sandbox fund @alice <amount>`',
     ]);
-    expect(r.stderr).not.toContain('987654');
+    expect(r.stderr).not.toContain('987654.321078');
     // Another asset: the fund command names it. --json: the same hint in the error object.
-    const j = await t.svc(['--json', 'transfer', 'send', '@acme', '987654', '--asset', 'usdc']);
+    const j = await t.svc(['--json', 'transfer', 'send', '@acme', '987654.321078', '--asset', 'usdc']);
     expect(j.code).toBe(6);
     expect(j.stdout).toBe('');
     expect(jsonError(j.stderr)).toMatchObject({
       code: 'insufficient_balance',
       hint: 'see what the account holds with `svc balance`; add test funds with `svc sandbox fund @alice <amount> --asset USDC`',
     });
-    expect(j.stderr).not.toContain('987654');
+    expect(j.stderr).not.toContain('987654.321078');
   });
 
   it('the fund hint names the account that sent: an agent key gets its own handle', async () => {
@@ -61,17 +61,17 @@ describe('each common failure has a hint with the next command', () => {
     await ok(['agent', 'create', 'strictbot', '--allow', '@acme', '--asset', 'USDC']);
     await ok(['sandbox', 'fund', '@alice/strictbot', '100', '--asset', 'USDC']);
     const key = (await ok(['sandbox', 'key', 'create', '--account', '@alice/strictbot'])).stdout.trim();
-    const r = await t.svc(['transfer', 'send', '@bob', '12.5', '--asset', 'USDC'], { env: { SVC_API_KEY: key } });
+    const r = await t.svc(['transfer', 'send', '@bob', '12.508163', '--asset', 'USDC'], { env: { SVC_API_KEY: key } });
     expect(r.code).toBe(6);
     const [error, hint] = lines(r.stderr);
     expect(error).toMatch(/\(policy_violation: recipient_not_allowed, request req_\w+\)$/);
     expect(hint).toBe("hint: see which rule denies it with the owner's profile: `svc --profile <owner-profile> agent policy check @alice/strictbot --to @bob --amount <amount> --asset USDC`");
-    expect(r.stderr).not.toContain('12.5');
-    const j = await t.svc(['--json', 'transfer', 'send', '@bob', '12.5', '--asset', 'USDC'], { env: { SVC_API_KEY: key } });
+    expect(r.stderr).not.toContain('12.508163');
+    const j = await t.svc(['--json', 'transfer', 'send', '@bob', '12.508163', '--asset', 'USDC'], { env: { SVC_API_KEY: key } });
     expect(jsonError(j.stderr)).toMatchObject({ code: 'policy_violation', reason: 'recipient_not_allowed', hint: hint!.slice('hint: '.length) });
     // The hint is a working command: with the amount and the owner's profile (the harness's
     // "sandbox") filled in, the owner gets the verdict.
-    const command = /`svc (.*)`$/.exec(hint!)![1]!.replace('<amount>', '12.5').replace('<owner-profile>', 'sandbox').split(' ');
+    const command = /`svc (.*)`$/.exec(hint!)![1]!.replace('<amount>', '12.508163').replace('<owner-profile>', 'sandbox').split(' ');
     const check = await t.svc(command);
     expect(check.code, check.stderr).toBe(0); // a simulation: it ran, whatever the verdict
     expect(check.stdout).toMatch(/^DENY {2}recipient @bob is not in the agent/);

@@ -66,14 +66,14 @@ describe('transfer send and its idempotency key', () => {
     const s = await startScriptedServer(answeringAccount(() => ({ status: 503, body: { error: { code: 'unavailable', message: 'try later' } } })));
     try {
       const env = { SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-uncertain-')), SVC_API_KEY: UNKNOWN_TEST_KEY, SVC_BASE_URL: s.url };
-      const r = await runCli(['transfer', 'send', '@acme', '731.25', '--asset', 'USDC', '--memo', 'rent'], { env, clock: noSleep });
+      const r = await runCli(['transfer', 'send', '@acme', '731.259468', '--asset', 'USDC', '--memo', 'rent'], { env, clock: noSleep });
       expect(r.code).toBe(1);
       const keys = new Set(s.requests.filter((q) => q.method === 'POST').map((q) => q.headers['idempotency-key']));
       expect(keys.size).toBe(1); // the same key on every try
       const [key] = [...keys] as string[];
       expect(r.stderr).toMatch(/^hint: the transfer may or may not have been made; retry safely/m);
       expect(r.stderr).toContain(`svc transfer send @acme <amount> --asset USDC --memo <memo> --idempotency-key ${key}`);
-      expect(r.stderr).not.toContain('731.25');
+      expect(r.stderr).not.toContain('731.259468');
       expect(r.stderr).not.toContain('rent');
       const j = await runCli(['--json', 'transfer', 'send', '@acme', '1', '--idempotency-key', 'mine-1'], { env, clock: noSleep });
       expect(j.stdout).toBe('');

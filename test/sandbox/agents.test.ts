@@ -199,9 +199,9 @@ describe('GET and PATCH /v1/agents/{account_id}/spend-policy', () => {
     expect(before.daily_spent_day).toBe(day);
     const open = (ct: string) => decrypt(key.secret, key.publicKey, ct, contexts.dailySpent(a.account_id, day, t.accountId('@alice')));
     expect(open(before.daily_spent_ciphertext)).toBe('0');
-    expect((await sendAs(t, a, { to: '@acme', amount: '12.5' })).status).toBe(201);
-    expect(open((await read()).daily_spent_ciphertext)).toBe('12500000');
-    expect(JSON.stringify(await read())).not.toMatch(/12\.5|12500000/);
+    expect((await sendAs(t, a, { to: '@acme', amount: '12.508163' })).status).toBe(201);
+    expect(open((await read()).daily_spent_ciphertext)).toBe('12508163');
+    expect(JSON.stringify(await read())).not.toMatch(/12\.508163|12508163/);
   });
 
   it('403 not_agent_owner for another account\'s agent, an unknown id and a non-agent account', async () => {
@@ -351,8 +351,8 @@ describe('POST /v1/transfers with an agent key', () => {
 
   it('held above the threshold: 202 pending_approval, no transfer, nothing reserved, event fired, no amount', async () => {
     const events = recordEvents(t);
-    const a = await makeAgent(t, { hitl_threshold_usdc: 50 }, { fund: '100' });
-    const res = await sendAs(t, a, { to: '@acme', amount: '50.000001', memo: 'invoice 42' });
+    const a = await makeAgent(t, { hitl_threshold_usdc: 50.738215 }, { fund: '100' });
+    const res = await sendAs(t, a, { to: '@acme', amount: '50.738216', memo: 'invoice 42' }); // one minor unit above
     expect(res.status, res.text).toBe(202);
     expect(Object.keys(res.body).sort()).toEqual(['agent', 'approvals', 'approvals_required', 'asset', 'expires_at', 'requested_at', 'status', 'to', 'transaction_id']);
     const now = t.world.now();
@@ -367,12 +367,12 @@ describe('POST /v1/transfers with an agent key', () => {
       approvals: [],
     });
     expect(res.body.transaction_id).toMatch(/^txn_[A-Za-z0-9]{24}$/);
-    expect(res.text).not.toMatch(/50\.000001|50000001|invoice/);
+    expect(res.text).not.toMatch(/50\.738216|50738216|invoice/);
     expect(t.balance('@alice/bot')).toBe(units('100'));
     expect(t.world.store.countTransfers(a.account_id)).toBe(0);
     const held = t.world.store.heldTransaction(res.body.transaction_id)!;
     expect(held).toMatchObject({ status: 'pending_approval', agent_account_id: a.account_id, owner_account_id: t.accountId('@alice') });
-    expect(JSON.stringify(held)).not.toMatch(/50\.000001|50000001|invoice/);
+    expect(JSON.stringify(held)).not.toMatch(/50\.738216|50738216|invoice/);
     expect(events.map((e) => e.type)).toEqual(['agent.transaction.pending_approval']);
     expect(events[0]).toMatchObject({ held: { transaction_id: res.body.transaction_id }, at: now });
   });
@@ -457,7 +457,7 @@ describe('the approval queue', () => {
 
   it("GET pending lists the owner's pending, unexpired held transactions with ciphertexts to the owner only", async () => {
     const a = await makeAgent(t, { hitl_threshold_usdc: 50 }, { fund: '500' });
-    const id = await holdOne(a, '75.5', 'march invoice');
+    const id = await holdOne(a, '75.529184', 'march invoice');
     await t.sandbox.advance(1000);
     const id2 = await holdOne(a, '80');
     const res = await t.as('@alice').get('/v1/agents/transactions/pending');
@@ -466,11 +466,11 @@ describe('the approval queue', () => {
     const first = res.body.pending[0];
     expect(first).toMatchObject({ transaction_id: id, agent: '@alice/bot', to: '@acme', asset: 'USDG' });
     expect(Date.parse(first.expires_at) - Date.parse(first.requested_at)).toBe(WINDOW);
-    expect(res.text).not.toMatch(/75\.5|75500000|march/);
+    expect(res.text).not.toMatch(/75\.529184|75529184|march/);
     const key = aliceKey(t);
     if (key) {
       const owner = t.accountId('@alice');
-      expect(decrypt(key.secret, key.publicKey, first.amount_ciphertext, contexts.heldAmount(id, owner))).toBe('75500000');
+      expect(decrypt(key.secret, key.publicKey, first.amount_ciphertext, contexts.heldAmount(id, owner))).toBe('75529184');
       expect(decrypt(key.secret, key.publicKey, first.memo_ciphertext, contexts.heldMemo(id, owner))).toBe('march invoice');
       expect(res.body.pending[1].memo_ciphertext).toBeUndefined();
     } else {
@@ -489,18 +489,18 @@ describe('the approval queue', () => {
   it('approve inside the window submits the transfer at once from the agent; a second decision is 409', async () => {
     const events = recordEvents(t);
     const a = await makeAgent(t, { hitl_threshold_usdc: 50 }, { fund: '100' });
-    const id = await holdOne(a, '75', 'memo');
+    const id = await holdOne(a, '75.293816', 'memo');
     await t.sandbox.advance(WINDOW - 1); // the last millisecond of the window
     const res = await approve(id);
     expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({ transaction_id: id, status: 'approved', agent: '@alice/bot', to: '@acme', decided_at: new Date(t.world.now()).toISOString() });
     expect(res.body.transfer_id).toMatch(/^tr_/);
-    expect(res.text).not.toMatch(/75000000|"75"/);
+    expect(res.text).not.toMatch(/75\.293816|75293816/);
     const transfer = t.world.store.transfer(res.body.transfer_id)!;
     expect(transfer).toMatchObject({ from: '@alice/bot', to: '@acme', status: 'pending', from_account_id: a.account_id });
-    expect(t.balance('@alice/bot')).toBe(units('25'));
+    expect(t.balance('@alice/bot')).toBe(units('24.706184'));
     await t.sandbox.advance(1500);
-    expect(t.balance('@acme')).toBe(units('50075'));
+    expect(t.balance('@acme')).toBe(units('50075.293816'));
     // The agent sees its transfer.
     expect((await t.call('GET', `/v1/transfers/${res.body.transfer_id}`, { key: a.key })).body.status).toBe('confirmed');
     expect(events.map((e) => e.type)).toEqual(['agent.transaction.pending_approval', 'agent.transaction.approved']);

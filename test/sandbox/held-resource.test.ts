@@ -40,7 +40,7 @@ const ids = (res: { body: { transactions: Array<{ transaction_id: string }> } })
 describe('GET /v1/agents/transactions/{id}', () => {
   it('the owner and the agent read it: exact fields, amount and memo only as ciphertexts to each reader', async () => {
     const a = await makeAgent(t, { hitl_threshold_usdc: 50 }, { fund: '500' });
-    const id = await hold(a, '75.5', 'march invoice');
+    const id = await hold(a, '75.529184', 'march invoice');
     const now = t.world.now();
     const owner = await read(id, t.keyOf('@alice'));
     expect(owner.status, owner.text).toBe(200);
@@ -55,14 +55,14 @@ describe('GET /v1/agents/transactions/{id}', () => {
     const { amount_ciphertext: oa, memo_ciphertext: om, ...ownerRest } = owner.body;
     const { amount_ciphertext: aa, memo_ciphertext: am, ...agentRest } = agent.body;
     expect(agentRest).toEqual(ownerRest);
-    for (const res of [owner, agent]) expect(res.text).not.toMatch(/75\.5|75500000|march/);
+    for (const res of [owner, agent]) expect(res.text).not.toMatch(/75\.529184|75529184|march/);
     // Each opens with its reader's key only, bound to the transaction and the reader.
     const ak = aliceKey();
     const bk = keyOf(a.decryptionKey);
     const ownerId = t.accountId('@alice');
-    expect(decrypt(ak.keyObject, ak.publicKey, oa, contexts.heldAmount(id, ownerId))).toBe('75500000');
+    expect(decrypt(ak.keyObject, ak.publicKey, oa, contexts.heldAmount(id, ownerId))).toBe('75529184');
     expect(decrypt(ak.keyObject, ak.publicKey, om, contexts.heldMemo(id, ownerId))).toBe('march invoice');
-    expect(decrypt(bk.keyObject, bk.publicKey, aa, contexts.heldAmount(id, a.account_id))).toBe('75500000');
+    expect(decrypt(bk.keyObject, bk.publicKey, aa, contexts.heldAmount(id, a.account_id))).toBe('75529184');
     expect(decrypt(bk.keyObject, bk.publicKey, am, contexts.heldMemo(id, a.account_id))).toBe('march invoice');
     expect(() => decrypt(bk.keyObject, bk.publicKey, oa, contexts.heldAmount(id, ownerId))).toThrow();
     expect(() => decrypt(ak.keyObject, ak.publicKey, aa, contexts.heldAmount(id, a.account_id))).toThrow();

@@ -103,7 +103,7 @@ describe('a policy that needs two approvals', () => {
   it('the second key completes it: one transfer, one approved event, decided_by that key, approvals newest last', async () => {
     const seen = events();
     const a = await makeAgent(t, { hitl_threshold_usdc: 50, approvals_required: 2 }, { fund: '500' });
-    const id = await hold(a, '75');
+    const id = await hold(a, '75.293816');
     const ops2 = await ownerKey('ops2');
     const t1 = t.world.now();
     expect((await approve(id, t.keyOf('@alice'), { 'idempotency-key': 'shared-key' })).status).toBe(200);
@@ -120,13 +120,13 @@ describe('a policy that needs two approvals', () => {
       transfer_id: expect.stringMatching(/^tr_/),
     });
     expect(t.world.store.countTransfers(a.account_id)).toBe(1);
-    expect(t.balance('@alice/bot')).toBe(units('425'));
+    expect(t.balance('@alice/bot')).toBe(units('424.706184'));
     const approvedEvents = seen.filter((e) => e.type === 'agent.transaction.approved');
     expect(approvedEvents).toHaveLength(1);
     // Its webhook payload carries the quorum and who approved, never an amount.
     const [side] = sidesOf(t.world.store, approvedEvents[0]!);
     expect(side!.fields).toMatchObject({ transaction_id: id, approvals_required: 2, approvals: done.body.approvals, transfer_id: done.body.transfer_id });
-    expect(JSON.stringify(side!.fields)).not.toMatch(/amount|75000000|"75"/);
+    expect(JSON.stringify(side!.fields)).not.toMatch(/amount|75\.293816|75293816/);
     // Decided: a third approval, by either key, changes nothing.
     expectApiError(await approve(id, t.keyOf('@alice')), 409, 'transaction_already_decided');
     expectApiError(await approve(id, await ownerKey('ops3')), 409, 'transaction_already_decided');

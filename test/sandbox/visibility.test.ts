@@ -30,7 +30,7 @@ const ids = (res: Res) => res.body.transfers.map((x: { transfer_id: string }) =>
 
 /** An agent transfer held, then approved by the owner: the transfer id the approval created. */
 async function heldThenApproved(memo?: string): Promise<string> {
-  const held = await t.call('POST', '/v1/transfers', { key: bot.key, body: { to: '@acme', amount: '75', ...(memo ? { memo } : {}) } });
+  const held = await t.call('POST', '/v1/transfers', { key: bot.key, body: { to: '@acme', amount: '75.293816', ...(memo ? { memo } : {}) } });
   expect(held.status, held.text).toBe(202);
   const approved = await t.as('@alice').post(`/v1/agents/transactions/${held.body.transaction_id}/approve`);
   expect(approved.status, approved.text).toBe(200);
@@ -38,7 +38,7 @@ async function heldThenApproved(memo?: string): Promise<string> {
 }
 
 async function direct(): Promise<string> {
-  const res = await t.call('POST', '/v1/transfers', { key: bot.key, body: { to: '@acme', amount: '10', memo: 'direct' } });
+  const res = await t.call('POST', '/v1/transfers', { key: bot.key, body: { to: '@acme', amount: '10.738492', memo: 'direct' } });
   expect(res.status, res.text).toBe(201);
   return res.body.transfer_id;
 }
@@ -59,7 +59,7 @@ describe('GET /v1/transfers/{id}: who sees which transfer', () => {
         expect(res.status).toBe(200);
         expect(res.body).toMatchObject({ transfer_id: id, from: bot.handle });
         const acme = keyOf('@acme');
-        expect(decrypt(acme.keyObject, acme.publicKey, res.body.amount_ciphertext, contexts.transferAmount(id, t.accountId('@acme')))).toMatch(/^(75|10)000000$/);
+        expect(decrypt(acme.keyObject, acme.publicKey, res.body.amount_ciphertext, contexts.transferAmount(id, t.accountId('@acme')))).toMatch(/^(75293816|10738492)$/);
       });
 
       it('the owner of the sending agent sees it, with the amount and memo encrypted to its own key', async () => {
@@ -71,10 +71,10 @@ describe('GET /v1/transfers/{id}: who sees which transfer', () => {
         const owner = t.accountId('@alice');
         const amount = decrypt(alice.keyObject, alice.publicKey, res.body.amount_ciphertext, contexts.transferAmount(id, owner));
         const memo = decrypt(alice.keyObject, alice.publicKey, res.body.memo_ciphertext, contexts.transferMemo(id, owner));
-        expect([amount, memo]).toEqual(name === 'sent directly (below the threshold)' ? ['10000000', 'direct'] : ['75000000', 'approved memo']);
+        expect([amount, memo]).toEqual(name === 'sent directly (below the threshold)' ? ['10738492', 'direct'] : ['75293816', 'approved memo']);
         // Not the agent's ciphertext: each reader gets its own.
         expect(res.body.amount_ciphertext).not.toBe((await getAs(bot.key, id)).body.amount_ciphertext);
-        expect(res.text).not.toMatch(/75000000|10000000|"75"|"10"|memo"/);
+        expect(res.text).not.toMatch(/75\.293816|75293816|10\.738492|10738492|memo"/);
         await t.sandbox.advance(1500);
         expect((await t.as('@alice').get(`/v1/transfers/${id}`)).body.status).toBe('confirmed');
       });

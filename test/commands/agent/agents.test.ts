@@ -377,7 +377,7 @@ describe('an agent spending with its own key, and the approval queue', () => {
   });
 
   it('pending ls shows the queue (amount and memo decrypted locally); --json is an array', async () => {
-    const id = await hold('75.25', 'march invoice');
+    const id = await hold('75.251938', 'march invoice');
     const r = await t.svc(['pending', 'ls']);
     expectExit(r, 0);
     const lines = r.stdout.trim().split('\n');
@@ -385,7 +385,7 @@ describe('an agent spending with its own key, and the approval queue', () => {
     const row = lines.find((l) => l.startsWith(id))!.split('\t');
     expect(row.slice(0, 3)).toEqual([id, '@alice/bot', '@acme']);
     if (hasDecryptionKey(t)) {
-      expect(row[3]).toBe('75.25 USDG');
+      expect(row[3]).toBe('75.251938 USDG');
       expect(row[4]).toBe('march invoice');
     } else {
       expect(row[3]).toBe('encrypted');
@@ -393,7 +393,7 @@ describe('an agent spending with its own key, and the approval queue', () => {
     expect(row[7]).toMatch(/^1[45]m(\d{1,2}s)?$/); // the countdown of docs/ux.md: 14m52s, 15m
     const json = await t.svcJson<Array<Pending & Record<string, unknown>>>(['pending', 'ls']);
     expect(json.map((p) => p.transaction_id)).toContain(id);
-    expect(JSON.stringify(json)).not.toMatch(/75\.25|75250000|march/);
+    expect(JSON.stringify(json)).not.toMatch(/75\.251938|75251938|march/);
     for (const p of json) {
       expect(Object.keys(p)).not.toContain('amount');
       expect(Object.keys(p)).not.toContain('time_left'); // the API objects, as they are
@@ -401,7 +401,7 @@ describe('an agent spending with its own key, and the approval queue', () => {
     if (hasDecryptionKey(t)) {
       const decrypted = await t.svcJson<Array<Pending & Record<string, unknown>>>(['pending', 'ls', '--decrypt']);
       const mine = decrypted.find((p) => p.transaction_id === id)!;
-      expect(mine).toMatchObject({ ...json.find((p) => p.transaction_id === id), amount: '75.25', memo: 'march invoice' });
+      expect(mine).toMatchObject({ ...json.find((p) => p.transaction_id === id), amount: '75.251938', memo: 'march invoice' });
     }
   });
 

@@ -88,11 +88,11 @@ describe('svc api against the sandbox', () => {
     expect(kyc.code).toBe(3);
     expect(kyc.stdout).toBe('');
     expect(kyc.stderr).toMatch(/^error: .+ \(kyc_required, request req_\w+\)\n$/);
-    const poor = await t.svc(['--json', 'api', 'POST', '/v1/transfers', '--data', '{"to":"@acme","amount":"999999"}']);
+    const poor = await t.svc(['--json', 'api', 'POST', '/v1/transfers', '--data', '{"to":"@acme","amount":"938271.640519"}']);
     expect(poor.code).toBe(6);
     expect(poor.stdout).toBe('');
     expect(JSON.parse(poor.stderr).error).toMatchObject({ code: 'insufficient_balance', status: 402 });
-    expect(poor.stderr).not.toContain('999999');
+    expect(poor.stderr).not.toContain('938271.640519');
   });
 
   it.skipIf(!HAS_SCRIPT)('pretty-prints on a terminal', async () => {

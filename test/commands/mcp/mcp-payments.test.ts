@@ -160,7 +160,7 @@ describe('--max-total: what the session budget counts, and when a held share com
 
 describe('a lost answer then a 429: the outcome is unknown, counted once, and never paid twice', () => {
   it('idempotency_outcome_unknown naming the key; the budget keeps it; 25 hours on (the service has forgotten the key), the same key is refused again, in this session and the next', async () => {
-    const AMOUNT = '41.4713'; // a canary: the log must not hold it
+    const AMOUNT = '41.471352'; // a canary: the log must not hold it
     const { proxy: p, state, profile } = await lostThen429();
     try {
       const s = await serve(profile, '--max-total', AMOUNT);
@@ -194,7 +194,7 @@ describe('a lost answer then a 429: the outcome is unknown, counted once, and ne
   });
 
   it("within the service's memory, the same key in the same session is answered with the transfer the lost try made: one payment, counted once", async () => {
-    const AMOUNT = '42.4713';
+    const AMOUNT = '42.471352';
     const { proxy: p, state, profile } = await lostThen429();
     try {
       const s = await serve(profile, '--max-total', AMOUNT);
@@ -216,7 +216,7 @@ describe('a lost answer then a 429: the outcome is unknown, counted once, and ne
 
 describe('no answer at all: the key is the way back', () => {
   it('every try loses its answer and the model gave no key: the tool error names the key svc made; the same call with it is answered with the transfer (one payment)', async () => {
-    const AMOUNT = '43.4713';
+    const AMOUNT = '43.471352';
     const { proxy: p, state, profile } = await lossyAgent(['drop-answer']);
     try {
       const s = await serve(profile, '--max-total', AMOUNT);
@@ -248,15 +248,15 @@ describe('a held send repeated with its key after the decision', () => {
   }
 
   it('approved: the transfer the approval made, replayed', async () => {
-    const { s, profile, handle, id } = await decidedHold('approve', '61.4713', 'held-then-approved');
-    const again = await sent(s, { amount: '61.4713', idempotency_key: 'held-then-approved' });
+    const { s, profile, handle, id } = await decidedHold('approve', '61.471352', 'held-then-approved');
+    const again = await sent(s, { amount: '61.471352', idempotency_key: 'held-then-approved' });
     expect(again).toMatchObject({ transfer_id: expect.stringMatching(TR_RE), replayed: true, idempotency_key: 'held-then-approved' });
     const got = await s.call('get_pending_transaction', { transaction_id: id });
     expect(got.structuredContent).toMatchObject({ status: 'approved', transfer_id: again.transfer_id });
     expect(await transfersOf(profile)).toHaveLength(1);
     expect(await queueOf(handle)).toEqual([]);
     expect(s.stderr()).toContain(`mcp: send_transfer replayed transfer ${String(again.transfer_id)}\n`);
-    expect(s.stderr()).not.toContain('61.4713');
+    expect(s.stderr()).not.toContain('61.471352');
   });
 
   it('rejected: a result (not an error) saying rejected, and no second hold', async () => {

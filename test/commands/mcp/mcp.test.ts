@@ -101,22 +101,22 @@ describe('svc mcp with an agent\'s key', () => {
 
   it('an allowed send: the transfer, its generated key; the same key again pays once; the log names it without the amount', async () => {
     const s = await agentSession();
-    const r = await s.call('send_transfer', { to: '@acme', amount: '12.34', memo: 'lunch' });
+    const r = await s.call('send_transfer', { to: '@acme', amount: '12.347186', memo: 'lunch' });
     expect(r.isError, JSON.stringify(r)).toBeFalsy();
     const sent = r.structuredContent!;
     expect(sent).toMatchObject({ transfer_id: expect.stringMatching(TR_RE), to: '@acme', idempotency_key: expect.any(String) });
     expect(['pending', 'confirmed']).toContain(sent.status);
-    const again = await s.call('send_transfer', { to: '@acme', amount: '12.34', memo: 'lunch', idempotency_key: sent.idempotency_key });
+    const again = await s.call('send_transfer', { to: '@acme', amount: '12.347186', memo: 'lunch', idempotency_key: sent.idempotency_key });
     expect(again.structuredContent).toMatchObject({ transfer_id: sent.transfer_id, replayed: true });
     const page = await s.call('list_transfers', { limit: 100 });
     const rows = page.structuredContent!.transfers as Array<{ transfer_id: string; amount?: string; memo?: string }>;
     expect(rows.filter((x) => x.transfer_id === sent.transfer_id)).toHaveLength(1);
     // Decrypted with the agent's own key, for the agent only.
     const got = await s.call('get_transfer', { transfer_id: sent.transfer_id });
-    expect(got.structuredContent).toMatchObject({ transfer_id: sent.transfer_id, amount: '12.34', memo: 'lunch' });
+    expect(got.structuredContent).toMatchObject({ transfer_id: sent.transfer_id, amount: '12.347186', memo: 'lunch' });
     expect(got.structuredContent).not.toHaveProperty('amount_ciphertext');
     expect(s.stderr()).toContain(`mcp: send_transfer ok transfer ${String(sent.transfer_id)}\nmcp: send_transfer replayed transfer ${String(sent.transfer_id)}\n`);
-    expect(s.stderr()).not.toMatch(/12\.34|lunch/);
+    expect(s.stderr()).not.toMatch(/12\.347186|12347186|lunch/);
     expect(s.stderr()).not.toContain(agentKey);
   });
 
@@ -153,12 +153,12 @@ describe('svc mcp with an agent\'s key', () => {
 
   it('a send the policy denies is a tool error with the reason and the words to relay', async () => {
     const s = await agentSession();
-    const r = await s.call('send_transfer', { to: '@acme', amount: '600' });
+    const r = await s.call('send_transfer', { to: '@acme', amount: '600.471829' });
     expect(r.isError).toBe(true);
     expect(r.structuredContent!.error).toMatchObject({ code: 'policy_violation', reason: 'per_transaction_limit', relay: expect.stringMatching(/denied.*Nothing was sent/) });
     expect(r.content[0]!.text).toMatch(/policy_violation: per_transaction_limit/);
     expect(s.stderr()).toMatch(/mcp: send_transfer denied \(policy_violation\)\n/);
-    expect(s.stderr()).not.toContain('600');
+    expect(s.stderr()).not.toContain('600.471829');
   });
 
   it('check_policy is the dry run: allow, hold or deny with the rule trace, nothing sent', async () => {

@@ -64,12 +64,12 @@ describe('pending approve / reject restate what they decide', () => {
     expect(r.stderr).toMatch(new RegExp(`^rejected ${id}: ${decrypts ? '70\\.00 USDG' : 'an encrypted amount'} from @alice/bot to @acme, discarded, no funds moved\\n`));
     expect(r.stderr).not.toContain('memo'); // none was given
 
-    const other = await hold('71');
+    const other = await hold('71.093846');
     const json = await t.svc(['--json', 'pending', 'approve', other]);
     expect(json.code, json.stderr).toBe(0);
     expect(json.stderr).toBe('');
     expect(JSON.parse(json.stdout)).toMatchObject({ transaction_id: other, status: 'approved', transfer_id: expect.stringMatching(/^tr_/) });
-    expect(json.stdout).not.toContain('71.00'); // the service's object only: no decrypted amount added
+    expect(json.stdout).not.toMatch(/71\.093846|71093846/); // the service's object only: no decrypted amount added
   });
 
   it('not in the queue with a test key: the decision is sent and the service\'s 404 / 409 reach the user', async () => {
@@ -129,12 +129,12 @@ const ACCOUNT = { account_id: 'acct_1', handle: '@alice', type: 'personal', publ
 const AGENT = { account_id: 'acct_bot', handle: '@alice/bot', public_key: `0x${'2'.repeat(40)}`, status: 'active', spend_policy_id: 'pol_1' };
 const POLICY = { policy_id: 'pol_1', hitl_threshold_usdc: 50, updated_at: '2024-01-01T00:00:00Z' };
 
-/** A live service holding txn_1 (60 USDG, memo "rent", encrypted to the owner's viewing key). */
+/** A live service holding txn_1 (60.371942 USDG, memo "rent", encrypted to the owner's viewing key). */
 function liveService(publicKey: Buffer): Handler {
   const held = {
     transaction_id: 'txn_1', agent: '@alice/bot', to: '@acme', requested_at: new Date(Date.now() - 3 * 60_000).toISOString(),
     expires_at: new Date(Date.now() + 12 * 60_000).toISOString(), asset: 'USDG',
-    amount_ciphertext: encryptTo(publicKey, '60000000', contexts.heldAmount('txn_1', 'acct_1')),
+    amount_ciphertext: encryptTo(publicKey, '60371942', contexts.heldAmount('txn_1', 'acct_1')),
     memo_ciphertext: encryptTo(publicKey, 'rent', contexts.heldMemo('txn_1', 'acct_1')),
   };
   return (req) => {
@@ -172,7 +172,7 @@ describe('pending approve / reject with a live key', () => {
     await withServer(liveService(viewing.publicKey), async (s, env) => {
       const r = await runCli(['--yes', 'pending', 'approve', 'txn_1'], { env });
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stderr).toMatch(/^approved txn_1: 60\.00 USDG from @alice\/bot to @acme, submitted as transfer tr_live1\n {2}memo {9}rent\n {2}held {9}above the approval threshold \(hitl_threshold_usdc 50\)\n$/);
+      expect(r.stderr).toMatch(/^approved txn_1: 60\.371942 USDG from @alice\/bot to @acme, submitted as transfer tr_live1\n {2}memo {9}rent\n {2}held {9}above the approval threshold \(hitl_threshold_usdc 50\)\n$/);
       expect(posts(s).map((p) => p.url)).toEqual(['/v1/agents/transactions/txn_1/approve']);
     }, FAKE_LIVE_KEY, viewing.decryptionKey);
   });
@@ -182,7 +182,7 @@ describe('pending approve / reject with a live key', () => {
       const r = await runCli(['pending', 'approve', 'txn_1'], { env });
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/^error: Approving txn_\w+ on a LIVE account: confirmation required \(confirmation_required\)\n/);
-      expect(r.stderr).not.toContain('60.00'); // no amount in an error
+      expect(r.stderr).not.toMatch(/60\.371942|60371942/); // no amount in an error
       expect(posts(s)).toEqual([]);
     }, FAKE_LIVE_KEY, viewing.decryptionKey);
   });

@@ -149,7 +149,7 @@ describe('--notify-command', () => {
     const told = notified.split('\n').filter((l) => /^SVC_(TRANSACTION_ID|AGENT|TO|EXPIRES_AT)=/.test(l));
     expect(told).toEqual(['SVC_AGENT=@alice/bot', `SVC_EXPIRES_AT=${fresh.expires_at}`, 'SVC_TO=@acme', 'SVC_TRANSACTION_ID=txn_new']);
     expect(notified).toContain(`OUT=${out}\n`); // svc's own environment, less its secrets
-    expect(notified).not.toMatch(/7319|SVC_API_KEY|SVC_DECRYPTION_KEY|svc_test_|svc_dk_/);
+    expect(notified).not.toMatch(/7319\.4711|7319471100|SVC_API_KEY|SVC_DECRYPTION_KEY|svc_test_|svc_dk_/);
     expect(notified).not.toMatch(/canary4812|SVC_WEBHOOK_SECRET|SLACK_BOT_TOKEN|DB_PASSWORD|GITHUB_API_KEY/);
     expect(r.stderr).toContain('! notify-command for txn_hang did not finish within 10s: stopped\n');
     expect(r.stderr).toContain('! notify-command for txn_fail failed (exit 3): boom: webhook down\n');

@@ -532,7 +532,7 @@ describe('amounts and memos, decrypted locally', () => {
     const transfer = (id: string, key: Buffer, memo?: string) => ({
       transfer_id: id, status: 'confirmed', from: '@me', to: '@acme', confidential: true, asset: 'USDG', tx_hash: '0x1',
       created_at: '2024-01-01T00:00:00.000Z', confirmed_at: '2024-01-01T00:00:02.000Z',
-      amount_ciphertext: encryptTo(key, '12500000', contexts.transferAmount(id, 'acc_me')),
+      amount_ciphertext: encryptTo(key, '12508163', contexts.transferAmount(id, 'acc_me')),
       ...(memo ? { memo_ciphertext: encryptTo(key, memo, contexts.transferMemo(id, 'acc_me')) } : {}),
     });
     // A memo is written by the other party: its control characters must not reach the terminal.
@@ -548,26 +548,26 @@ describe('amounts and memos, decrypted locally', () => {
       const get = await svcIn(['transfer', 'get', 'tr_mine'], env);
       expect(get.code, get.stderr).toBe(0);
       // The escape character is shown escaped, visibly, in the TSV cell.
-      expect(tsvRecord(get.stdout)).toMatchObject({ amount: '12.50', memo: 'rent for may\\x1b[2J' });
+      expect(tsvRecord(get.stdout)).toMatchObject({ amount: '12.508163', memo: 'rent for may\\x1b[2J' });
       expect(get.stdout).not.toContain('\u001b');
 
       const ls = await svcIn(['transfer', 'ls'], env);
       expect(ls.code, ls.stderr).toBe(0);
       const rows = ls.stdout.trimEnd().split('\n').slice(1).map((r) => r.split('\t'));
-      expect(rows.map((r) => [r[0], r[5]])).toEqual([['tr_mine', '12.50'], ['tr_other', 'encrypted']]);
+      expect(rows.map((r) => [r[0], r[5]])).toEqual([['tr_mine', '12.508163'], ['tr_other', 'encrypted']]);
 
       const plain = await svcIn(['--json', 'transfer', 'get', 'tr_mine'], env);
       expect(JSON.parse(plain.stdout)).toStrictEqual(readable);
-      expect(plain.stdout).not.toContain('12.5');
+      expect(plain.stdout).not.toMatch(/12\.508163|12508163/);
       expect(plain.stdout).not.toContain('\u001b');
       // --decrypt adds `amount` and `memo` where they open here, and nothing (not null) elsewhere.
       const decrypted = await svcIn(['--json', 'transfer', 'ls', '--decrypt'], env);
       expect(decrypted.code, decrypted.stderr).toBe(0);
       const list = JSON.parse(decrypted.stdout) as Transfer[];
-      expect(list).toStrictEqual([{ ...readable, amount: '12.50', memo: 'rent for may\u001b[2J' }, sealed]);
+      expect(list).toStrictEqual([{ ...readable, amount: '12.508163', memo: 'rent for may\u001b[2J' }, sealed]);
       expect(decrypted.stdout).not.toContain('\u001b'); // escaped in the JSON text
       const one = await svcIn(['--json', 'transfer', 'get', 'tr_mine', '--decrypt'], env);
-      expect(JSON.parse(one.stdout)).toStrictEqual({ ...readable, amount: '12.50', memo: 'rent for may\u001b[2J' });
+      expect(JSON.parse(one.stdout)).toStrictEqual({ ...readable, amount: '12.508163', memo: 'rent for may\u001b[2J' });
 
       // Without a decryption key: "encrypted", and no account lookup.
       const before = server.requests.length;
