@@ -118,6 +118,16 @@ export class CliError extends Error {
 }
 
 /**
+ * What an error line puts in its parenthesis: `code`, or `code: reason` (a policy's rule, which
+ * the service's message may not name). A reason the message already says (a rejecting
+ * approver's words, quoted in it) is not said again: one message says a thing once.
+ */
+export function codeWithReason(e: CliError): string {
+  const reason = e.details.reason;
+  return typeof reason === 'string' && reason !== '' && !e.message.includes(reason) ? `${e.code}: ${reason}` : e.code;
+}
+
+/**
  * The command has printed everything it had to say (its result on stdout, any message on
  * stderr); only its exit code is left, decided by the kind as for any failure: a transfer held
  * for approval (held), a dry run's verdict (held, refused), a batch's worst row, doctor's failed

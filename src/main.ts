@@ -3,9 +3,9 @@
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { buildProgram } from './cli/program.js';
-import { reportError } from './cli/report.js';
+import { reportError, toCliError } from './cli/report.js';
 import { realClock, type Clock } from './clock.js';
-import { ExitCode } from './errors.js';
+import { CliError, ExitCode } from './errors.js';
 import { shutdown } from './lifecycle.js';
 import { terminalPrompter, type Prompter } from './io/prompter.js';
 import { createStreams, type StreamOptions } from './io/streams.js';
@@ -93,7 +93,17 @@ function launchDetachedCheck(): void {
   child.unref();
 }
 
-/** Used by bin/svc.js: wires the process (signals, stdout errors) to main(). */
+/**
+ * A failure run() reports itself (a signal before the command could say it, a bug outside any
+ * command's reach): in the one form of main's report (`error: … (code)`, or the JSON object with
+ * --json), never Node's own `Error: …` or a bare word (docs/ux.md "Errors").
+ */
+function reportOutside(argv: readonly string[], err: unknown): number {
+  const io = createStreams({ noColor: globalFlag(argv, '--no-color'), noInput: true });
+  return reportError(io, err, { json: globalFlag(argv, '--json'), verbose: globalFlag(argv, '--verbose') });
+}
+
+/** Used by bin/svc.js: wires the process (signals, stdout errors, a crash) to main(). */
 export async function run(argv: readonly string[]): Promise<number> {
   if (argv.length === 1 && argv[0] === UPDATE_CHECK_ARG) {
     await checkRegistry(process.env);
@@ -108,11 +118,17 @@ export async function run(argv: readonly string[]): Promise<number> {
   const onSignal = (sig: NodeJS.Signals) => {
     // A command that stops by itself on Ctrl-C (the sandbox, webhook listen) owns the shutdown.
     if (handled) return controller.abort(sig);
-    process.stderr.write('\ninterrupted\n');
+    if (process.stderr.isTTY && !globalFlag(argv, '--json')) process.stderr.write('\n'); // off the line ^C was echoed on
+    reportOutside(argv, new CliError('interrupted', 'interrupted', 'interrupted'));
     process.exit(sig === 'SIGINT' ? ExitCode.interrupted : 143);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // A bug that escapes every command (a callback's throw, a promise nobody awaited): said as a
+  // bug in svc (exit 70), not in Node's words.
+  const onCrash = (err: unknown) => process.exit(reportOutside(argv, toCliError(err)));
+  process.on('uncaughtException', onCrash);
+  process.on('unhandledRejection', onCrash);
   let readerGone = false;
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     // A reader that goes away (`svc transfer ls | head`) is not an error. A command that owns its
@@ -122,8 +138,7 @@ export async function run(argv: readonly string[]): Promise<number> {
       if (handled) return controller.abort('EPIPE');
       process.exit(ExitCode.ok);
     }
-    const message = `cannot write to stdout: ${err.code ?? err.message}`;
-    process.stderr.write(globalFlag(argv, '--json') ? `${JSON.stringify({ error: { code: 'output_error', message } })}\n` : `error: ${message} (output_error)\n`);
+    reportOutside(argv, new CliError('failure', 'output_error', `cannot write to stdout: ${err.code ?? err.message}`));
     process.exit(ExitCode.failure);
   });
   try {
@@ -135,5 +150,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     process.off('SIGTERM', onSignal);
     // Close idle keep-alive connections now rather than waiting for them to time out.
     await shutdown();
+    process.off('uncaughtException', onCrash);
+    process.off('unhandledRejection', onCrash);
   }
 }

@@ -3,7 +3,7 @@
 // On a terminal with colour on, `error:` is red and the hint line dim; never with --json or a pipe.
 // Every failure has a code (the service's or ours, docs/exit-codes.md) and one exit code.
 import { CommanderError } from 'commander';
-import { ApiError, CancelledError, CliError, ExitCode, SilentExit } from '../errors.js';
+import { ApiError, CancelledError, CliError, codeWithReason, ExitCode, SilentExit } from '../errors.js';
 import { stderrPaint } from '../io/colors.js';
 import { safeJson, sanitize } from '../io/sanitize.js';
 import type { IOStreams } from '../io/streams.js';
@@ -66,13 +66,17 @@ export function reportError(io: IOStreams, err: unknown, opts: ReportOptions): n
   } else if (e instanceof CancelledError) {
     io.err(`${sanitize(e.message)}\n`); // answering No is not an error report
   } else {
-    const reason = typeof e.details.reason === 'string' ? `: ${e.details.reason}` : '';
     const request = e instanceof ApiError && e.requestId ? `, request ${e.requestId}` : '';
     // Sanitised first, painted after: the only escape codes are ours.
     const paint = stderrPaint(io);
-    io.err(`${paint.red('error:')} ${sanitize(clip(e.message))} (${sanitize(e.code + reason + request)})\n`);
+    io.err(`${paint.red('error:')} ${sanitize(clip(e.message))} (${sanitize(codeWithReason(e) + request)})\n`);
     if (e.hint) io.err(`${paint.dim(`hint: ${sanitize(e.hint)}`)}\n`);
   }
-  if (e.kind === 'internal' && opts.verbose && err instanceof Error && err.stack) io.err(`${err.stack.split('\n').map(sanitize).join('\n')}\n`);
+  // Where the bug is: the stack's frames only (its head, `TypeError: …`, would be a second error
+  // line in another form; the message is on the `error:` line already).
+  if (e.kind === 'internal' && opts.verbose && err instanceof Error && err.stack) {
+    const frames = err.stack.split('\n').filter((l) => /^\s+at /.test(l));
+    if (frames.length) io.err(`stack (--verbose):\n${frames.map(sanitize).join('\n')}\n`);
+  }
   return e.exitCode ?? ExitCode.failure;
 }

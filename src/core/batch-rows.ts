@@ -28,7 +28,7 @@ export type RowOutcome =
   | { kind: 'earlier'; earlier: Earlier; transferId?: string; transactionId?: string; held?: string }
   /** Paid by an earlier run under the same ref with other content: not sent (a new ref makes a new payout). */
   | { kind: 'changed'; record: RowRecord }
-  | { kind: 'failed'; key: string; code: string; errorKind: ErrorKind; message: string };
+  | { kind: 'failed'; key: string; code: string; errorKind: ErrorKind; message: string; /** A policy_violation's rule. */ reason?: string };
 
 /** What the ledger says to do with a row that no accepted row answers for. */
 type Plan =
@@ -110,7 +110,8 @@ export function rowSender(ctx: Needs<'network'>, client: ApiClient, o: RowSender
         const first = o.book.row(row.rowId)?.firstTry ?? { at: new Date(0).toISOString() };
         return failedWithHint(plan.key, refusedAfterUnknown(what, err, first));
       }
-      return { kind: 'failed', key: plan.key, code: err.code, errorKind: err.kind, message: err.message };
+      const reason = typeof err.details.reason === 'string' ? { reason: err.details.reason } : {};
+      return { kind: 'failed', key: plan.key, code: err.code, errorKind: err.kind, message: err.message, ...reason };
     }
   };
 }

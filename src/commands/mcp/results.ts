@@ -1,7 +1,7 @@
 // What a tool call answers (a structured result and a short text for clients that show text),
 // what a failure becomes (a tool error: the model reads it, the server goes on), and the one
 // stderr line per call that lets the person running the client see what the model did.
-import { CliError } from '../../errors.js';
+import { CliError, codeWithReason } from '../../errors.js';
 import type { IOStreams } from '../../io/streams.js';
 import { forModel, sanitize } from '../../io/sanitize.js';
 
@@ -108,7 +108,7 @@ export function toolError(err: unknown, secrets: readonly string[]): Outcome {
     ...(err.hint ? { hint: redact(err.hint) } : {}),
     ...(relay ? { relay } : {}),
   };
-  const text = `error: ${redact(err.message)} (${err.code}${typeof details.reason === 'string' ? `: ${details.reason}` : ''})${relay ? `\n${relay}` : ''}`;
+  const text = `error: ${redact(err.message)} (${codeWithReason(err)})${relay ? `\n${relay}` : ''}`;
   return {
     outcome: outcomeOf(err),
     code: err.code,

@@ -40,6 +40,12 @@ export function heldRow(h: HeldResource, opened: OpenedHeld, mode: OutputMode, d
     return { ...h, ...(opened.amount !== undefined ? { amount: opened.amount } : {}), ...(opened.memo !== undefined ? { memo: opened.memo } : {}) };
   }
   const row: Record<string, unknown> = { ...h, asset: assetOf(h), amount: opened.amount ?? 'encrypted' };
+  // A decided one is shown by its decision (Decided, Decided by), never by a window that no
+  // longer counts down: an expired one says when it expired (docs/ux.md "Words").
+  if (mode === 'table' && h.status !== 'pending_approval') {
+    if (h.status === 'expired') row.expired_at = h.expires_at;
+    delete row.expires_at;
+  }
   if (opened.hasMemo) row.memo = opened.memo ?? 'encrypted';
   const held = ruleText(h);
   if (held !== undefined) row.held = held;
@@ -83,6 +89,7 @@ export function heldFields(p: Palette, now: () => number, show: ShowAddress): Co
     { key: 'approved_by', header: 'Approved by', only: 'tsv' },
     timeColumn('requested_at', 'Requested', now),
     timeColumn('expires_at', 'Expires', now),
+    timeColumn('expired_at', 'Expired', now, { only: 'table' }),
     timeColumn('decided_at', 'Decided', now),
     { key: 'decided_by_text', header: 'Decided by', only: 'table' },
     { key: 'decided_by_key', header: 'Decided by key', only: 'tsv' },

@@ -64,6 +64,14 @@ function reconnecting(err: unknown, failures: number, delayMs: number): string {
   return `reconnecting… no answer (${faultText(err)}); ${failures} ${failures === 1 ? 'try' : 'tries'}, next in ${delayMs / 1000}s`;
 }
 
+/**
+ * The service's words for a refused approval, then that it stays pending, unless its words say
+ * so already (the sandbox's do: "…; it stays pending until …"): one message says a thing once.
+ */
+export function staysPending(message: string): string {
+  return /\bstays pending\b/i.test(message) ? message : `${message}; it stays pending`;
+}
+
 /** The detail lines of one transaction at an instant of the service's clock. */
 function screenLines(view: HeldView, facts: AgentFacts, serviceNowMs: number): string[] {
   const base = heldDetails(view, serviceNowMs, { timeLeft: false });
@@ -384,7 +392,7 @@ export async function review(ctx: Ctx, opts: ReviewOptions): Promise<void> {
       }
       if (err instanceof ApiError && (err.code === 'insufficient_balance' || err.status === 402)) {
         tally.skipped++;
-        ctx.io.err(`✗ ${id} not sent: ${sanitize(err.message)}; it stays pending\n`);
+        ctx.io.err(`✗ ${id} not sent: ${staysPending(sanitize(err.message))}\n`);
         return;
       }
       if (watch && isTransient(err)) {

@@ -117,8 +117,9 @@ describe('the decisions in the ledger (`pending log`)', () => {
     const tty = await runCli(['pending', 'log', '--limit', '2'], { env: t.env, tty: { stdout: true }, columns: 160 });
     expect(tty.code, tty.stderr).toBe(0);
     const lines = tty.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^TIME\s+RESULT\s+DECISION\s+TRANSACTION\s+AGENT\s+TO\s+REASON\s+TRANSFER\s+PROFILE\s+KEY$/);
-    expect(lines.slice(1).join('\n')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ\s+expired\s+approve\s+txn_/m);
+    // The decision is in RESULT where the result does not say it (`expired (approve)`); BY: the key, else the profile.
+    expect(lines[0]).toMatch(/^TIME\s+RESULT\s+BY\s+TRANSACTION\s+AGENT\s+TO\s+REASON\s+TRANSFER$/);
+    expect(lines.slice(1).join('\n')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ\s+expired \(approve\)\s+\(profile sandbox\)\s+txn_/m);
     expect(lines).toHaveLength(3);
     const piped = await t.svc(['pending', 'log']);
     expect(piped.stdout.split('\n')[0]).toBe('time\tresult\tdecision\ttransaction_id\tagent\tto\treason\ttransfer_id\tprofile\tkey_name\tbase_url\tvia\tapprovals\tapprovals_required');

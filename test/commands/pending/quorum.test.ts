@@ -136,8 +136,8 @@ describe('every screen and record says who approved so far', () => {
     ]);
     expect(log.every((e) => e.transaction_id === id && e.decision === 'approve')).toBe(true);
     const shown = await runCli(['pending', 'log', '--limit', '3'], { env: t.env, tty: { stdout: true }, columns: 200 });
-    expect(shown.stdout).toMatch(/ approved \(2 of 2\) .* ops3 +ops3$/m);
-    expect(shown.stdout).toMatch(/ partial \(1 of 2\) .* ops2 +ops2$/m);
+    expect(shown.stdout).toMatch(/ approved \(2 of 2\) +ops3 +txn_/m);
+    expect(shown.stdout).toMatch(/ partial \(1 of 2\) +ops2 +txn_/m);
   });
 
   it('--notify-command is told the approvals so far and whose (SVC_APPROVALS, SVC_APPROVALS_REQUIRED, SVC_APPROVED_BY)', async () => {
@@ -222,7 +222,7 @@ describe('the agent follows it to the end', () => {
     w.clock.release();
     const r = await w.done;
     expect(r.code).toBe(6);
-    expect(r.stderr).toMatch(new RegExp(`^error: held transaction ${id} was rejected by key "ops3" of @alice at \\S+: "not this vendor" \\(after 1 of 2 approvals: one reject ends it\\); nothing was sent \\(transaction_rejected: not this vendor\\)$`, 'm'));
+    expect(r.stderr).toMatch(new RegExp(`^error: held transaction ${id} was rejected by key "ops3" of @alice at \\S+: "not this vendor" \\(after 1 of 2 approvals: one reject ends it\\); nothing was sent \\(transaction_rejected\\)$`, 'm')); // the reason once
     expect(await agentTransfers()).toBe(before);
   });
 });

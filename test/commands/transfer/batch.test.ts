@@ -55,14 +55,14 @@ describe('a 1,000-row payout file', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe(''); // not a terminal: nothing on stderr but errors
     const tsv = r.stdout.trim().split('\n');
-    expect(tsv[0]).toBe('line\tto\tamount\tasset\tstatus\ttransfer_id\tidempotency_key\terror_code\tmessage');
+    expect(tsv[0]).toBe('line\tto\tamount\tasset\tstatus\ttransfer_id\tidempotency_key\terror_code\tmessage\treason\tearlier');
     expect(tsv).toHaveLength(1001);
     expect(tsv.slice(1).every((l) => l.split('\t')[4] === 'sent')).toBe(true);
 
     const results = readFileSync(out, 'utf8').trim().split('\n');
-    expect(results[0]).toBe('line,to,amount,asset,memo,ref,transfer_id,status,idempotency_key,error_code,message');
+    expect(results[0]).toBe('line,to,amount,asset,memo,ref,transfer_id,status,idempotency_key,error_code,message,reason,earlier');
     // A cell that begins with @ is one a spreadsheet would run: it gets a leading ' (docs/payouts.md).
-    expect(results[1]).toMatch(/^2,"'@bob",1\.015,USDG,"pay-A 1, thanks",A-1,tr_\w+,sent,svc-batch-[0-9a-f]{32},,$/);
+    expect(results[1]).toMatch(/^2,"'@bob",1\.015,USDG,"pay-A 1, thanks",A-1,tr_\w+,sent,svc-batch-[0-9a-f]{32},,,,false$/);
     expect(results).toHaveLength(1001);
 
     const after = await transfers();
@@ -205,7 +205,7 @@ describe('failures, reruns and exit codes', () => {
     // 20 spent today; 30 makes 50; 45 is above the threshold (held: not counted); 30 makes 80;
     // the next 30 would make 110 > 100; the last 10 still fits (90).
     expect(doc.rows.map((x: { status: string }) => x.status)).toEqual(['would_send', 'would_hold', 'would_send', 'would_deny', 'would_send']);
-    expect(doc.rows[3].error_code).toBe('daily_limit');
+    expect(doc.rows[3]).toMatchObject({ error_code: 'policy_violation', reason: 'daily_limit' }); // the real run's code, the rule in reason
     expect(await t.svcJson<unknown[]>(['transfer', 'ls'], { env })).toEqual(before);
     expect(await t.svcJson<unknown[]>(['pending', 'ls'])).toEqual(held);
   });

@@ -23,6 +23,8 @@ export interface ResultLine {
   transaction_id?: string;
   idempotency_key?: string;
   error_code?: string;
+  /** With `policy_violation`: the rule that denies it (`recipient_not_allowed` …), as the service says it. */
+  reason?: string;
   /** Why a row was skipped, not sent again, failed or would be denied (no amount in it). */
   message?: string;
   /** Already accepted by an earlier run of the same batch. */
@@ -47,7 +49,11 @@ export interface Summary {
   totals: Record<string, string>;
 }
 
-export const RESULT_COLUMNS = ['transfer_id', 'status', 'idempotency_key', 'error_code', 'message'] as const;
+/**
+ * The result columns of the CSV, in order; `reason` and `earlier` came later and so come last
+ * (`earlier`: `true` for a row an earlier run accepted and this run did not send, else `false`).
+ */
+export const RESULT_COLUMNS = ['transfer_id', 'status', 'idempotency_key', 'error_code', 'message', 'reason', 'earlier'] as const;
 
 /** The row as a flat record: its line, the input columns of the file, then the result columns. */
 export function resultRecord(r: ResultLine, columns: readonly BatchColumn[]): Record<string, string | number> {
@@ -58,7 +64,25 @@ export function resultRecord(r: ResultLine, columns: readonly BatchColumn[]): Re
   out.idempotency_key = r.idempotency_key ?? '';
   out.error_code = r.error_code ?? '';
   out.message = r.message ?? '';
+  out.reason = r.reason ?? '';
+  out.earlier = r.earlier ? 'true' : 'false';
   return out;
+}
+
+/** The same row for JSON: `reason` only when there is one, `earlier: true` only where it applies (a boolean). */
+function jsonRecord(r: ResultLine, columns: readonly BatchColumn[]): Record<string, string | number | boolean> {
+  const { reason, earlier: _earlier, ...rec } = resultRecord(r, columns);
+  return { ...rec, ...(reason ? { reason } : {}), ...(r.earlier ? { earlier: true } : {}) };
+}
+
+/**
+ * The STATUS a person reads: what this run did, and a row an earlier run accepted said as such
+ * (`already sent (earlier run)`), so a rerun's table does not claim to have sent it (docs/payouts.md).
+ */
+export function statusText(r: ResultLine): string {
+  if (!r.earlier) return r.status;
+  if (r.status === 'sent' || r.status === 'held') return `already ${r.status} (earlier run)`;
+  return `${r.status} (earlier run)`;
 }
 
 /**
@@ -73,13 +97,20 @@ const SEVERITY: readonly ErrorKind[] = ['network', 'auth', 'refused', 'conflict'
 export class Tally {
   private readonly counts: Omit<Summary, 'totals'> = { sent: 0, held: 0, failed: 0, skipped: 0, not_sent: 0, changed: 0, earlier: 0 };
   private readonly totals = new Map<string, bigint>();
+  /** What this run itself sent or held (rows an earlier run accepted are counted apart). */
+  private readonly runTotals = new Map<string, bigint>();
+  private readonly earlierAccepted = { sent: 0, held: 0 };
   private readonly failureKinds = new Set<ErrorKind>();
   private readonly errorCodes = new Set<string>();
 
   add(r: ResultLine): void {
     const c = this.counts;
     if (r.status === 'sent' || r.status === 'held' || r.status === 'would_send' || r.status === 'would_hold') {
-      if (r.asset !== undefined && r.units !== undefined) this.totals.set(r.asset, (this.totals.get(r.asset) ?? 0n) + r.units);
+      if (r.asset !== undefined && r.units !== undefined) {
+        this.totals.set(r.asset, (this.totals.get(r.asset) ?? 0n) + r.units);
+        if (!r.earlier) this.runTotals.set(r.asset, (this.runTotals.get(r.asset) ?? 0n) + r.units);
+      }
+      if (r.earlier) this.earlierAccepted[r.status === 'held' ? 'held' : 'sent']++;
     }
     if (r.status === 'sent' || r.status === 'would_send') c.sent++;
     else if (r.status === 'held' || r.status === 'would_hold') c.held++;
@@ -107,9 +138,12 @@ export class Tally {
   }
 
   summary(): Summary {
-    const totals: Record<string, string> = {};
-    for (const [asset, units] of this.totals) totals[asset] = formatUnits(units, asset);
-    return { ...this.counts, totals };
+    return { ...this.counts, totals: decimals(this.totals) };
+  }
+
+  /** For the summary line: what this run sent and held, and what an earlier run had. */
+  runWords(): RunWords {
+    return { earlierSent: this.earlierAccepted.sent, earlierHeld: this.earlierAccepted.held, runTotals: decimals(this.runTotals) };
   }
 
   /** The batch's outcome as a kind of the one exit map, or undefined when every row went through. */
@@ -119,14 +153,32 @@ export class Tally {
   }
 }
 
-export function summaryLine(s: Summary, dryRun: boolean): string {
-  const totals = Object.entries(s.totals).map(([asset, amount]) => `${amount} ${asset}`).join(', ');
+function decimals(m: ReadonlyMap<string, bigint>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [asset, units] of m) out[asset] = formatUnits(units, asset);
+  return out;
+}
+
+export interface RunWords {
+  earlierSent: number;
+  earlierHeld: number;
+  /** Per asset, what this run sent or held. */
+  runTotals: Record<string, string>;
+}
+
+/**
+ * The line a person reads at the end: what this run did (`sent 1, held 0, failed 0, skipped 0;
+ * total 3.00 USDG`), then what an earlier run had done and this one did not do again (`already
+ * sent by an earlier run 3`). The JSON summary keeps its fields (sent counts both; `earlier`).
+ */
+export function summaryLine(s: Summary, dryRun: boolean, run: RunWords): string {
+  const totals = Object.entries(run.runTotals).map(([asset, amount]) => `${amount} ${asset}`).join(', ');
   const verbs = dryRun ? ['would send', 'would hold', 'would be denied'] : ['sent', 'held', 'failed'];
-  const parts = [`${verbs[0]} ${s.sent}`, `${verbs[1]} ${s.held}`, `${verbs[2]} ${s.failed}`, `skipped ${s.skipped}`];
+  const parts = [`${verbs[0]} ${s.sent - run.earlierSent}`, `${verbs[1]} ${s.held - run.earlierHeld}`, `${verbs[2]} ${s.failed}`, `skipped ${s.skipped}`];
   if (s.changed) parts.push(`changed ${s.changed}`);
   if (s.not_sent) parts.push(`not sent ${s.not_sent}`);
-  const earlier = s.earlier ? ` (${s.earlier} accepted by an earlier run: not sent again)` : '';
-  return `${parts.join(', ')}${earlier}${totals ? `; total ${totals}` : ''}`;
+  const before = [...(run.earlierSent ? [`already sent by an earlier run ${run.earlierSent}`] : []), ...(run.earlierHeld ? [`already held by an earlier run ${run.earlierHeld}`] : [])];
+  return `${parts.join(', ')}${totals ? `; total ${totals}` : ''}${before.length ? `; ${before.join(', ')} (not sent again)` : ''}`;
 }
 
 /** `--out` must say its format by its name. */
@@ -182,7 +234,7 @@ export function fileSink(path: string, columns: readonly BatchColumn[]): ResultS
   return {
     write(r) {
       const rec = resultRecord(r, columns);
-      pending += jsonl ? `${JSON.stringify({ ...rec, ...(r.earlier ? { earlier: true } : {}) })}\n` : `${header.map((h) => csvField(rec[h] ?? '')).join(',')}\n`;
+      pending += jsonl ? `${JSON.stringify({ ...jsonRecord(r, columns), reason: r.reason ?? '' })}\n` : `${header.map((h) => csvField(rec[h] ?? '')).join(',')}\n`;
       flush(false);
     },
     end() {
@@ -207,8 +259,8 @@ export function stdoutSink(io: IOStreams, json: boolean, columns: readonly Batch
     io.out(`${safeJson(head).slice(0, -1)},"rows":[`);
     return {
       write(r) {
-        const { message, ...rec } = resultRecord(r, columns);
-        io.out(`${n++ ? ',' : ''}\n${safeJson({ ...rec, ...(message ? { message } : {}), ...(r.earlier ? { earlier: true } : {}) })}`);
+        const { message, ...rec } = jsonRecord(r, columns);
+        io.out(`${n++ ? ',' : ''}\n${safeJson({ ...rec, ...(message ? { message } : {}) })}`);
       },
       end(s, extra) {
         io.out(`${n ? '\n' : ''}],${extra.interrupted ? '"interrupted":true,' : ''}"summary":${safeJson(s)}}\n`);
@@ -221,11 +273,14 @@ export function stdoutSink(io: IOStreams, json: boolean, columns: readonly Batch
     addressColumn('to', 'TO'),
     amountColumn('amount', 'AMOUNT', 'asset'),
     { key: 'asset', header: 'ASSET', only: 'tsv' },
-    { key: 'status', header: 'STATUS' },
+    { key: 'status_text', header: 'STATUS', only: 'table' },
+    { key: 'status', header: 'STATUS', only: 'tsv' },
     idColumn('transfer_id', 'TRANSFER', { drop: 2 }),
     { key: 'idempotency_key', header: 'KEY', only: 'tsv' },
     { key: 'error_code', header: 'ERROR' },
     textColumn('message', 'DETAIL', { drop: 1 }),
+    { key: 'reason', header: 'REASON', only: 'tsv' },
+    { key: 'earlier', header: 'EARLIER', only: 'tsv' },
   ]);
   let page: Record<string, unknown>[] = [];
   const flush = () => {
@@ -234,7 +289,7 @@ export function stdoutSink(io: IOStreams, json: boolean, columns: readonly Batch
   };
   return {
     write(r) {
-      page.push(resultRecord(r, columns));
+      page.push({ ...resultRecord(r, columns), status_text: statusText(r) });
       if (page.length >= PAGE) flush();
     },
     end() {

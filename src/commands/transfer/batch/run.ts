@@ -221,7 +221,8 @@ function previewer(preview: PolicyPreview | undefined, earlier: (row: PlannedRow
     spent += e.spendUnits;
     if (e.decision === 'allow') return { ...b, status: 'would_send' };
     if (e.decision === 'hold') return { ...b, status: 'would_hold', message: e.message };
-    return { ...b, status: 'would_deny', ...(e.reason ? { error_code: e.reason } : {}), message: e.message, kind: 'refused' };
+    // The real run's code for the same cause (the service's 403 policy_violation), the rule in `reason`.
+    return { ...b, status: 'would_deny', error_code: 'policy_violation', ...(e.reason ? { reason: e.reason } : {}), message: e.message, kind: 'refused' };
   };
 }
 
@@ -293,7 +294,7 @@ async function second(ctx: Needs<'account' | 'client' | 'clock' | 'confirm' | 'i
   if (!dryRun) book.end(!interrupted && summary.failed + summary.changed + summary.skipped + summary.not_sent === 0);
   for (const s of sinks) s.end(summary, { interrupted });
   // A person gets the summary; a script has the exit code, the results file and --json.
-  if (!ctx.json && ctx.io.stderrIsTTY) ctx.io.err(`${summaryLine(summary, dryRun)}\n`);
+  if (!ctx.json && ctx.io.stderrIsTTY) ctx.io.err(`${summaryLine(summary, dryRun, tally.runWords())}\n`);
 
   if (interrupted) {
     throw new CliError('interrupted', 'interrupted', `interrupted: ${summary.not_sent} row${summary.not_sent === 1 ? '' : 's'} not sent; ${rerunAdvice(opts)} to send them (rows already accepted are not sent twice)`);

@@ -64,7 +64,7 @@ function resultOf(row: PlannedRow, o: RowOutcome): ResultLine {
     case 'changed':
       return changedResult(row, o.record);
     case 'failed':
-      return { ...base(row), status: 'failed', idempotency_key: o.key, error_code: o.code, kind: o.errorKind, message: o.message };
+      return { ...base(row), status: 'failed', idempotency_key: o.key, error_code: o.code, ...(o.reason !== undefined ? { reason: o.reason } : {}), kind: o.errorKind, message: o.message };
     case 'sent':
     case 'held': {
       const before = o.replaced?.line;

@@ -84,8 +84,8 @@ describe('one row fails; the user corrects it and runs the same command again', 
 
     // The results file says the same, row by row.
     const results = readFileSync(out, 'utf8').trim().split('\n');
-    expect(results[0]).toBe('line,to,amount,memo,ref,transfer_id,status,idempotency_key,error_code,message');
-    expect(results[2]).toMatch(new RegExp(`^3,"'@acme",1\\.234567,refs-1,P-1,${transferOf.get('P-1')},sent,svc-batch-[0-9a-f]{32},,accepted by an earlier run of this batch \\(same ref\\): not sent again$`));
+    expect(results[0]).toBe('line,to,amount,memo,ref,transfer_id,status,idempotency_key,error_code,message,reason,earlier');
+    expect(results[2]).toMatch(new RegExp(`^3,"'@acme",1\\.234567,refs-1,P-1,${transferOf.get('P-1')},sent,svc-batch-[0-9a-f]{32},,accepted by an earlier run of this batch \\(same ref\\): not sent again,,true$`));
 
     // A person reading the table (TSV when piped) sees it too; nothing is paid.
     const plain = await t.svc(['transfer', 'batch', path]);
