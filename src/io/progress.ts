@@ -1,7 +1,9 @@
 // A progress bar on stderr for long runs (`transfer batch`): rows done / total, rate and ETA.
-// Drawn only when stderr is a terminal, at most every 100 ms; without a terminal it draws
-// nothing at all (scripts and cron logs get errors only).
+// Drawn only when stderr is a terminal, at most every 100 ms, on the one status line (status-line.ts:
+// the width of stderr's terminal, whatever stdout is, redrawn in place and on a resize); without
+// a terminal it draws nothing at all (scripts and cron logs get errors only).
 import { formatDuration } from '../domain/duration.js';
+import { statusLine } from './status-line.js';
 import type { IOStreams } from './streams.js';
 
 export interface Progress {
@@ -11,10 +13,9 @@ export interface Progress {
   stop(): void;
 }
 
-const CLEAR_LINE = '\r\u001b[2K';
 const REDRAW_MS = 100;
 
-/** `[########------------]  412/1000  83/s  ETA 7s`, fitted to `width` columns. */
+/** `[########------------]  412/1000  83/s  ETA 7s`, in fewer than `width` columns. */
 export function progressLine(done: number, total: number, elapsedMs: number, width: number): string {
   const rate = elapsedMs > 0 ? (done * 1000) / elapsedMs : 0;
   const left = total - done;
@@ -30,7 +31,12 @@ export function startProgress(io: IOStreams, total: number, now: () => number): 
   const started = now();
   let drawn = 0;
   let last = 0;
-  const draw = (done: number) => io.err(`${CLEAR_LINE}${progressLine(done, total, now() - started, io.columns)}`);
+  const line = statusLine(io);
+  // Made for the width it is drawn at (+1: the status line keeps the last column free already).
+  const draw = (done: number) => {
+    const elapsed = now() - started;
+    line.show((columns) => progressLine(done, total, elapsed, columns + 1));
+  };
   draw(0);
   return {
     update(done) {
@@ -41,7 +47,7 @@ export function startProgress(io: IOStreams, total: number, now: () => number): 
       draw(last);
     },
     stop() {
-      io.err(CLEAR_LINE);
+      line.clear();
     },
   };
 }

@@ -1,9 +1,11 @@
-// A small stderr spinner with no dependency. It animates only when stderr is a terminal;
-// otherwise it prints its text once as a plain line (or nothing with `quiet`), so logs of
-// scripts and CI jobs stay readable. Every text it shows is sanitised here (it often carries an id
-// or a status from the service), so a caller cannot forget it: texts are plain, a colour code in
-// one would be shown escaped.
+// A small stderr spinner with no dependency. It animates only when stderr is a terminal, on the
+// one status line (status-line.ts: cut to the terminal's width, redrawn in place); otherwise it
+// prints its text once as a plain line (or nothing with `quiet`), so logs of scripts and CI jobs
+// stay readable. Every text it shows is sanitised (it often carries an id or a status from the
+// service), so a caller cannot forget it: texts are plain, a colour code in one would be shown
+// escaped.
 import { sanitize } from './sanitize.js';
+import { statusLine } from './status-line.js';
 import type { IOStreams } from './streams.js';
 
 export interface Spinner {
@@ -16,7 +18,6 @@ export interface Spinner {
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const ASCII_FRAMES = ['|', '/', '-', '\\'];
 const INTERVAL_MS = 80;
-const CLEAR_LINE = '\r\u001b[2K';
 const HIDE_CURSOR = '\u001b[?25l';
 const SHOW_CURSOR = '\u001b[?25h';
 
@@ -29,9 +30,8 @@ export interface SpinnerOptions {
 }
 
 export function startSpinner(io: IOStreams, rawText: string, opts: SpinnerOptions = {}): Spinner {
-  const text = sanitize(rawText);
   if (!io.stderrIsTTY) {
-    if (!opts.quiet) io.err(`${text}\n`);
+    if (!opts.quiet) io.err(`${sanitize(rawText)}\n`);
     return {
       update: () => {},
       stop: (finalLine) => {
@@ -41,16 +41,16 @@ export function startSpinner(io: IOStreams, rawText: string, opts: SpinnerOption
   }
   const env = opts.env ?? process.env;
   const frames = opts.ascii || env.TERM === 'linux' || env.TERM === 'dumb' ? ASCII_FRAMES : FRAMES;
-  let current = text;
+  const line = statusLine(io);
+  let current = rawText;
   let i = 0;
   let stopped = false;
-  const draw = () => {
-    io.err(`${CLEAR_LINE}${frames[i % frames.length]} ${current}`);
-    i++;
-  };
+  const draw = () => line.show(current, `${frames[i++ % frames.length]} `);
   // Restore the cursor if the process ends while the spinner runs (Ctrl-C, an uncaught error).
   const restore = () => {
-    if (!stopped) io.err(`${CLEAR_LINE}${SHOW_CURSOR}`);
+    if (stopped) return;
+    line.clear();
+    io.err(SHOW_CURSOR);
   };
   process.once('exit', restore);
   io.err(HIDE_CURSOR);
@@ -59,14 +59,15 @@ export function startSpinner(io: IOStreams, rawText: string, opts: SpinnerOption
   timer.unref();
   return {
     update(next) {
-      current = sanitize(next);
+      current = next; // drawn at the next frame
     },
     stop(finalLine) {
       if (stopped) return;
       stopped = true;
       clearInterval(timer);
       process.off('exit', restore);
-      io.err(`${CLEAR_LINE}${SHOW_CURSOR}${finalLine ? `${sanitize(finalLine)}\n` : ''}`);
+      line.clear();
+      io.err(`${SHOW_CURSOR}${finalLine ? `${sanitize(finalLine)}\n` : ''}`);
     },
   };
 }

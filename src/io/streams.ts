@@ -15,8 +15,20 @@ export interface IOStreams {
   readonly canPrompt: boolean;
   /** Width tables fit in: the terminal's columns on stdout, else $COLUMNS, else 80. */
   readonly columns: number;
+  /**
+   * Width status lines fit in (spinners, progress, `reconnecting…`): stderr's columns as they are
+   * now (the terminal may have been resized since the start), else $COLUMNS, else 80.
+   */
+  errColumns(): number;
   out(text: string): void;
   err(text: string): void;
+  /**
+   * The status line at the bottom of stderr's terminal (status-line.ts draws it, fitted to the
+   * width), or undefined to remove it. While one is shown, out() and err() on a terminal clear it
+   * first and draw it again under a whole line, so a message or a table page never lands on its
+   * row, nor is wiped by its next redraw. Nothing without a terminal on stderr.
+   */
+  status(line: string | undefined): void;
 }
 
 export interface StreamOptions {
@@ -28,7 +40,7 @@ export interface StreamOptions {
   noInput?: boolean;
   /** Override TTY detection (tests). */
   tty?: { stdin?: boolean; stdout?: boolean; stderr?: boolean };
-  /** Override the terminal width (tests). */
+  /** Override the terminal width, of stdout and stderr (tests). */
   columns?: number;
 }
 
@@ -39,6 +51,33 @@ function widthOf(stream: unknown, env: NodeJS.ProcessEnv): number {
   if (typeof cols === 'number' && cols > 0) return cols;
   const fromEnv = Number(env.COLUMNS);
   return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : DEFAULT_COLUMNS;
+}
+
+const CLEAR_LINE = '\r\u001b[2K';
+
+/** out(), err() and status() for a terminal on stderr that a status line may occupy. */
+function statusAware(stdout: Writable, stderr: Writable, stdoutIsTTY: boolean, stderrIsTTY: boolean) {
+  let shown: string | undefined;
+  // A partial line was written over it: it is drawn again on the next row, at its next change.
+  let lifted = false;
+  const write = (stream: Writable, onTerminal: boolean, text: string) => {
+    if (shown === undefined || !onTerminal) return void stream.write(text);
+    if (!lifted) stderr.write(CLEAR_LINE);
+    stream.write(text);
+    lifted = !text.endsWith('\n');
+    if (!lifted) stderr.write(shown);
+  };
+  return {
+    out: (text: string) => write(stdout, stdoutIsTTY, text),
+    err: (text: string) => write(stderr, stderrIsTTY, text),
+    status(line: string | undefined) {
+      if (!stderrIsTTY) return;
+      if (line !== undefined) stderr.write(`${lifted ? '\n' : CLEAR_LINE}${line}`);
+      else if (shown !== undefined && !lifted) stderr.write(CLEAR_LINE);
+      shown = line;
+      lifted = false;
+    },
+  };
 }
 
 function isTTY(stream: unknown): boolean {
@@ -65,7 +104,7 @@ export function createStreams(opts: StreamOptions = {}): IOStreams {
     color,
     canPrompt: !opts.noInput && stdinIsTTY && stdoutIsTTY && env.CI !== 'true',
     columns: opts.columns ?? widthOf(stdout, env),
-    out: (text) => void stdout.write(text),
-    err: (text) => void stderr.write(text),
+    errColumns: () => opts.columns ?? widthOf(stderr, env),
+    ...statusAware(stdout, stderr, stdoutIsTTY, stderrIsTTY),
   };
 }

@@ -3,6 +3,7 @@
 // Every session is killed by kill() (or killAllTmux() in an afterEach/afterAll), and at exit.
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hasTool } from './tools.js';
@@ -13,6 +14,11 @@ export interface TmuxOptions {
   cwd?: string;
   width?: number;
   height?: number;
+  /**
+   * Keep what the command writes to the terminal, byte for byte (tmux pipe-pane), for output():
+   * the command starts only once the recording is on.
+   */
+  record?: boolean;
 }
 
 export interface TmuxSession {
@@ -27,8 +33,11 @@ export interface TmuxSession {
    * ended), lines joined with "\n", trailing blanks trimmed, tmux's own "Pane is dead" left out.
    * With `escapes`, colours and attributes stay in as the escape sequences tmux writes for them
    * (capture-pane -e: SGR codes, e.g. `\x1b[31m` red, `\x1b[2m` dim, `\x1b[39m` default colour).
+   * With `rows`, the terminal's rows as they are: a line the terminal wrapped is not joined back.
    */
-  capture(opts?: { escapes?: boolean }): Promise<string>;
+  capture(opts?: { escapes?: boolean; rows?: boolean }): Promise<string>;
+  /** With `record`: every byte the command wrote so far (escape sequences, `\r`, redraws). */
+  output(): string;
   /** Polls the screen until it shows the text or matches the pattern; returns the screen. */
   waitFor(pattern: string | RegExp, timeoutMs?: number): Promise<string>;
   /** Waits for the command to end and returns its exit status (the pane stays readable). */
@@ -80,7 +89,11 @@ export async function startTmux(command: readonly string[], opts: TmuxOptions = 
   // The exit status goes through a file: tmux 3.3 sometimes leaves a fast-exiting pane process
   // unreaped (a zombie), and then never reports #{pane_dead_status}.
   const exitFile = join(dir, 'exit');
-  const shellCommand = `${command.map(quote).join(' ')}; s=$?; echo $s > ${quote(`${exitFile}.tmp`)}; mv ${quote(`${exitFile}.tmp`)} ${quote(exitFile)}`;
+  // Recording: the command waits on a pipe until pipe-pane is on, so its first byte is kept too.
+  const gate = join(dir, 'gate');
+  const recorded = join(dir, 'output');
+  if (opts.record) execFileSync('mkfifo', [gate]);
+  const shellCommand = `${opts.record ? `read _ < ${quote(gate)}; ` : ''}${command.map(quote).join(' ')}; s=$?; echo $s > ${quote(`${exitFile}.tmp`)}; mv ${quote(`${exitFile}.tmp`)} ${quote(exitFile)}`;
   await tmux(
     socket,
     ['-f', conf, 'new-session', '-d', '-s', 'test', '-x', String(width), '-y', String(height), ...(opts.cwd ? ['-c', opts.cwd] : []), shellCommand],
@@ -90,6 +103,10 @@ export async function startTmux(command: readonly string[], opts: TmuxOptions = 
   // kill-server leaves the socket file behind: remember it to remove it.
   const socketPath = (await tmux(socket, ['display-message', '-p', '#{socket_path}'])).trim();
   let killed = false;
+  if (opts.record) {
+    await tmux(socket, ['pipe-pane', '-O', '-t', target, `cat >> ${quote(recorded)}`]);
+    await writeFile(gate, 'go\n'); // opened once the shell reads it (a pipe has no content until then)
+  }
 
   const session: TmuxSession = {
     socket,
@@ -101,13 +118,16 @@ export async function startTmux(command: readonly string[], opts: TmuxOptions = 
       await tmux(socket, ['send-keys', '-t', target, '-l', text]);
     },
     async capture(opts = {}) {
-      const out = await tmux(socket, ['capture-pane', '-p', '-J', ...(opts.escapes ? ['-e'] : []), '-S', '-', '-t', target]);
+      const out = await tmux(socket, ['capture-pane', '-p', ...(opts.rows ? [] : ['-J']), ...(opts.escapes ? ['-e'] : []), '-S', '-', '-t', target]);
       return out
         .split('\n')
         .filter((l) => !l.replace(/\x1b\[[0-9;]*m/g, '').startsWith('Pane is dead'))
         .map((l) => l.trimEnd())
         .join('\n')
         .trimEnd();
+    },
+    output() {
+      return existsSync(recorded) ? readFileSync(recorded, 'utf8') : '';
     },
     async waitFor(pattern, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;

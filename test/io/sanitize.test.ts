@@ -3,8 +3,9 @@
 // that gives back the original string. Also the spinner, which sanitises every text it shows.
 import { describe, expect, it, vi } from 'vitest';
 import { forModel, isSafe, safeJson, sanitize } from '../../src/io/sanitize.js';
+import { PassThrough } from 'node:stream';
 import { startSpinner } from '../../src/io/spinner.js';
-import type { IOStreams } from '../../src/io/streams.js';
+import { createStreams, type IOStreams } from '../../src/io/streams.js';
 
 const hex2 = (c: number) => `\\x${c.toString(16).padStart(2, '0')}`;
 const hex4 = (c: number) => `\\u${c.toString(16).padStart(4, '0')}`;
@@ -151,11 +152,9 @@ describe('safeJson', () => {
 describe('spinner', () => {
   function fakeIO(stderrIsTTY: boolean): { io: IOStreams; stderr: () => string } {
     let err = '';
-    const io = {
-      stderrIsTTY, stdoutIsTTY: false, stdinIsTTY: false, color: false, canPrompt: false,
-      out: () => {},
-      err: (t: string) => void (err += t),
-    } as unknown as IOStreams;
+    const stderr = new PassThrough().on('data', (d: Buffer) => void (err += d.toString('utf8')));
+    // Wide enough that no text is cut to the width (status lines are tested in status-line.test.ts).
+    const io = createStreams({ stdin: new PassThrough(), stdout: new PassThrough(), stderr, env: {}, tty: { stderr: stderrIsTTY }, columns: 400 });
     return { io, stderr: () => err };
   }
   // The spinner's own cursor codes: clear the line, hide and show the cursor.

@@ -7,7 +7,7 @@
 import type { Needs } from '../../runtime/factory.js';
 import type { InterruptWatch } from '../../runtime/interrupt.js';
 import * as z from 'zod/mini';
-import { CliError, UsageError } from '../../errors.js';
+import { CliError, SilentExit, UsageError } from '../../errors.js';
 import type { IOStreams } from '../../io/streams.js';
 import { sanitize } from '../../io/sanitize.js';
 import { VERSION } from '../../version.js';
@@ -41,7 +41,8 @@ export async function serveMcp(ctx: McpCtx, opts: McpOptions): Promise<void> {
 
   // Ctrl-C, SIGTERM or the client closing stdin ends the session; a wait in progress stops with it.
   const stop = new AbortController();
-  void ctx.interrupt.wait().then(() => stop.abort());
+  const interrupted = ctx.interrupt.wait(); // the signal's name
+  void interrupted.then(() => stop.abort());
   const stopped = new Promise<string>((resolve) => stop.signal.addEventListener('abort', () => resolve('stopped'), { once: true }));
   const interrupt: InterruptWatch = { wait: () => stopped, signal: () => stop.signal };
   const io = toStderr(ctx.io);
@@ -95,10 +96,28 @@ export async function serveMcp(ctx: McpCtx, opts: McpOptions): Promise<void> {
   readWhileWritable(transport, ctx.io.stdin, ctx.io.stdout);
   const who = account ? `${account.handle}, an agent: send_transfer and the read tools${opts.maxTotal !== undefined ? ', with a session budget (--max-total)' : ''}` : 'read tools only (--read-only)';
   ctx.io.err(`${sanitize(`mcp: serving profile "${auth.profileName ?? ''}" (${who}) on stdio`)}\n`);
-  await Promise.race([closed, stopped]);
+  // Started by a person at a terminal, it would wait in silence: said what it is and how to stop it.
+  // A host's pipe gets nothing more (its stderr is the host's log).
+  if (ctx.io.stdinIsTTY) ctx.io.err(terminalNotice(auth.profileName ?? '', opts));
+  const signal = await Promise.race([closed.then(() => undefined), interrupted]);
   stop.abort();
   await server.close();
+  if (signal !== undefined) {
+    // Ctrl-C or SIGTERM, not the client's end of the session: exit 130, as webhook listen does.
+    if (signal === 'SIGINT' && ctx.io.stderrIsTTY) ctx.io.err('\n'); // off the terminal's `^C`
+    ctx.io.err('mcp: session ended (interrupted)\n');
+    throw new SilentExit('interrupted', 'interrupted');
+  }
   ctx.io.err('mcp: session ended\n');
+}
+
+/** What `svc mcp` says when stdin is a terminal: what it serves, how to stop it, how a host runs it. */
+function terminalNotice(profile: string, opts: McpOptions): string {
+  const args = ['mcp', '--profile', profile, ...(opts.readOnly ? ['--read-only'] : []), ...(opts.maxTotal !== undefined ? ['--max-total', opts.maxTotal] : [])];
+  return [
+    'mcp: this is an MCP server: it reads MCP messages (JSON-RPC) on stdin and answers on stdout, so on a terminal it only waits; Ctrl-C stops it',
+    `mcp: an MCP host (an AI agent's client) launches it itself, with "command": "svc", "args": ${JSON.stringify(args)} (docs/mcp.md, Client configuration)`,
+  ].map((l) => `${sanitize(l)}\n`).join('');
 }
 
 /** Tells the budget what a read found a held transaction to be (rejected or expired gives its share back). */
