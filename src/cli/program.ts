@@ -91,7 +91,7 @@ function configure(cmd: Command, io: IOStreams, writeErr?: (s: string) => void):
     outputError: () => {},
     // Help fits the terminal it goes to; anywhere else (a pipe, a file, a pager) 80 columns.
     getOutHelpWidth: () => (io.stdoutIsTTY ? io.columns : HELP_WIDTH),
-    getErrHelpWidth: () => (io.stderrIsTTY ? io.columns : HELP_WIDTH),
+    getErrHelpWidth: () => (io.stderrIsTTY ? io.errColumns() : HELP_WIDTH),
   });
 }
 
