@@ -79,6 +79,10 @@ export async function addProfile(ctx: Needs<'clientFor' | 'env' | 'globals' | 'i
     if (existing?.sandboxAdminToken && existing.baseUrl === baseUrl) {
       next.sandboxAdminToken = existing.sandboxAdminToken;
       if (existing.sandbox) next.sandbox = true;
+      if (existing.sandboxState !== undefined) next.sandboxState = existing.sandboxState;
+    } else if (base.state !== undefined && env === 'test') {
+      // It took the sandbox's URL: it follows that sandbox wherever it listens (config/sandbox-follow.ts).
+      next.followsSandbox = base.state;
     }
     if (account) next.account = accountCacheFor(baseUrl, apiKey, account);
     config.set(name, next, { makeCurrent: opts.use });
@@ -99,7 +103,7 @@ export async function addProfile(ctx: Needs<'clientFor' | 'env' | 'globals' | 'i
   const p = await palette(ctx.io);
   const who = account ? ` for ${sanitize(account.handle)}` : ' (key not checked: --no-verify)';
   ctx.io.err(`${p.badge(env)} profile "${name}" ${existing ? 'replaced' : 'saved'}${who} (${maskSecret(apiKey)}, ${sanitize(baseUrl)})${profile.decryptionKey ? ' with a decryption key' : ''}${current ? ', now current' : ''}\n`);
-  if (base.source) ctx.io.err(`  base URL: ${sanitize(base.url)} (${sanitize(base.source)})\n`);
+  if (base.source) ctx.io.err(`  base URL: ${sanitize(base.url)} (${sanitize(base.source)})${profile.followsSandbox !== undefined ? '; it follows the sandbox wherever it listens' : ''}\n`);
   for (const c of changes ?? []) if (!(base.source && c.field === 'base_url')) ctx.io.err(`  ${c.text}\n`);
 }
 
@@ -158,10 +162,10 @@ function changesOf(before: Profile, after: Profile, kept: Kept | undefined): Cha
 
 /**
  * The profile's base URL, checked for its key now that the key is known: --base-url; a test key
- * without it takes the sandbox's (sandbox-url.ts: `source` says which, for the output); a live
- * key has no default and goes over https only.
+ * without it takes the sandbox's (sandbox-url.ts: `source` says which, for the output, and `state`
+ * which sandbox it follows); a live key has no default and goes over https only.
  */
-function baseUrlFor(ctx: Needs<'env' | 'globals'>, store: ProfileLookup, env: Environment): { url: string; source?: string } {
+function baseUrlFor(ctx: Needs<'env' | 'globals'>, store: ProfileLookup, env: Environment): { url: string; source?: string; state?: string } {
   const flag = ctx.globals.baseUrl;
   const fromSandbox = flag === undefined && env === 'test' ? sandboxBaseUrl(ctx.env, store) : undefined;
   const baseUrl = flag ?? fromSandbox?.url;
@@ -172,7 +176,7 @@ function baseUrlFor(ctx: Needs<'env' | 'globals'>, store: ProfileLookup, env: En
     if (err instanceof UsageError) throw new UsageError(`${err.message}; nothing was saved`, err.hint, err.code);
     throw err;
   }
-  return { url: baseUrl, ...(fromSandbox ? { source: fromSandbox.source } : {}) };
+  return { url: baseUrl, ...(fromSandbox ? { source: fromSandbox.source, ...(fromSandbox.state !== undefined ? { state: fromSandbox.state } : {}) } : {}) };
 }
 
 /** GET /v1/accounts/me with the new key: a refused key is exit 3, an unreachable service exit 7; nothing is saved either way. */
