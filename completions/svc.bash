@@ -91,6 +91,7 @@ _svc_subcommand() {
     'profile|use') path='profile use' ;;
     'profile|rm'|'profile|remove') path='profile rm' ;;
     'profile|migrate') path='profile migrate' ;;
+    'profile|set') path='profile set' ;;
     'profile|show') path='profile show' ;;
     'transfer|send') path='transfer send' ;;
     'transfer|batch') path='transfer batch' ;;
@@ -143,7 +144,7 @@ _svc_words() {
       [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'profile account balance transfer agent pending webhook api sandbox completion doctor mcp help' -- "$cur"))
       ;;
     'profile')
-      [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'add ls use rm migrate show' -- "$cur"))
+      [[ $2 -eq 0 ]] && COMPREPLY=($(compgen -W 'add ls use rm migrate set show' -- "$cur"))
       [[ $2 -eq 0 && ${#COMPREPLY[@]} -eq 0 ]] && COMPREPLY=($(compgen -W 'list remove' -- "$cur"))
       ;;
     'profile use')
@@ -152,6 +153,11 @@ _svc_words() {
       esac
       ;;
     'profile rm')
+      case $2 in
+        0) _svc_profiles ;;
+      esac
+      ;;
+    'profile set')
       case $2 in
         0) _svc_profiles ;;
       esac
@@ -223,6 +229,7 @@ _svc_options() {
     'profile use') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'profile rm') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'profile migrate') echo '--to --own-keyring --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'profile set') echo '--follow-sandbox --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'profile show') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'account') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'balance') echo '--asset --verify --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;

@@ -72,6 +72,8 @@ function __svc_subcommand
             echo 'profile rm'
         case 'profile|migrate'
             echo 'profile migrate'
+        case 'profile|set'
+            echo 'profile set'
         case 'profile|show'
             echo 'profile show'
         case 'transfer|send'
@@ -241,9 +243,10 @@ complete -c svc -n '__svc_at "profile" 0' -a 'ls' -d 'List profiles with masked 
 complete -c svc -n '__svc_at "profile" 0' -a 'use' -d 'Make a profile the current one'
 complete -c svc -n '__svc_at "profile" 0' -a 'rm' -d 'Remove a profile and the secrets stored with it'
 complete -c svc -n '__svc_at "profile" 0' -a 'migrate' -d 'Move profiles\' secrets between the OS keyring and config.json (all profiles by default)'
-complete -c svc -n '__svc_at "profile" 0' -a 'show' -d 'Show a profile (the current one by default), secrets masked'
-complete -c svc -n '__svc_at "profile" 0; and __svc_alias_only add ls use rm migrate show' -a 'list' -d 'alias of ls'
-complete -c svc -n '__svc_at "profile" 0; and __svc_alias_only add ls use rm migrate show' -a 'remove' -d 'alias of rm'
+complete -c svc -n '__svc_at "profile" 0' -a 'set' -d 'Change a profile in place: its base URL (--base-url), or make it follow the sandbox; its keys stay'
+complete -c svc -n '__svc_at "profile" 0' -a 'show' -d 'Show a profile (the current one by default): what is set, where it comes from, secrets masked'
+complete -c svc -n '__svc_at "profile" 0; and __svc_alias_only add ls use rm migrate set show' -a 'list' -d 'alias of ls'
+complete -c svc -n '__svc_at "profile" 0; and __svc_alias_only add ls use rm migrate set show' -a 'remove' -d 'alias of rm'
 
 # svc profile add
 complete -c svc -n '__svc_under "profile add"' -l key-stdin -d 'read the API key from the first line of stdin'
@@ -262,6 +265,10 @@ complete -c svc -n '__svc_at "profile rm" 0' -a '(__svc_profiles)' -d 'profile'
 # svc profile migrate
 complete -c svc -n '__svc_under "profile migrate"' -l to -x -d 'where the secrets go: keyring or file'
 complete -c svc -n '__svc_under "profile migrate"' -l own-keyring -d 'a copied config directory: copy its keyring profiles\' secrets into entries of its own'
+
+# svc profile set
+complete -c svc -n '__svc_at "profile set" 0' -a '(__svc_profiles)' -d 'profile'
+complete -c svc -n '__svc_under "profile set"' -l follow-sandbox -d 'follow this config directory\'s sandbox wherever it listens (a svc_test_ key only)'
 
 # svc profile show
 complete -c svc -n '__svc_at "profile show" 0' -a '(__svc_profiles)' -d 'profile'

@@ -11,6 +11,7 @@ import { terminalPrompter, type Prompter } from './io/prompter.js';
 import { createStreams, type StreamOptions } from './io/streams.js';
 import { createFactory, type Factory, type GlobalOptions } from './runtime/factory.js';
 import type { Interrupt } from './runtime/interrupt.js';
+import { hintTarget } from './runtime/hint-command.js';
 import { afterCommand } from './runtime/update/notice.js';
 import { checkRegistry, UPDATE_CHECK_ARG } from './runtime/update/check.js';
 
@@ -69,7 +70,7 @@ export async function main(argv: readonly string[], ctx: MainContext = {}): Prom
       const globals = factory?.globals ?? (program.opts() as GlobalOptions);
       code = reportError(io, err, {
         json: factory?.json ?? json, verbose: Boolean(globals.verbose) || globalFlag(argv, '--verbose'),
-        target: { profile: globals.profile, baseUrl: globals.baseUrl },
+        target: hintTarget(env, globals),
       });
     }
   }

@@ -12,7 +12,7 @@ import { NetworkBudget } from './budget.js';
 import { realClock } from '../clock.js';
 import { dispatcherFor } from './dispatcher.js';
 import { interruptedError, networkError, timeoutError, tooLargeError } from './failures.js';
-import { isLoopbackUrl, type HintContext } from './hints.js';
+import { isLoopbackUrl, type HintContext, type ProfileHints } from './hints.js';
 import { DEFAULT_TIMEOUT_MS, MAX_RESPONSE_BYTES } from './limits.js';
 import { DEFAULT_TIMING, isRepeatable, MAX_TRIES, pause, RetryPolicy, type RetryTiming } from './retry.js';
 import { DeliveryTracker, type Delivery } from './delivery.js';
@@ -45,6 +45,8 @@ export interface ClientOptions {
   env?: NodeJS.ProcessEnv;
   /** Certificate authorities (PEM) to trust instead of Node's: main()'s caller only (dispatcher.ts). */
   ca?: string;
+  /** The key and base URL are a profile's own: what its hints may name (hints.ts). */
+  profileHints?: ProfileHints;
 }
 
 export interface RequestOptions<T> {
@@ -78,7 +80,7 @@ export class ApiClient {
   constructor(private readonly opts: ClientOptions) {
     // Whoever made this client, the key's own rule holds: a live key never goes over plain http.
     this.base = checkBaseUrl(opts.baseUrl, environmentOfKey(opts.apiKey));
-    this.hints = { loopback: isLoopbackUrl(this.base) };
+    this.hints = { loopback: isLoopbackUrl(this.base), ...(opts.profileHints ? { profile: opts.profileHints } : {}) };
   }
 
   get baseUrl(): string {
@@ -163,7 +165,7 @@ export class ApiClient {
       }
       case 'failed': {
         const { failure } = outcome;
-        const err = networkError(failure, this.base.host, this.hints);
+        const err = networkError(failure, this.base.host, this.hints, this.base.href);
         this.trace(`< network error after ${after}: ${err.message}${failure.code && !err.message.includes(failure.code) ? ` (${failure.code})` : ''}`);
         return err;
       }

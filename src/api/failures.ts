@@ -12,14 +12,14 @@ export function timeoutError(host: string, totalMs: number): NetworkError {
 }
 
 /** A failed connection. */
-export function networkError(failure: NetFailure, host: string, hints: HintContext): NetworkError {
+export function networkError(failure: NetFailure, host: string, hints: HintContext, url?: string): NetworkError {
   if (failure.refused) {
-    return new NetworkError('network_error', `could not connect to ${host} (connection refused)`, connectionHint(hints));
+    return new NetworkError('network_error', `could not connect to ${host} (connection refused)`, connectionHint(hints, url));
   }
   if (failure.timedOut) {
     return new NetworkError('timeout', `${host} did not answer in time${failure.code ? ` (${failure.code})` : ''}`, 'check the service, or a proxy between');
   }
-  return new NetworkError('network_error', `could not reach ${host}: ${failure.words}`, connectionHint(hints));
+  return new NetworkError('network_error', `could not reach ${host}: ${failure.words}`, connectionHint(hints, url));
 }
 
 export function tooLargeError(method: string, path: string): CliError {

@@ -5,12 +5,32 @@
 import { DEFAULT_ASSET } from '../domain/assets.js';
 import { isLoopbackHost } from '../domain/loopback.js';
 import { flag, placeholder, svc } from '../domain/shell-command.js';
+import type { SandboxFollower } from '../config/sandbox-follow.js';
 
-/** What a hint may depend on besides the error: where the requests go. */
+/** What a hint may depend on besides the error: where the requests go, and whose key it is. */
 export interface HintContext {
   /** The base URL is this machine: the local sandbox, in practice. */
   loopback: boolean;
+  /** The key and base URL are a profile's own (runtime/factory.ts says so for the profile in use). */
+  profile?: ProfileHints;
 }
+
+/** What hints may say of the profile whose key and base URL a client uses. */
+export interface ProfileHints {
+  name: string;
+  /** It follows the sandbox (config/sandbox-follow.ts): what its hints name. */
+  follower?: SandboxFollower;
+  /** Where this config directory's running sandbox listens, if one does (read when a connection fails). */
+  runningSandbox?: () => string | undefined;
+}
+
+const originOf = (url: string): string | undefined => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+};
 
 /** Whether a base URL names this machine (any unparsable URL does not). */
 export function isLoopbackUrl(url: string | URL): boolean {
@@ -21,8 +41,18 @@ export function isLoopbackUrl(url: string | URL): boolean {
   }
 }
 
-/** The service could not be reached: refused, host not found, unreachable. */
-export function connectionHint(ctx: HintContext): string {
+/** The service could not be reached (refused, host not found, unreachable) at `url`. */
+export function connectionHint(ctx: HintContext, url?: string): string {
+  const p = ctx.profile;
+  if (ctx.loopback && p) {
+    // A profile that follows the sandbox names itself: `sandbox start` then starts the sandbox it follows.
+    if (p.follower) return `is the sandbox running? start it with ${svc`--profile ${p.name} sandbox start`}`;
+    // One of yours at a port no sandbox holds, while this config dir's sandbox listens elsewhere.
+    const running = p.runningSandbox?.();
+    if (running !== undefined && url !== undefined && originOf(running) !== originOf(url)) {
+      return `this config directory's sandbox listens at ${running}, not here: point profile "${p.name}" at it with ${svc`profile set ${p.name} --follow-sandbox`}`;
+    }
+  }
   return ctx.loopback
     ? 'is the sandbox running? start it with `svc sandbox start`'
     : 'check the base URL (`svc profile show`; --base-url or SVC_BASE_URL override it) and your network';
@@ -36,9 +66,27 @@ export function unauthorizedHint(ctx: HintContext, message = ''): string {
       ? 'this key was revoked and stays so: save a working one with `svc profile add <name>` (new sandbox keys: `svc sandbox key create --account <handle>`)'
       : 'this key was revoked and stays so: save a working one with `svc profile add <name>`';
   }
+  if (ctx.loopback && ctx.profile?.follower) return lostKeyHint(ctx.profile.follower);
   return ctx.loopback
     ? 'the sandbox does not know this key: save a working one with `svc profile add <name>` (new sandbox keys: `svc sandbox key create --account <handle>`)'
     : 'the key is unknown or was revoked: save a working one with `svc profile add <name>`';
+}
+
+/**
+ * 401 for a profile that follows the sandbox: the sandbox no longer has its key (a reset replaces
+ * every account and key). The one command that makes it a working one, run with the sandbox's own
+ * profile (named: this run's profile holds the lost key): an agent's profile, a new agent of the
+ * same name saved over it; an account's own, its new key saved over it.
+ */
+export function lostKeyHint(f: SandboxFollower): string {
+  const owner = f.owner ?? placeholder('owner-profile');
+  const said = `profile "${f.profile}" holds a key this sandbox does not have (a sandbox reset replaces every key)`;
+  const slash = f.handle?.indexOf('/') ?? -1;
+  if (f.handle !== undefined && slash < 0) {
+    return `${said}: a reset shows each seeded account's new key once; save ${f.handle}'s with ${svc`profile add ${f.profile}`} (or make one: ${svc`--profile ${owner} sandbox key create --account ${f.handle}`})`;
+  }
+  const agent = f.handle === undefined ? placeholder('agent-name') : f.handle.slice(slash + 1);
+  return `${said}: make a working one (a new agent: give it its policy flags) with ${svc`--profile ${owner} agent create ${agent} --save-profile ${f.profile} --force`}`;
 }
 
 /** 402 on a transfer: what the account holds, and on the sandbox how to add test funds. */

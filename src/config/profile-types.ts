@@ -15,6 +15,18 @@ export interface Profile {
    */
   sandbox?: true;
   /**
+   * Written by `svc sandbox start` on its own profile: the state file (absolute) of the world it
+   * serves; absent for --ephemeral. Followers of that state find their sandbox by it.
+   */
+  sandboxState?: string;
+  /**
+   * A profile svc made against the sandbox (`agent create --save-profile`, a `profile add` that
+   * took the sandbox's URL): the state file of the world its key belongs to. `svc sandbox start`
+   * of that state moves its base URL to wherever it listens (config/sandbox-follow.ts). An
+   * explicit base URL (`profile set --base-url`) removes it.
+   */
+  followsSandbox?: string;
+  /**
    * "keyring": the API key, decryption key and admin token are in the OS keyring, not in
    * config.json (src/config/credentials/). Absent or "file": they are in config.json.
    */

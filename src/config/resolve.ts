@@ -11,6 +11,8 @@ import { cachedAccount } from './account-cache.js';
 import { checkApiKey, environmentOfKey, type Environment } from '../domain/api-key.js';
 import { defaultBaseUrl } from '../domain/key-transport.js';
 import type { ProfileLookup } from './profile-file.js';
+import type { Profile } from './profile-types.js';
+import { followedState, ownerOf, type SandboxFollower } from './sandbox-follow.js';
 
 /** Where the base URL came from: the words messages use for it (`default`: the local sandbox, for a test key). */
 export type BaseUrlSource = '--base-url' | 'SVC_BASE_URL' | `profile "${string}"` | 'default';
@@ -33,6 +35,8 @@ export interface AuthSettings {
   sandboxAdminToken?: string;
   /** The account of this key and base URL, when the profile has learnt it. */
   account?: { account_id: string; handle: string };
+  /** The profile follows a sandbox and this run uses its own key and URL: what its hints name. */
+  follower?: SandboxFollower;
 }
 
 /** Settings whose base URL passed the key's transport rule (src/api/url.ts checkKeyBaseUrl). */
@@ -81,6 +85,8 @@ export function resolveSettings(store: ProfileLookup, flags: ResolveFlags, env: 
   ]) ?? [defaultBaseUrl(environment), 'default'];
   const decryptionKey = fromEnv('SVC_DECRYPTION_KEY') ?? profile?.decryptionKey;
   const account = baseUrl === undefined ? undefined : cachedAccount(profile?.account, baseUrl, apiKey);
+  const follower = profile && profileName && !fromEnv('SVC_API_KEY') && baseUrlSource === `profile "${profileName}"`
+    ? followerOf(store, profileName, { ...profile, apiKey }, account) : undefined;
   return {
     apiKey,
     apiKeySource: fromEnv('SVC_API_KEY') ? 'SVC_API_KEY' : 'profile',
@@ -92,8 +98,17 @@ export function resolveSettings(store: ProfileLookup, flags: ResolveFlags, env: 
     ...(decryptionKey ? { decryptionKey } : {}),
     ...(profile?.sandboxAdminToken ? { sandboxAdminToken: profile.sandboxAdminToken } : {}),
     ...(account ? { account } : {}),
+    ...(follower ? { follower } : {}),
     decryptionKeySource: fromEnv('SVC_DECRYPTION_KEY') ? 'SVC_DECRYPTION_KEY' : "the profile's decryption key",
   };
+}
+
+/** What the hints of a profile that follows a sandbox name: its sandbox's own profile, its account. */
+function followerOf(store: ProfileLookup, name: string, profile: Profile, account: { handle: string } | undefined): SandboxFollower | undefined {
+  const state = followedState(profile);
+  if (state === undefined) return undefined;
+  const owner = ownerOf(store, state);
+  return { profile: name, ...(owner !== undefined ? { owner } : {}), ...(account ? { handle: account.handle } : {}) };
 }
 
 /** The first base URL that is set, with where it came from. */

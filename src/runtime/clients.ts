@@ -5,6 +5,7 @@ import type { ApiClient } from '../api/client.js';
 import type { NetworkBudget } from '../api/budget.js';
 import type { ServiceClock } from '../api/service-clock.js';
 import type { Clock } from '../clock.js';
+import type { ProfileHints } from '../api/hints.js';
 import { sanitize } from '../io/sanitize.js';
 import type { IOStreams } from '../io/streams.js';
 import { VERSION } from '../version.js';
@@ -15,6 +16,8 @@ export interface ClientTarget {
   apiKey: string;
   /** Extra headers (the sandbox's control token). */
   headers?: Record<string, string>;
+  /** The key and base URL are a profile's own: what its hints may name. */
+  profileHints?: ProfileHints;
 }
 
 export interface ClientRun {
@@ -35,6 +38,7 @@ export async function makeClient(target: ClientTarget, run: ClientRun): Promise<
     baseUrl: target.baseUrl,
     apiKey: target.apiKey,
     ...(target.headers ? { headers: target.headers } : {}),
+    ...(target.profileHints ? { profileHints: target.profileHints } : {}),
     budget: run.budget,
     userAgent: `svc-cli/${VERSION}`,
     env: run.env,

@@ -3,6 +3,8 @@
 // A command's run function names the few it uses (`Needs<'io' | 'client' | ...>`), so a test
 // can hand it fakes; main() builds the real ones once per run.
 import type { ApiClient } from '../api/client.js';
+import type { ProfileHints } from '../api/hints.js';
+import { listRunning } from '../config/sandbox-running.js';
 import { ServiceClock } from '../api/service-clock.js';
 import { checkKeyBaseUrl, checkProfileKeyOrigin } from '../api/url.js';
 import type { Clock } from '../clock.js';
@@ -93,6 +95,20 @@ const once = <T>(make: () => T): (() => T) => {
   return () => (made ??= { value: make() }).value;
 };
 
+/** Whether the key and base URL in use are the profile's own (not SVC_API_KEY, SVC_BASE_URL or --base-url). */
+function ownProfile(a: ResolvedAuth): a is ResolvedAuth & { profileName: string } {
+  return a.profileName !== null && a.apiKeySource === 'profile' && a.baseUrlSource === `profile "${a.profileName}"`;
+}
+
+/** What the hints of the profile in use may say (api/hints.ts): whether it follows the sandbox, where the sandbox runs. */
+function profileHints(a: ResolvedAuth & { profileName: string }, env: NodeJS.ProcessEnv): ProfileHints {
+  return {
+    name: a.profileName,
+    ...(a.follower ? { follower: a.follower } : {}),
+    runningSandbox: () => listRunning(env).find((r) => r.state !== undefined)?.url,
+  };
+}
+
 export function createFactory(opts: FactoryOptions): Factory {
   const { io, env, globals, clock, prompter } = opts;
   const serviceClock = new ServiceClock(clock);
@@ -128,7 +144,7 @@ export function createFactory(opts: FactoryOptions): Factory {
   const clientFor = (target: ClientTarget) => makeClient(target, { io, env, clock, serviceClock, budget: () => network.budget(), verbose: Boolean(globals.verbose), trustedCa });
   const client = once(async () => {
     const a = await auth();
-    return clientFor({ baseUrl: a.baseUrl, apiKey: a.apiKey });
+    return clientFor({ baseUrl: a.baseUrl, apiKey: a.apiKey, ...(ownProfile(a) ? { profileHints: profileHints(a, env) } : {}) });
   });
   const account = once(async () => lookupAccount(await auth(), client, profiles, env));
   // The decryption key does not depend on the base URL (the doctor checks it even when that is refused).

@@ -135,7 +135,12 @@ describe('--json documents, command by command', () => {
     expect((await shape(added, ['--base-url', t.url, 'profile', 'add', 'p1', '--key-stdin'], { env, input: `${t.keyOf('@acme')}\n` })).changes)
       .toEqual({ api_key: 'unchanged', base_url: 'unchanged', decryption_key: 'none' });
     await shape(list(profile), ['profile', 'ls'], { env });
-    await shape(profile.extend({ secrets: z.enum(['keyring', 'file']) }), ['profile', 'show', 'p1'], { env }); // where its secrets live
+    // Where its secrets live, where its base URL comes from (issue 36), the account it remembers.
+    const shown = profile.extend({
+      secrets: z.enum(['keyring', 'file']), base_url_source: z.enum(['sandbox', 'follows_sandbox', 'profile']),
+      follows_sandbox: z.string().optional(), handle: z.string().optional(),
+    });
+    await shape(shown, ['profile', 'show', 'p1'], { env });
   });
 
   it('sandbox fund / key create / key ls / clock / trigger / reset (the control API answers)', async () => {

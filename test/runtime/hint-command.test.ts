@@ -18,6 +18,17 @@ describe('withTarget', () => {
     expect(withTarget('text without commands, svc balance unquoted', { profile: 'bot' })).toBe('text without commands, svc balance unquoted');
   });
 
+  it('a `svc sandbox …` command takes the profile that acts on the sandbox; `sandbox start` never a --base-url (issue 36)', () => {
+    // --profile names one of yours (sandboxProfile null): `sandbox start` would refuse it, the admin commands could not use it.
+    expect(withTarget('start it with `svc sandbox start`; then `svc balance`', { profile: 'mine', sandboxProfile: null }))
+      .toBe('start it with `svc sandbox start`; then `svc --profile mine balance`');
+    // The sandbox's own, one that follows it, or one that does not exist yet: as typed.
+    expect(withTarget('`svc sandbox start`', { profile: 'bot', sandboxProfile: 'bot' })).toBe('`svc --profile bot sandbox start`');
+    // `sandbox start` listens where --port says: a --base-url (`svc --base-url https://api.example.com sandbox start`) is never added.
+    expect(withTarget('start it with `svc sandbox start`', { baseUrl: 'https://api.example.com' })).toBe('start it with `svc sandbox start`');
+    expect(withTarget('`svc sandbox fund @bob 1`', { baseUrl: 'http://127.0.0.1:5555' })).toBe('`svc --base-url http://127.0.0.1:5555 sandbox fund @bob 1`');
+  });
+
   it('quotes a name for a POSIX shell: spaces, quotes, $ and backquotes come back as typed', () => {
     for (const name of ['my work', "it's", 'a"b', '$HOME', 'x`id`', 'semi;colon', '-dash', '']) {
       const word = shellWord(name);

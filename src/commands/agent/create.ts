@@ -56,7 +56,8 @@ async function createdPolicy(ctx: Needs<'client' | 'io' | 'json'>, agent: { acco
 
 function savedNext(ctx: Needs<'globals' | 'io'>, saved: SavedAgentProfile, handle: string): void {
   const name = sanitize(saved.profile);
-  ctx.io.err(`saved profile "${name}" for ${sanitize(handle)}${saved.decryptionKey ? ' with its decryption key' : ''}\n`);
+  const follows = saved.follows !== undefined ? '; it follows the sandbox wherever it listens' : '';
+  ctx.io.err(`saved profile "${name}" for ${sanitize(handle)}${saved.decryptionKey ? ' with its decryption key' : ''}${follows}\n`);
   // Funding is the owner's (this run's target); the send is the agent's own profile.
   const fund = sanitize(withTarget(svc`sandbox fund ${handle} 100`, ctx.globals));
   ctx.io.err(`next: fund it (${fund}), then use it: ${sanitize(svc`--profile ${saved.profile} transfer send ${placeholder('to')} ${placeholder('amount')}`)}\n`);

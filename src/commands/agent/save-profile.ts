@@ -13,6 +13,7 @@ import { isSandboxProfile } from '../../config/sandbox-profile.js';
 import { CliError, UsageError } from '../../errors.js';
 import { sanitize } from '../../io/sanitize.js';
 import { svc } from '../../domain/shell-command.js';
+import { isSandboxUrl } from '../../domain/loopback.js';
 
 export interface SavePlan {
   name: string;
@@ -21,6 +22,8 @@ export interface SavePlan {
   store: ProfileStore;
   /** The sandbox's control API, with a sandbox profile's admin token. */
   admin: ApiClient;
+  /** The state file of that sandbox: the saved profile follows it (config/sandbox-follow.ts). */
+  follows?: string;
 }
 
 function sameOrigin(a: string, b: string): boolean {
@@ -62,13 +65,17 @@ export async function planSave(ctx: Needs<'auth' | 'clientFor' | 'profiles'>, na
       });
   }
   const client = await ctx.clientFor({ baseUrl: auth.baseUrl, apiKey: admin.apiKey, headers: { 'x-sandbox-admin-token': admin.sandboxAdminToken } });
-  return { name, force, baseUrl: auth.baseUrl, store, admin: client };
+  // The agent's key lives in that sandbox's world: the profile follows it wherever it listens.
+  const follows = admin.sandboxState !== undefined && isSandboxUrl(auth.baseUrl) ? admin.sandboxState : undefined;
+  return { name, force, baseUrl: auth.baseUrl, store, admin: client, ...(follows !== undefined ? { follows } : {}) };
 }
 
 export interface SavedAgentProfile {
   profile: string;
   apiKey: string;
   decryptionKey?: string;
+  /** It follows the sandbox of this state (its base URL moves with each start). */
+  follows?: string;
 }
 
 /** Makes the agent's key, shows both secrets once (stderr, or in the JSON document), then saves them. */
@@ -95,12 +102,15 @@ export async function makeKeyAndSave(
     ctx.io.err(`  api key     ${sanitize(apiKey)}\n`);
     if (dk) ctx.io.err(`  decryption  ${sanitize(dk)}\n`);
   }
-  const profile: Profile = { apiKey, baseUrl: plan.baseUrl, ...(dk ? { decryptionKey: dk } : {}), account: accountCacheFor(plan.baseUrl, apiKey, agent) };
+  const profile: Profile = {
+    apiKey, baseUrl: plan.baseUrl, ...(dk ? { decryptionKey: dk } : {}), account: accountCacheFor(plan.baseUrl, apiKey, agent),
+    ...(plan.follows !== undefined ? { followsSandbox: plan.follows } : {}),
+  };
   // Checked again under the config lock: a profile of that name made meanwhile is not replaced.
   await plan.store.update((config) => {
     const refused = refusal(config.get(plan.name), plan.name, plan.force);
     if (refused) throw refused.with({ message: `${refused.message.replace(/; nothing was created$/, '')}: agent ${sanitize(agent.handle)} was created and its keys are shown above, not saved` });
     config.set(plan.name, profile);
   });
-  return { profile: plan.name, apiKey, ...(dk ? { decryptionKey: dk } : {}) };
+  return { profile: plan.name, apiKey, ...(dk ? { decryptionKey: dk } : {}), ...(plan.follows !== undefined ? { follows: plan.follows } : {}) };
 }

@@ -76,6 +76,7 @@ const ARGUMENT_HINTS: ReadonlyArray<{ path: string; name: string; values: ValueS
   { path: 'profile use', name: 'name', values: PROFILES },
   { path: 'profile rm', name: 'name', values: PROFILES },
   { path: 'profile show', name: 'name', values: PROFILES },
+  { path: 'profile set', name: 'name', values: PROFILES },
   { path: 'api', name: 'method', values: choices(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) },
 ];
 

@@ -15,6 +15,9 @@ import { sandboxBaseUrl } from './sandbox-url.js';
 import { printJson } from '../../io/render.js';
 import { palette } from '../../io/colors.js';
 import { promptSecret, readStdin } from '../../io/secret-input.js';
+import { isSandboxUrl } from '../../domain/loopback.js';
+import { DEFAULT_SANDBOX_PORT } from '../../domain/sandbox-address.js';
+import { svc } from '../../domain/shell-command.js';
 
 interface AddOptions {
   keyStdin?: boolean;
@@ -38,11 +41,15 @@ async function secretsFromStdin(ctx: Needs<'io'>, opts: AddOptions): Promise<{ a
 }
 
 export async function addProfile(ctx: Needs<'clientFor' | 'env' | 'globals' | 'io' | 'json' | 'profiles' | 'prompter'>, name: string, opts: AddOptions): Promise<void> {
+  // Everything that can refuse without the key is checked before a secret is asked for: the name,
+  // the rule of every key's base URL, and the config directory itself.
   checkProfileName(name);
-  if (ctx.globals.baseUrl !== undefined) checkBaseUrl(ctx.globals.baseUrl); // the rule of every key, before a key is asked for
+  if (ctx.globals.baseUrl !== undefined) checkBaseUrl(ctx.globals.baseUrl);
+  const store = await ctx.profiles();
   const fromStdin = await secretsFromStdin(ctx, opts);
+  const prompted = fromStdin.apiKey === undefined && !(ctx.env.SVC_API_KEY && !ctx.io.canPrompt);
   const apiKey = fromStdin.apiKey
-    ?? (ctx.env.SVC_API_KEY && !ctx.io.canPrompt ? ctx.env.SVC_API_KEY : await promptSecret(ctx.io, ctx.prompter, 'API key:', '--key-stdin or SVC_API_KEY'));
+    ?? (prompted ? await promptSecret(ctx.io, ctx.prompter, 'API key:', '--key-stdin or SVC_API_KEY') : ctx.env.SVC_API_KEY!);
   const rule = checkApiKey(apiKey);
   if (rule) {
     throw new CliError('auth', 'invalid_api_key', `API key ${rule}; nothing was saved`, {
@@ -50,8 +57,7 @@ export async function addProfile(ctx: Needs<'clientFor' | 'env' | 'globals' | 'i
     });
   }
   const env = environmentOfKey(apiKey)!;
-  const store = await ctx.profiles();
-  const base = baseUrlFor(ctx, store, env);
+  const base = await baseUrlFor(ctx, store, env, prompted);
   const baseUrl = base.url;
   const before = store.get(name);
 
@@ -79,6 +85,10 @@ export async function addProfile(ctx: Needs<'clientFor' | 'env' | 'globals' | 'i
     if (existing?.sandboxAdminToken && existing.baseUrl === baseUrl) {
       next.sandboxAdminToken = existing.sandboxAdminToken;
       if (existing.sandbox) next.sandbox = true;
+      if (existing.sandboxState !== undefined) next.sandboxState = existing.sandboxState;
+    } else if (base.state !== undefined && env === 'test') {
+      // It took the sandbox's URL: it follows that sandbox wherever it listens (config/sandbox-follow.ts).
+      next.followsSandbox = base.state;
     }
     if (account) next.account = accountCacheFor(baseUrl, apiKey, account);
     config.set(name, next, { makeCurrent: opts.use });
@@ -99,7 +109,7 @@ export async function addProfile(ctx: Needs<'clientFor' | 'env' | 'globals' | 'i
   const p = await palette(ctx.io);
   const who = account ? ` for ${sanitize(account.handle)}` : ' (key not checked: --no-verify)';
   ctx.io.err(`${p.badge(env)} profile "${name}" ${existing ? 'replaced' : 'saved'}${who} (${maskSecret(apiKey)}, ${sanitize(baseUrl)})${profile.decryptionKey ? ' with a decryption key' : ''}${current ? ', now current' : ''}\n`);
-  if (base.source) ctx.io.err(`  base URL: ${sanitize(base.url)} (${sanitize(base.source)})\n`);
+  if (base.source) ctx.io.err(`  base URL: ${sanitize(base.url)} (${sanitize(base.source)})${profile.followsSandbox !== undefined ? '; it follows the sandbox wherever it listens' : ''}\n`);
   for (const c of changes ?? []) if (!(base.source && c.field === 'base_url')) ctx.io.err(`  ${c.text}\n`);
 }
 
@@ -158,21 +168,23 @@ function changesOf(before: Profile, after: Profile, kept: Kept | undefined): Cha
 
 /**
  * The profile's base URL, checked for its key now that the key is known: --base-url; a test key
- * without it takes the sandbox's (sandbox-url.ts: `source` says which, for the output); a live
- * key has no default and goes over https only.
+ * without it takes the sandbox's (sandbox-url.ts: `source` says which, for the output, and `state`
+ * which sandbox it follows); a live key has no default and goes over https only: when its key was
+ * typed at a prompt, its URL is asked for next (the key typed is not wasted), else it is refused.
  */
-function baseUrlFor(ctx: Needs<'env' | 'globals'>, store: ProfileLookup, env: Environment): { url: string; source?: string } {
+async function baseUrlFor(ctx: Needs<'env' | 'globals' | 'io' | 'prompter'>, store: ProfileLookup, env: Environment, prompted: boolean): Promise<{ url: string; source?: string; state?: string }> {
   const flag = ctx.globals.baseUrl;
   const fromSandbox = flag === undefined && env === 'test' ? sandboxBaseUrl(ctx.env, store) : undefined;
-  const baseUrl = flag ?? fromSandbox?.url;
+  let baseUrl = flag ?? fromSandbox?.url;
+  if (baseUrl === undefined && prompted && ctx.io.canPrompt) baseUrl = (await ctx.prompter.text('Base URL of the service for this live key (https://…):')).trim() || undefined;
   if (baseUrl === undefined) throw baseUrlRequired('give the service\'s https:// URL with --base-url; nothing was saved');
   try {
-    checkBaseUrl(baseUrl, env, '--base-url');
+    checkBaseUrl(baseUrl, env, flag === undefined ? 'the prompt' : '--base-url');
   } catch (err) {
     if (err instanceof UsageError) throw new UsageError(`${err.message}; nothing was saved`, err.hint, err.code);
     throw err;
   }
-  return { url: baseUrl, ...(fromSandbox ? { source: fromSandbox.source } : {}) };
+  return { url: baseUrl, ...(fromSandbox ? { source: fromSandbox.source, ...(fromSandbox.state !== undefined ? { state: fromSandbox.state } : {}) } : {}) };
 }
 
 /** GET /v1/accounts/me with the new key: a refused key is exit 3, an unreachable service exit 7; nothing is saved either way. */
@@ -186,12 +198,22 @@ async function fetchAccount(ctx: Needs<'clientFor'>, baseUrl: string, apiKey: st
         'check that the key is for this service (see --base-url), or that it was not revoked');
     }
     if (err instanceof CliError && err.kind === 'network') {
-      throw new CliError(err.kind, err.code, `could not check the API key: ${err.message}; nothing was saved`, {
-        hint: 'start the service (the sandbox: `svc sandbox start`), or save without checking with --no-verify',
-      });
+      throw new CliError(err.kind, err.code, `could not check the API key: ${err.message}; nothing was saved`, { hint: unreachableHint(baseUrl) });
     }
     throw err;
   }
+}
+
+/**
+ * What to do when the key could not be checked: on this machine, start the sandbox where the URL
+ * says (`--port` when it is not the default one); elsewhere, never a sandbox: the URL and the network.
+ */
+function unreachableHint(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  if (!isSandboxUrl(baseUrl)) return `check the base URL (${sanitize(url.origin)}) and your network, or save without checking with --no-verify`;
+  const port = url.port === '' ? 80 : Number(url.port);
+  const start = port === DEFAULT_SANDBOX_PORT ? svc`sandbox start` : svc`sandbox start --port ${port}`;
+  return `is the sandbox running? start it with ${start}, or save without checking with --no-verify`;
 }
 
 async function parseDecryptionKeyFor(text: string, env: 'live' | 'test'): Promise<DecryptionKey> {

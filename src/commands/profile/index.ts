@@ -1,4 +1,4 @@
-// `svc profile add|ls|use|rm|migrate|show`: named API keys and base URLs; secrets in the OS keyring or 0600.
+// `svc profile add|ls|use|rm|migrate|set|show`: named API keys and base URLs; secrets in the OS keyring or 0600.
 import type { Command } from 'commander';
 import type { ProgramDeps } from '../../runtime/registration.js';
 import { helpFooter } from '../../runtime/help-text.js';
@@ -69,8 +69,25 @@ export function registerProfile(program: Command, deps: ProgramDeps): void {
     });
 
   profile
+    .command('set <name>')
+    .description('Change a profile in place: its base URL (--base-url), or make it follow the sandbox; its keys stay')
+    .option('--follow-sandbox', 'follow this config directory\'s sandbox wherever it listens (a svc_test_ key only)')
+    .addHelpText('after', helpFooter([
+      '',
+      'A base URL given with --base-url is yours: the profile stops following the sandbox.',
+      '',
+      'Examples:',
+      '  $ svc profile set ci --base-url https://api.example.com',
+      '  $ svc profile set bot --follow-sandbox      # an older profile: follow the sandbox from now on',
+    ]))
+    .action(async (name: string, opts: { followSandbox?: boolean }, cmd: Command) => {
+      const { setProfile } = await import('./set.js');
+      await setProfile(deps.factory(cmd), name, opts);
+    });
+
+  profile
     .command('show [name]')
-    .description('Show a profile (the current one by default), secrets masked')
+    .description('Show a profile (the current one by default): what is set, where it comes from, secrets masked')
     .action(async (name: string | undefined, _opts, cmd: Command) => {
       const { showProfile } = await import('./show.js');
       await showProfile(deps.factory(cmd), name);

@@ -1,2 +1,2 @@
 /** The profile `svc sandbox start` writes and the admin commands read (unless --profile). */
-export const SANDBOX_PROFILE = 'sandbox';
+export { SANDBOX_PROFILE } from '../../config/sandbox-profile.js';

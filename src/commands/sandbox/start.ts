@@ -8,6 +8,7 @@ import { configDir } from '../../config/paths.js';
 import { checkProfileName } from '../../config/profile-name.js';
 import type { Profile } from '../../config/profiles.js';
 import { isSandboxProfile } from '../../config/sandbox-profile.js';
+import { defaultStatePath, followedSandbox, moveFollowers, stateKey } from '../../config/sandbox-follow.js';
 import { environmentOfKey } from '../../domain/api-key.js';
 import { formatDuration } from '../../domain/duration.js';
 import { outputMode, printJson, printRecord } from '../../io/render.js';
@@ -17,7 +18,7 @@ import { CHAIN_ID } from '../../sandbox/auth.js';
 import { EXTERNAL_WALLETS } from '../../sandbox/external-wallets.js';
 import { printAccounts, printExternal, type WorldAccount } from './print.js';
 import { SANDBOX_PROFILE } from './profile-name.js';
-import { recordRunning } from './running.js';
+import { recordRunning } from '../../config/sandbox-running.js';
 import { DEFAULT_APPROVAL_WINDOW_MS, DEFAULT_BLOCK_TIME_MS, DEFAULT_PORT } from '../../sandbox/defaults.js';
 import { shellWord, svc } from '../../domain/shell-command.js';
 
@@ -48,16 +49,20 @@ export async function startSandbox(ctx: Needs<'clock' | 'env' | 'globals' | 'int
   const blockTimeMs = parseBlockTime(opts.blockTime);
   const approvalWindowMs = parseApprovalWindow(opts.approvalWindow);
   const host = opts.host ?? '127.0.0.1';
+  const requested = ctx.globals.profile ?? SANDBOX_PROFILE;
+  checkProfileName(requested);
+  const store = await ctx.profiles();
+  // `--profile bot`, a profile that follows a sandbox: that sandbox starts, under its own profile.
+  const follows = opts.state === undefined && !opts.ephemeral ? followedSandbox(store, requested) : undefined;
+  const profileName = follows ? (follows.owner ?? SANDBOX_PROFILE) : requested;
   // The database; an earlier sandbox's JSON state in the default place is imported into it once.
-  const defaultDir = join(configDir(ctx.env), 'sandbox');
-  const statePath = opts.ephemeral ? undefined : (opts.state ?? join(defaultDir, 'state.db'));
-  const legacyStatePath = opts.state === undefined ? join(defaultDir, 'state.json') : undefined;
+  const defaultState = defaultStatePath(ctx.env);
+  const statePath = opts.ephemeral ? undefined : stateKey(opts.state ?? follows?.state ?? defaultState);
+  const legacyStatePath = statePath === stateKey(defaultState) && opts.state === undefined ? join(configDir(ctx.env), 'sandbox', 'state.json') : undefined;
   // The profile is checked before anything starts: a profile the sandbox did not write is
   // refused with nothing changed (no state opened, no key made, no key sent anywhere).
-  const profileName = ctx.globals.profile ?? SANDBOX_PROFILE;
-  checkProfileName(profileName);
-  const store = await ctx.profiles();
   const existing = ownProfile(store.get(profileName), profileName);
+  if (follows) ctx.io.err(`profile "${sanitize(requested)}" follows the sandbox of ${sanitize(follows.state)}: starting it, with its own profile "${sanitize(profileName)}"\n`);
   const logRequests = !opts.quiet && (Boolean(ctx.globals.verbose) || ctx.io.stderrIsTTY);
   // Log lines start with the time on the sandbox clock (ISO 8601 UTC): the clock of every time the
   // sandbox answers (created_at, expires_at, a delivery's next retry), so they line up after
@@ -90,6 +95,8 @@ export async function startSandbox(ctx: Needs<'clock' | 'env' | 'globals' | 'int
   // wrote instead: an ephemeral sandbox puts the old one back when it stops.
   let replaced: Profile | undefined;
   let written: Profile | undefined;
+  // The profiles that follow this state and were moved to this sandbox's URL.
+  let followers: string[] = [];
 
   try {
     const { apiKey, createdKeyFor } = await profileKey(handle, existing, profileName);
@@ -97,7 +104,9 @@ export async function startSandbox(ctx: Needs<'clock' | 'env' | 'globals' | 'int
     const current = await store.update((config) => {
       previousCurrent = config.current;
       replaced = ownProfile(config.get(profileName), profileName);
-      const profile: Profile = { ...replaced, apiKey, baseUrl: handle.url, sandboxAdminToken: handle.adminToken, sandbox: true };
+      const { followsSandbox: _never, sandboxState: _old, ...kept } = replaced ?? {};
+      // The state it serves: what the profiles that follow it are marked with (none when ephemeral).
+      const profile: Profile = { ...kept, apiKey, baseUrl: handle.url, sandboxAdminToken: handle.adminToken, sandbox: true, ...(statePath ? { sandboxState: statePath } : {}) };
       // A first seed hands out @alice's decryption key once: the profile keeps it (0600), the sandbox does not.
       const aliceDk = handle.seeded.find((a) => a.handle === '@alice')?.decryptionKey;
       if (aliceDk) profile.decryptionKey = aliceDk;
@@ -105,6 +114,8 @@ export async function startSandbox(ctx: Needs<'clock' | 'env' | 'globals' | 'int
       config.set(profileName, profile);
       written = profile;
       madeCurrent = previousCurrent !== profileName && config.current === profileName;
+      // Its own profile first (set() makes a profile current when none is); then its followers.
+      if (statePath) followers = moveFollowers(config, statePath, handle.url);
       return config.current === profileName;
     });
 
@@ -128,12 +139,14 @@ export async function startSandbox(ctx: Needs<'clock' | 'env' | 'globals' | 'int
       approval_window_ms: approvalWindowMs,
       profile: profileName,
       current,
+      following_profiles: followers,
     };
     const mode = outputMode(ctx.io, ctx.json);
     if (mode === 'json') {
       printJson(ctx.io, { ...info, accounts, external_addresses: EXTERNAL_WALLETS });
     } else {
-      printRecord(ctx.io, mode, { ...info, state_path: statePath ?? 'memory only (--ephemeral)' }, [
+      const { following_profiles: _moved, ...shown } = info;
+      printRecord(ctx.io, mode, { ...shown, state_path: statePath ?? 'memory only (--ephemeral)' }, [
         { key: 'url', header: 'URL' },
         { key: 'chain_id', header: 'Chain ID', format: (v) => `${v} (testnet)` },
         { key: 'state_path', header: 'State', format: (v) => `${v}${handle.restored ? ' (restored)' : ''}` },
@@ -147,6 +160,7 @@ export async function startSandbox(ctx: Needs<'clock' | 'env' | 'globals' | 'int
       }
       if (mode === 'table') await printExternal(ctx);
     }
+    if (followers.length) ctx.io.err(`${followers.length === 1 ? 'profile' : 'profiles'} ${followers.map((n) => `"${sanitize(n)}"`).join(', ')} ${followers.length === 1 ? 'follows' : 'follow'} this sandbox: now ${sanitize(handle.url)}\n`);
     if (handle.seeded.length) {
       ctx.io.err(`keys are shown once; profile "${sanitize(profileName)}" holds @alice's (0600)\n`);
     } else if (createdKeyFor) {
@@ -160,7 +174,7 @@ export async function startSandbox(ctx: Needs<'clock' | 'env' | 'globals' | 'int
   }
 
   // Found by `svc sandbox stop` (running.ts); removed once this sandbox has stopped.
-  const forget = recordRunning(ctx.env, { url: handle.url, profile: profileName, ephemeral: Boolean(opts.ephemeral), instance: handle.instance });
+  const forget = recordRunning(ctx.env, { url: handle.url, profile: profileName, ephemeral: Boolean(opts.ephemeral), instance: handle.instance, ...(statePath ? { state: statePath } : {}) });
   try {
     ctx.io.err(`svc sandbox listening on ${handle.url}\n`);
     const signal = await ctx.interrupt.wait();

@@ -9,7 +9,7 @@ import { CliError, UsageError } from '../../errors.js';
 import { printJson } from '../../io/render.js';
 import { sanitize } from '../../io/sanitize.js';
 import { CHAIN_ID } from '../../sandbox/auth.js';
-import { listRunning, type RunningSandbox } from './running.js';
+import { listRunning, type RunningSandbox } from '../../config/sandbox-running.js';
 import { processAlive } from '../../config/pid.js';
 
 const POLL_MS = 50;

@@ -194,7 +194,7 @@ describe.skipIf(!has('bash'))('bash completion', () => {
     const cases: Array<[string[], (r: string[]) => void]> = [
       [['svc', 'pro'], (r) => expect(r).toEqual(['profile'])],
       [['svc', ''], (r) => expect(r).toEqual(expect.arrayContaining(['profile', 'completion']))],
-      [['svc', 'profile', ''], (r) => expect(r).toEqual(['add', 'ls', 'use', 'rm', 'migrate', 'show'])],
+      [['svc', 'profile', ''], (r) => expect(r).toEqual(['add', 'ls', 'use', 'rm', 'migrate', 'set', 'show'])],
       [['svc', 'profile', 'li'], (r) => expect(r).toEqual(['list'])],
       [['svc', '--json', 'profile', 'l'], (r) => expect(r).toEqual(['ls'])],
       [['svc', '--profile', ''], (r) => expect(r).toEqual(['home', 'work'])],
@@ -261,7 +261,7 @@ describe.skipIf(!has('fish'))('fish completion', () => {
 
   it('completes nouns with descriptions, verbs, aliases, profiles and choices', () => {
     expect(fishComplete(script(), 'svc pro')).toEqual([{ value: 'profile', description: expect.stringContaining('profiles') }]);
-    expect(values(fishComplete(script(), 'svc profile '))).toEqual(['add', 'ls', 'migrate', 'rm', 'show', 'use']);
+    expect(values(fishComplete(script(), 'svc profile '))).toEqual(['add', 'ls', 'migrate', 'rm', 'set', 'show', 'use']);
     expect(values(fishComplete(script(), 'svc profile li'))).toEqual(['list']);
     expect(values(fishComplete(script(), 'svc --profile '))).toEqual(['home', 'work']);
     expect(values(fishComplete(script(), 'svc profile rm '))).toEqual(['home', 'work']);

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type RunResult, type TestSandbox } from '../../helpers/e2e.js';
 import { ProfileStore } from '../../../src/config/profiles.js';
-import { recordRunning } from '../../../src/commands/sandbox/running.js';
+import { recordRunning } from '../../../src/config/sandbox-running.js';
 import { DEFAULT_SANDBOX_URL } from '../../../src/domain/sandbox-address.js';
 import { maskSecret } from '../../../src/config/mask.js';
 

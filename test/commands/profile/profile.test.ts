@@ -87,7 +87,7 @@ describe('profile add / ls / use / rm / show', () => {
     expect(show.code).toBe(0);
     expect(show.stdout).toBe([
       'name\ttwo', 'current\ttrue', 'environment\tlive', `api_key\t${masked(LIVE_KEY)}`,
-      'base_url\thttps://live.example.com', 'decryption_key\tnot set', `secrets\t${join(dir, 'config.json')} (mode 0600)`, '',
+      'base_url\thttps://live.example.com', 'base_url_source\tprofile', 'decryption_key\tnot set', `secrets\t${join(dir, 'config.json')} (mode 0600)`, '',
     ].join('\n'));
     const showOne = await svc(['--json', 'profile', 'show', 'one']);
     expect(JSON.parse(showOne.stdout)).toMatchObject({ name: 'one', current: false, environment: 'test' });
@@ -280,7 +280,7 @@ describe('profile names that are Object.prototype keys', () => {
     expect(await names()).toEqual(['work', name].sort((a, b) => a.localeCompare(b)));
     const show = await svc(['--json', 'profile', 'show', name]);
     expect(show.code, show.stderr).toBe(0);
-    expect(JSON.parse(show.stdout)).toEqual({ name, current: false, environment: 'live', api_key: masked(LIVE_KEY), base_url: 'https://live.example.com', secrets: 'file' });
+    expect(JSON.parse(show.stdout)).toEqual({ name, current: false, environment: 'live', api_key: masked(LIVE_KEY), base_url: 'https://live.example.com', base_url_source: 'profile', secrets: 'file' });
     const viaFlag = await svc(['--json', '--profile', name, 'profile', 'show']);
     expect(JSON.parse(viaFlag.stdout)).toMatchObject({ name, api_key: masked(LIVE_KEY) });
 

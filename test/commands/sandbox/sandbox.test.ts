@@ -63,6 +63,7 @@ describe('svc sandbox start', () => {
       sandboxAdminToken: expect.stringMatching(/^sbx_admin_/),
       decryptionKey: doc.accounts[0].decryption_key, // @alice's, handed out once and kept 0600 in the profile
       sandbox: true, // written by `sandbox start`: the only kind of profile it rewrites
+      sandboxState: join(configDir, 'sandbox', 'state.db'), // the world it serves: what the profiles that follow it are marked with
     });
     expect(doc.accounts[0].decryption_key).toMatch(/^svc_dk_test_/);
 

@@ -1,10 +1,10 @@
 // What a running `svc sandbox start` leaves in the config dir so `svc sandbox stop` can find it:
-// <config dir>/sandbox/running/<pid>.json (0600) with its pid, URL and profile, removed when it
+// <config dir>/sandbox/running/<pid>.json (0600) with its pid, URL, profile and state file, removed when it
 // stops. A record whose process is gone (killed, crashed) is stale and is removed when read.
 import { mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { configDir, ensurePrivateDir } from '../../config/paths.js';
-import { processAlive } from '../../config/pid.js';
+import { configDir, ensurePrivateDir } from './paths.js';
+import { processAlive } from './pid.js';
 
 export interface RunningSandbox {
   pid: number;
@@ -13,6 +13,8 @@ export interface RunningSandbox {
   ephemeral: boolean;
   /** The start's nonce, as /_sandbox/health answers it (absent in a record of an older svc). */
   instance?: string;
+  /** Its state file, absolute (absent: --ephemeral, or a record of an older svc). */
+  state?: string;
 }
 
 function runningDir(env: NodeJS.ProcessEnv): string {
@@ -40,7 +42,11 @@ function parseRecord(text: string, pid: number): RunningSandbox | undefined {
   try {
     const data = JSON.parse(text) as Partial<RunningSandbox>;
     if (data.pid !== pid || typeof data.url !== 'string' || typeof data.profile !== 'string') return undefined;
-    return { pid, url: data.url, profile: data.profile, ephemeral: data.ephemeral === true, ...(typeof data.instance === 'string' ? { instance: data.instance } : {}) };
+    return {
+      pid, url: data.url, profile: data.profile, ephemeral: data.ephemeral === true,
+      ...(typeof data.instance === 'string' ? { instance: data.instance } : {}),
+      ...(typeof data.state === 'string' ? { state: data.state } : {}),
+    };
   } catch {
     return undefined;
   }
