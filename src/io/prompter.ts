@@ -65,15 +65,15 @@ export function terminalPrompter(io: IOStreams): Prompter {
   const context = (opts?: AskOptions) => ({ input: io.stdin, output: io.stderr, ...(opts?.signal ? { signal: opts.signal } : {}) });
   return {
     async confirm(message, opts) {
-      const { confirm } = await import('@inquirer/prompts');
+      const { confirm } = await import('./inquirer-prompts.js');
       return confirm({ message, default: opts?.defaultYes ?? false }, context(opts));
     },
     async secret(message, opts) {
-      const { password } = await import('@inquirer/prompts');
+      const { password } = await import('./inquirer-prompts.js');
       return (await password({ message, mask: '*' }, context(opts))).trim();
     },
     async text(message, opts) {
-      const { input } = await import('@inquirer/prompts');
+      const { input } = await import('./inquirer-prompts.js');
       return (await input({ message }, context(opts))).trim();
     },
     async review(config, opts) {

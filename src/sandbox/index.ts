@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
 import { $ZodError } from 'zod/v4/core';
 import { isLoopbackHost } from '../domain/loopback.js';
+import { isFetchBlockedPort } from '../domain/blocked-ports.js';
 import { SandboxClock } from './clock.js';
 import { SealError, Sealer } from './crypto/sealer.js';
 import { DEFAULT_APPROVAL_WINDOW_MS, DEFAULT_BLOCK_TIME_MS, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
@@ -42,6 +43,9 @@ function checkOptions(opts: SandboxOptions) {
   const port = opts.port ?? DEFAULT_PORT;
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new SandboxStartError('invalid_option', `port must be a whole number from 0 to 65535 (got ${port})`, '0 picks a free port');
+  }
+  if (isFetchBlockedPort(port)) {
+    throw new SandboxStartError('invalid_option', `port ${port} is one that fetch() clients (browsers, Node, most SDKs) refuse to connect to`, 'choose another port; 0 picks a free one');
   }
   const blockTimeMs = opts.blockTimeMs ?? DEFAULT_BLOCK_TIME_MS;
   if (!Number.isSafeInteger(blockTimeMs) || blockTimeMs < 0) {

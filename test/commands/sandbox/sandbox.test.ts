@@ -176,6 +176,15 @@ describe('svc sandbox start', () => {
     expect((await svc(['sandbox', 'start', '--port', 'x', '--ephemeral'])).code).toBe(2);
     expect((await svc(['sandbox', 'start', '--block-time', 'soon', '--ephemeral'])).code).toBe(2);
   });
+
+  it('refuses a port fetch() clients cannot reach, before it starts (not "fetch failed" after)', async () => {
+    for (const port of ['1', '6000']) {
+      const r = await svc(['sandbox', 'start', '--port', port, '--ephemeral', '--json']);
+      expect(r.code, r.stderr).toBe(2);
+      expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'invalid_option', message: `port ${port} is one that fetch() clients (browsers, Node, most SDKs) refuse to connect to` });
+      expect(r.stdout).toBe('');
+    }
+  });
 });
 
 describe('admin commands', () => {
