@@ -8,7 +8,8 @@
 // BENCH_TRANSFERS (default 100,000) requests to each side in BENCH_ROUNDS (default 5) rounds;
 // BENCH_EPHEMERAL=1 for the sandbox's in-memory database; BENCH_BIN=/path/to/other/bin/svc.js
 // measures another build instead of this one; BENCH_BEFORE_BIN=/path/to/other/bin/svc.js measures
-// it as a third side, in the same rounds (before/after); BENCH_CPU_PROF=<dir> writes the
+// it as a third side, in the same rounds (before/after), and BENCH_OTHER_BINS=name=path,... more
+// (experiments: a build without some step shows that step's cost); BENCH_CPU_PROF=<dir> writes the
 // sandbox process's CPU profile there (node --cpu-prof) when it stops.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -24,20 +25,35 @@ const durable = !process.env.BENCH_EPHEMERAL;
 const perRound = Math.ceil(COUNT / ROUNDS);
 
 /**
- * CPU seconds a process has used so far (user + system, all its threads), and its main thread's
- * alone (the sandbox's other threads prepare encryption keys: crypto/key-pool.ts). Linux only.
+ * CPU seconds each thread of a process has used so far (user + system), by thread id: the main
+ * thread's id is the pid; in a sandbox the busiest other one is the key-pool worker
+ * (crypto/key-pool.ts), the rest are V8's and libuv's helpers. Linux only (empty elsewhere).
  */
-function cpuSeconds(pid) {
-  const ticks = (file) => {
-    const f = readFileSync(file, 'utf8').split(') ')[1].split(' ');
-    return (Number(f[11]) + Number(f[12])) / 100; // utime + stime, in USER_HZ (100 a second)
-  };
+function threadSeconds(pid) {
+  const out = new Map();
   try {
-    let all = 0;
-    for (const tid of readdirSync(`/proc/${pid}/task`)) all += ticks(`/proc/${pid}/task/${tid}/stat`);
-    return { all, main: ticks(`/proc/${pid}/task/${pid}/stat`) };
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const f = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
+      out.set(tid, (Number(f[11]) + Number(f[12])) / 100); // utime + stime, in USER_HZ (100 a second)
+    }
+  } catch {}
+  return out;
+}
+
+/** What each thread used between two readings: the main thread, the busiest other one, the rest. */
+function cpuBetween(pid, before, after) {
+  const used = [...after].map(([tid, s]) => [tid, s - (before.get(tid) ?? 0)]);
+  const main = used.find(([tid]) => tid === String(pid))?.[1] ?? NaN;
+  const others = used.filter(([tid]) => tid !== String(pid)).map(([, s]) => s).sort((a, b) => b - a);
+  return { main, worker: others[0] ?? 0, rest: others.slice(1).reduce((a, b) => a + b, 0) };
+}
+
+/** A process's peak RSS so far, in MB (VmHWM). */
+function peakRssMb(pid) {
+  try {
+    return fmt(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024, 0);
   } catch {
-    return { all: NaN, main: NaN };
+    return 'n/a';
   }
 }
 
@@ -76,8 +92,13 @@ const sides = [
   { name: 'sandbox', target: await startSandbox(sandboxArgs, { durable, bin: process.env.BENCH_BIN, nodeArgs: profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [] }) },
   { name: 'bare', target: await startBare() },
 ];
-if (process.env.BENCH_BEFORE_BIN) sides.push({ name: 'before', target: await startSandbox(sandboxArgs, { durable, bin: process.env.BENCH_BEFORE_BIN }) });
-for (const side of sides) Object.assign(side, { rates: [], cpu: { all: 0, main: 0, client: 0 } });
+// Other builds, each a side of its own: BENCH_BEFORE_BIN=path (named "before"), and BENCH_OTHER_BINS=name=path,...
+const others = [
+  ...(process.env.BENCH_BEFORE_BIN ? [['before', process.env.BENCH_BEFORE_BIN]] : []),
+  ...(process.env.BENCH_OTHER_BINS ? process.env.BENCH_OTHER_BINS.split(',').map((x) => x.split('=')) : []),
+];
+for (const [name, bin] of others) sides.push({ name, target: await startSandbox(sandboxArgs, { durable, bin }) });
+for (const side of sides) Object.assign(side, { rates: [], cpu: { main: 0, worker: 0, rest: 0, client: 0 } });
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 try {
   const ratios = [];
@@ -87,26 +108,26 @@ try {
     const order = sides.map((_, i) => sides[(i + r) % sides.length]);
     const round = {};
     for (const side of order) {
-      const before = cpuSeconds(side.target.pid);
+      const before = threadSeconds(side.target.pid);
       const client = process.cpuUsage();
       const res = await postTransfers(side.target, perRound, CONNECTIONS, `bench-r${r}`);
       const used = process.cpuUsage(client);
-      const after = cpuSeconds(side.target.pid);
+      const server = cpuBetween(side.target.pid, before, threadSeconds(side.target.pid));
       side.cpu.client += (used.user + used.system) / 1e6;
-      side.cpu.all += after.all - before.all;
-      side.cpu.main += after.main - before.main;
+      for (const k of ['main', 'worker', 'rest']) side.cpu[k] += server[k];
       failures += res.failures;
       round[side.name] = res.perSecond;
       side.rates.push(res.perSecond);
     }
     ratios.push(round.sandbox / round.bare);
-    console.log(`  round ${r + 1}/${ROUNDS}: ${sides.map((x) => `${x.name} ${fmt(round[x.name], 0)} req/s`).join(', ')}; sandbox/bare ${fmt(round.sandbox / round.bare, 2)}x${round.before ? `, before/bare ${fmt(round.before / round.bare, 2)}x` : ''}`);
+    console.log(`  round ${r + 1}/${ROUNDS}: ${sides.map((x) => `${x.name} ${fmt(round[x.name], 0)} req/s`).join(', ')}; ${sides.filter((x) => x.name !== 'bare').map((x) => `${x.name}/bare ${fmt(round[x.name] / round.bare, 2)}x`).join(', ')}`);
   }
   // CPU per request is steadier than requests per second on a shared machine: it shows what each
   // side costs, whatever else runs (a sandbox settles each transfer 1 ms later: in its round too).
   const us = (x) => fmt((x * 1e6) / (perRound * ROUNDS), 0);
   for (const x of sides) {
-    console.log(`${x.name}: median ${fmt(median(x.rates), 0)} req/s; CPU per request ${us(x.cpu.all)} us, main thread ${us(x.cpu.main)} us, the client ${us(x.cpu.client)} us`);
+    const { main, worker, rest, client } = x.cpu;
+    console.log(`${x.name}: median ${fmt(median(x.rates), 0)} req/s; CPU per request ${us(main + worker + rest)} us: main thread ${us(main)}, busiest other thread ${us(worker)}, other threads ${us(rest)}; the client ${us(client)} us; peak RSS ${peakRssMb(x.target.pid)} MB`);
   }
   const [s, b] = sides.map((x) => median(x.rates));
   const ratio = median(ratios);

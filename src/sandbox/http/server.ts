@@ -254,8 +254,9 @@ function runIdempotent(world: World, route: Route, ctx: ApiContext, key: string,
     if (prior.request_hash !== hash) {
       throw new ApiFault(409, 'idempotency_key_reused', 'this Idempotency-Key was already used with a different request; use a new key for a new request');
     }
-    const text = prior.answer_sealed === undefined ? prior.body : world.sealer.openText(prior.answer_sealed, aad.idempotentAnswer(scope, key));
-    return { status: prior.status, text, headers: { 'idempotent-replayed': 'true' } };
+    const first = world.store.idempotencyAnswer(prior);
+    const text = first.answer_sealed === undefined ? first.body : world.sealer.openText(first.answer_sealed, aad.idempotentAnswer(scope, key));
+    return { status: first.status, text, headers: { 'idempotent-replayed': 'true' } };
   }
   const result = runHandler(route, ctx);
   if (result.status < 500) {
