@@ -1,8 +1,10 @@
 // The reference for bench/sandbox-post.mjs: what a bare HTTP + SQLite server pays for one
 // durable write per request, run in its own process as the sandbox is. node:http with the
-// sandbox's server options; libsql on a file with the sandbox's durability (WAL, synchronous =
-// NORMAL, docs/sandbox.md): each request's INSERT commits (autocommit) before its answer, so a
-// kill -9 loses nothing acknowledged, exactly the sandbox's promise. Per request it reads and
+// sandbox's server options (src/sandbox/index.ts); libsql on a file with the sandbox's durability and settings
+// (src/sandbox/store/db.ts: WAL, synchronous = NORMAL, the same busy timeout, page cache and
+// checkpoint interval): each request's INSERT commits (autocommit) before its answer, so a kill -9
+// loses nothing acknowledged, exactly the sandbox's promise, and neither syncs at each commit (a
+// power loss may lose the last commits of either). Per request it reads and
 // parses the JSON body, checks the two fields, inserts one row with a random id (statement
 // prepared once) and answers 201 with a small JSON body. No auth, idempotency, crypto,
 // balances or settlement: that is the sandbox's own work, which the ratio measures.
@@ -16,6 +18,8 @@ const db = new Database(join(process.argv[2], 'bare.db'));
 db.exec('PRAGMA journal_mode = WAL');
 db.exec('PRAGMA synchronous = NORMAL');
 db.exec('PRAGMA busy_timeout = 5000');
+db.exec('PRAGMA cache_size = -32000');
+db.exec('PRAGMA wal_autocheckpoint = 8000');
 db.exec('CREATE TABLE IF NOT EXISTS transfers (id TEXT PRIMARY KEY, seq INTEGER, record TEXT NOT NULL)');
 const insert = db.prepare('INSERT INTO transfers (id, seq, record) VALUES (?, ?, ?)');
 let seq = 0;
@@ -26,7 +30,7 @@ const answer = (res, status, body) => {
   res.end(text);
 };
 
-const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
+const server = createServer({ keepAliveTimeout: 5_000, headersTimeout: 10_000, requestTimeout: 30_000, connectionsCheckingInterval: 2_000 }, (req, res) => {
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
