@@ -2,9 +2,9 @@
 // Idempotency-Key, against a sandbox in its own process, durable (a state file: every answer
 // committed first). The reference, measured in the same run: a bare node:http + libsql server
 // doing one durable INSERT per request (bench/bare-post-server.mjs: same durability, WAL +
-// synchronous NORMAL, same client). The requests are sent in rounds, sandbox then bare then
-// sandbox..., the order swapped every round, so a busy machine slows both alike; each round
-// gives a ratio, and the row shows the medians.
+// synchronous NORMAL, same client). The requests are sent in rounds, each side in turn, the side
+// that goes first rotating every round, so a busy machine slows each alike; each round gives a
+// ratio, and the row shows the medians.
 // BENCH_TRANSFERS (default 100,000) requests to each side in BENCH_ROUNDS (default 5) rounds;
 // BENCH_EPHEMERAL=1 for the sandbox's in-memory database; BENCH_BIN=/path/to/other/bin/svc.js
 // measures another build instead of this one; BENCH_BEFORE_BIN=/path/to/other/bin/svc.js measures
@@ -87,20 +87,19 @@ async function startBare() {
 const profDir = process.env.BENCH_CPU_PROF;
 const sandboxArgs = ['--block-time', '1ms', '--quiet'];
 const kind = durable ? 'durable state file' : 'in memory';
-/** The sides measured, each in its own process: this build's sandbox, the bare server, and another build's sandbox (BENCH_BEFORE_BIN). */
-const sides = [
-  { name: 'sandbox', target: await startSandbox(sandboxArgs, { durable, bin: process.env.BENCH_BIN, nodeArgs: profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [] }) },
-  { name: 'bare', target: await startBare() },
-];
+/** The sides measured, each in its own process: this build's sandbox, the bare server, and other builds' sandboxes. */
+const sides = [];
 // Other builds, each a side of its own: BENCH_BEFORE_BIN=path (named "before"), and BENCH_OTHER_BINS=name=path,...
 const others = [
   ...(process.env.BENCH_BEFORE_BIN ? [['before', process.env.BENCH_BEFORE_BIN]] : []),
   ...(process.env.BENCH_OTHER_BINS ? process.env.BENCH_OTHER_BINS.split(',').map((x) => x.split('=')) : []),
 ];
-for (const [name, bin] of others) sides.push({ name, target: await startSandbox(sandboxArgs, { durable, bin }) });
-for (const side of sides) Object.assign(side, { rates: [], cpu: { main: 0, worker: 0, rest: 0, client: 0 } });
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 try {
+  sides.push({ name: 'sandbox', target: await startSandbox(sandboxArgs, { durable, bin: process.env.BENCH_BIN, nodeArgs: profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [] }) });
+  sides.push({ name: 'bare', target: await startBare() });
+  for (const [name, bin] of others) sides.push({ name, target: await startSandbox(sandboxArgs, { durable, bin }) });
+  for (const side of sides) Object.assign(side, { rates: [], cpu: { main: 0, worker: 0, rest: 0, client: 0 } });
   const ratios = [];
   let failures = 0;
   for (let r = 0; r < ROUNDS; r++) {
@@ -134,7 +133,7 @@ try {
   console.log(`sandbox (${kind}${process.env.BENCH_BIN ? `, ${process.env.BENCH_BIN}` : ''}): ${perRound * ROUNDS} POST /v1/transfers in ${ROUNDS} rounds, ${fmt(s, 0)} req/s = ${fmt(ratio, 2)}x the bare server's ${fmt(b, 0)} req/s (${failures} failed)`);
   report('sandbox throughput', [
     {
-      label: `sandbox, ${perRound * ROUNDS} POST /v1/transfers over ${CONNECTIONS} connections (${kind})`,
+      label: `sandbox, ${(perRound * ROUNDS).toLocaleString('en')} POST /v1/transfers over ${CONNECTIONS} connections (${kind})`,
       value: `${fmt(s, 0)} req/s = ${fmt(ratio, 2)}x a bare node:http + libsql server doing one durable INSERT per request (${fmt(b, 0)} req/s, same run), ${failures} failed`,
       aim: '>= 0.7x the bare server',
     },
