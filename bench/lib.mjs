@@ -11,13 +11,15 @@ const RSS_REPORTER = join(ROOT, 'bench/rss-reporter.mjs');
 
 /**
  * Starts `svc sandbox start --port 0` in a child process with a private config: in memory
- * (--ephemeral), or with `durable` a state file in that config dir. `bin` runs another build.
+ * (--ephemeral), or with `durable` a state file in that config dir. `bin` runs another build;
+ * `nodeArgs` are flags for its node (--cpu-prof: NODE_OPTIONS may not carry it).
  */
-export async function startSandbox(extraArgs = [], { durable = false, bin = BIN } = {}) {
+export async function startSandbox(extraArgs = [], { durable = false, bin = BIN, nodeArgs = [] } = {}) {
   const configDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const env = { ...process.env, SVC_CONFIG_DIR: configDir, NO_COLOR: '1' };
   const sandbox = await spawnSandboxProcess(bin, ['sandbox', 'start', '--port', '0', ...(durable ? [] : ['--ephemeral']), ...extraArgs], env, {
     echoStderr: Boolean(process.env.BENCH_SANDBOX_VERBOSE),
+    nodeArgs,
   });
   const url = sandbox.url;
   const config = JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'));

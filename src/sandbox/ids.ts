@@ -1,5 +1,5 @@
 // Random identifiers and hashes used across the sandbox.
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { pooledRandomBytes } from '../crypto/random-pool.js';
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -34,8 +34,8 @@ export const newTxHash = () => `0x${randomHex(32)}`;
 export const newPolicyId = () => `pol_${randomAlnum(20)}`;
 /** Held agent transactions. */
 export const newTransactionId = () => `txn_${randomAlnum(24)}`;
-/** Request ids: fast (randomUUID keeps an entropy cache). */
-export const newRequestId = () => `req_${randomUUID().replaceAll('-', '')}`;
+/** Request ids: 32 hex digits from the pool (one per request: no call into the RNG, no UUID to reformat). */
+export const newRequestId = () => `req_${randomHex(16)}`;
 
 export function sha256Hex(data: string | Buffer): string {
   return createHash('sha256').update(data).digest('hex');

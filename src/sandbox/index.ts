@@ -142,7 +142,7 @@ export async function openSandbox(opts: SandboxOptions = {}, internals: SandboxI
       requestTimeout: internals.slowClient?.requestMs ?? SLOW_CLIENT_REQUEST_MS,
       connectionsCheckingInterval: internals.slowClient?.checkEveryMs ?? SLOW_CLIENT_CHECK_MS,
     },
-    createRequestListener(world, routes, { ...(log ? { log } : {}), ...(internals.onAnswer ? { onAnswer: internals.onAnswer } : {}) }),
+    createRequestListener(world, routes, { ...(log ? { log } : {}), logRequests: opts.logRequests ?? true, ...(internals.onAnswer ? { onAnswer: internals.onAnswer } : {}) }),
   );
   // What node's parser refuses still gets the JSON error envelope (docs/sandbox.md).
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => answerClientError(err, socket, newRequestId()));

@@ -18,8 +18,10 @@ export interface SandboxOptions {
   ephemeral?: boolean;
   /** Approval window of held agent transactions. Default 15 minutes. */
   approvalWindowMs?: number;
-  /** Log one line per request (never bodies) to this function. */
+  /** Log one line per request (never bodies), and the sandbox's own errors, to this function. */
   log?: (line: string) => void;
+  /** false: `log` gets errors only, and no request line is made (`--quiet`: under load, one less string per request). Default true. */
+  logRequests?: boolean;
 }
 
 export interface SeededAccount {

@@ -10,12 +10,13 @@ const LISTENING = /^svc sandbox listening on (http:\/\/\S+)$/m;
  * @param {string} bin
  * @param {string[]} argv
  * @param {Record<string, string>} env
- * @param {{ echoStderr?: boolean, node?: string | null }} [opts] node: the Node to run bin with
- *   (default this one); null runs bin itself, as a user's shell would (an installed `svc`).
+ * @param {{ echoStderr?: boolean, node?: string | null, nodeArgs?: string[] }} [opts] node: the Node to
+ *   run bin with (default this one); null runs bin itself, as a user's shell would (an installed
+ *   `svc`). nodeArgs: flags for that Node (a benchmark's --cpu-prof).
  */
 export async function spawnSandboxProcess(bin, argv, env, opts = {}) {
   const node = opts.node === undefined ? process.execPath : opts.node;
-  const child = node === null ? spawn(bin, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] }) : spawn(node, [bin, ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = node === null ? spawn(bin, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] }) : spawn(node, [...(opts.nodeArgs ?? []), bin, ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (d) => (out += d));

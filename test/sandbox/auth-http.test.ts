@@ -138,6 +138,17 @@ describe('HTTP plumbing', () => {
     for (const s of [t.keyOf('@alice'), '42.817396', '42817396', 'log-canary', 'SECRET', 'pending', 'Bearer']) expect(all).not.toContain(s);
   });
 
+  it('with logRequests: false (what --quiet passes) no request line is made at all', async () => {
+    const quiet = await startSandbox({ logRequests: false });
+    try {
+      expect((await quiet.as('@alice').send({ to: '@acme', amount: '1' })).status).toBe(201);
+      expect((await quiet.call('GET', '/v1/accounts/me')).status).toBe(401);
+      expect(quiet.logs).toEqual([]);
+    } finally {
+      await quiet.close();
+    }
+  });
+
   it('keeps connections alive', async () => {
     const http = await import('node:http');
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });

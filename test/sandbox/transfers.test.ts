@@ -271,6 +271,21 @@ describe('Idempotency-Key', () => {
     expect(rows).not.toMatch(/4321\.123456|4321123456|secret-memo/);
     expect([...t.world.store.idempotencyRecords()][0]!.request_hash).toMatch(/^[0-9a-f]{64}$/);
   });
+
+  it('memory keeps no answer of an Idempotency-Key (its row does); a replay, in the same batch or later, answers the first answer whole', async () => {
+    const key = (k: string) => ({ headers: { 'idempotency-key': k } });
+    // Two requests of one event-loop turn: the second replays a record its batch has not committed yet.
+    const [first, same] = await Promise.all([t.as('@alice').send({ to: '@acme', amount: '1' }, key('k1')), t.as('@alice').send({ to: '@acme', amount: '1' }, key('k1'))]);
+    await t.as('@alice').send({ to: '@acme', amount: '2' }, key('k2'));
+    const later = await t.as('@alice').send({ to: '@acme', amount: '1' }, key('k1'));
+    for (const r of [same, later]) {
+      expect(r.status).toBe(201);
+      expect(r.text).toBe(first.text);
+      expect(r.headers.get('idempotent-replayed')).toBe('true');
+    }
+    // What memory keeps per key: what a new request is checked against, not the answer (hundreds of bytes a request).
+    for (const entry of t.world.store.idempotencyRecords()) expect(Object.keys(entry).sort()).toEqual(['created_at', 'key', 'request_hash', 'scope', 'status']);
+  });
 });
 
 describe('GET /v1/transfers/{id}', () => {

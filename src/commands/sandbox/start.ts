@@ -78,7 +78,7 @@ export async function startSandbox(ctx: Needs<'clock' | 'env' | 'globals' | 'int
   const { createSandbox, SandboxStartError } = await import('../../sandbox/index.js');
   let handle: SandboxHandle;
   try {
-    handle = await createSandbox({ port, host, blockTimeMs, approvalWindowMs, ephemeral: Boolean(opts.ephemeral), log, ...(statePath ? { statePath } : {}), ...(legacyStatePath ? { legacyStatePath } : {}) });
+    handle = await createSandbox({ port, host, blockTimeMs, approvalWindowMs, ephemeral: Boolean(opts.ephemeral), log, logRequests, ...(statePath ? { statePath } : {}), ...(legacyStatePath ? { legacyStatePath } : {}) });
   } catch (err) {
     if (err instanceof SandboxStartError) {
       if (err.code === 'invalid_option') throw new UsageError(err.message, err.hint, 'invalid_option');

@@ -40,35 +40,46 @@ const PAIR = 64; // ephemeral public[32] || content key[32]
 // as src/crypto/ciphertext.ts does.
 //
 // The ephemeral key: 32 random bytes imported as a private key, its public half read back from
-// it (OpenSSL derives it on import, with the fast fixed-base multiplication): about half the cost
-// of generateKeyPairSync plus X25519(secret, 9) as src/crypto/x25519.ts does on the main thread.
-// Node imports a private JWK from `d` alone (`x` must only be a string), so `x` is a placeholder; a
-// check at start compares this path with the generator's own output and, should a node ever
-// differ, the worker uses the generator instead.
+// it (OpenSSL derives it on import): about half the cost of generateKeyPairSync plus
+// X25519(secret, 9) as src/crypto/x25519.ts does on the main thread. Node imports a private JWK
+// from `d` alone (`x` must only be a string), so `x` is a placeholder, and exports the key with
+// its real `x`; a check at start compares this path with the generator's own output and, should a
+// node ever differ, the worker uses the generator instead.
+//
+// HKDF-SHA256 (RFC 5869) for one 32-byte block is two HMACs: PRK = HMAC(salt, shared), then
+// HMAC(PRK, info || 0x01). Node's hkdfSync makes a KeyObject and a job for it, about twice the
+// cost; a check at start compares the two and, should they ever differ, the worker uses hkdfSync.
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
-const { createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, hkdfSync, randomBytes } = require('node:crypto');
+const { createHmac, createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, hkdfSync, randomBytes } = require('node:crypto');
 const INFO = Buffer.from(${JSON.stringify(CONTENT_KEY_INFO)});
+const INFO_1 = Buffer.concat([INFO, Buffer.from([1])]);
 const b64 = (b) => Buffer.from(b).toString('base64url');
 const toKey = (raw) => createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: b64(raw) }, format: 'jwk' });
 const BASE = toKey(Buffer.concat([Buffer.from([9]), Buffer.alloc(31)]));
 const PLACEHOLDER = b64(Buffer.alloc(32));
 const fromSecret = (secret) => {
   const privateKey = createPrivateKey({ key: { kty: 'OKP', crv: 'X25519', d: b64(secret), x: PLACEHOLDER }, format: 'jwk' });
-  return { privateKey, publicKey: Buffer.from(createPublicKey(privateKey).export({ format: 'jwk' }).x, 'base64url') };
+  return { privateKey, publicKey: Buffer.from(privateKey.export({ format: 'jwk' }).x, 'base64url') };
 };
+const hkdfByHmac = (shared, salt) => createHmac('sha256', createHmac('sha256', salt).update(shared).digest()).update(INFO_1).digest();
+const hkdfNode = (shared, salt) => Buffer.from(hkdfSync('sha256', shared, salt, INFO, 32));
+let hkdf = hkdfNode;
+try {
+  const shared = randomBytes(32);
+  const salt = randomBytes(64);
+  if (hkdfByHmac(shared, salt).equals(hkdfNode(shared, salt))) hkdf = hkdfByHmac;
+} catch {}
 const viaGenerator = () => {
   const { privateKey } = generateKeyPairSync('x25519');
   return { privateKey, publicKey: diffieHellman({ privateKey, publicKey: BASE }) };
 };
-let ephemeral = viaGenerator;
+let viaSecret = false;
 try {
   const der = generateKeyPairSync('x25519', { privateKeyEncoding: { format: 'der', type: 'pkcs8' }, publicKeyEncoding: { format: 'der', type: 'spki' } });
-  if (fromSecret(der.privateKey.subarray(der.privateKey.length - 32)).publicKey.equals(der.publicKey.subarray(der.publicKey.length - 32))) {
-    ephemeral = () => fromSecret(randomBytes(32));
-  }
+  viaSecret = fromSecret(der.privateKey.subarray(der.privateKey.length - 32)).publicKey.equals(der.publicKey.subarray(der.publicKey.length - 32));
 } catch {}
-const probe = ephemeral();
+const probe = viaSecret ? fromSecret(randomBytes(32)) : viaGenerator();
 parentPort.on('message', ({ id, recipients, rounds }) => {
   // A key no agreement works with gets nothing (encrypting to it fails on the spot, as before).
   const keys = recipients.map((r) => {
@@ -82,12 +93,13 @@ parentPort.on('message', ({ id, recipients, rounds }) => {
     }
   });
   const out = keys.map((k) => Buffer.alloc(k ? rounds * ${PAIR} : 0));
+  const secrets = viaSecret ? randomBytes(32 * rounds) : undefined; // one call into the RNG per request
   for (let i = 0; i < rounds; i++) {
-    const eph = ephemeral();
+    const eph = secrets ? fromSecret(secrets.subarray(32 * i, 32 * i + 32)) : viaGenerator();
     keys.forEach((k, j) => {
       if (!k) return;
       const shared = diffieHellman({ privateKey: eph.privateKey, publicKey: k.key });
-      const contentKey = Buffer.from(hkdfSync('sha256', shared, Buffer.concat([eph.publicKey, k.raw]), INFO, 32));
+      const contentKey = hkdf(shared, Buffer.concat([eph.publicKey, k.raw]));
       eph.publicKey.copy(out[j], i * ${PAIR});
       contentKey.copy(out[j], i * ${PAIR} + 32);
     });
@@ -118,6 +130,8 @@ export class KeyPool {
   private nextId = 0;
   private readonly pending = new Map<number, Queue[]>();
   private waiters: Array<() => void> = [];
+  /** Each recipient key's id (the same bytes come back for every transfer: viewing.ts keeps them per account). */
+  private readonly ids = new WeakMap<Uint8Array, string>();
   /** Keys handed out ready-made, and asked for when none was ready. */
   private readonly counts = { prepared: 0, missed: 0 };
 
@@ -137,7 +151,8 @@ export class KeyPool {
   /** A prepared key for one ciphertext to `recipient`, used up by this call; undefined when none is ready. */
   take(recipient: Uint8Array): PreparedKey | undefined {
     if (this.failed) return undefined;
-    const id = Buffer.from(recipient.buffer, recipient.byteOffset, recipient.byteLength).toString('base64url');
+    let id = this.ids.get(recipient);
+    if (id === undefined) this.ids.set(recipient, (id = Buffer.from(recipient.buffer, recipient.byteOffset, recipient.byteLength).toString('base64url')));
     let q = this.queues.get(id);
     if (q) {
       this.queues.delete(id); // most recently used last

@@ -22,19 +22,21 @@ export function errorBody(code: string, message: string, requestId: string, extr
   return { error: { code, message, request_id: requestId, ...extra } };
 }
 
-const BASE_HEADERS = {
-  'content-type': 'application/json; charset=utf-8',
-  'cache-control': 'no-store',
-};
-
-/** Writes a JSON text with its request id (every answer carries X-Request-Id). */
-export function sendJson(res: ServerResponse, status: number, text: string, requestId: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, {
-    ...BASE_HEADERS,
+/**
+ * Writes a JSON text with its request id (every answer carries X-Request-Id), and the Date
+ * header when given (the sandbox clock's). The headers are one object literal (no spread of a
+ * shared one): node takes an object passed to writeHead as it is.
+ */
+export function sendJson(res: ServerResponse, status: number, text: string, requestId: string, date?: string, headers?: Record<string, string>): void {
+  const all: Record<string, string | number> = {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
     'content-length': Buffer.byteLength(text),
     'x-request-id': requestId,
-    ...headers,
-  });
+  };
+  if (date !== undefined) all.date = date;
+  if (headers) for (const k in headers) all[k] = headers[k]!;
+  res.writeHead(status, all);
   res.end(text);
 }
 

@@ -16,7 +16,10 @@ import { errorBody, sendJson, type Reply } from './respond.js';
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
 
 export interface PipelineOptions {
+  /** Gets a line per request (unless logRequests is false) and every internal error. */
   log?: (line: string) => void;
+  /** false: no request line is made, only errors are logged. Default true. */
+  logRequests?: boolean;
   bodyLimitBytes?: number;
   /** Sees every answer the pipeline makes, as it is sent (a test holds each against docs/openapi.yaml). */
   onAnswer?: (answer: AnswerRecord) => void;
@@ -40,18 +43,32 @@ interface Answer {
 export function createRequestListener(world: World, routes: Routes, opts: PipelineOptions = {}) {
   const limit = opts.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const log = opts.log;
+  const requestLog = opts.logRequests === false ? undefined : log;
+
+  // The Date header follows the sandbox clock, so clients see advanced time too; its text changes
+  // once a second, so it is made once a second, not once per answer.
+  let dateSecond = NaN;
+  let dateText = '';
+  const date = (): string => {
+    const now = world.now();
+    const second = Math.floor(now / 1000);
+    if (second !== dateSecond) {
+      dateSecond = second;
+      dateText = new Date(now).toUTCString();
+    }
+    return dateText;
+  };
 
   return (req: IncomingMessage, res: ServerResponse): void => {
-    const started = performance.now();
+    const started = requestLog ? performance.now() : 0;
     const requestId = newRequestId();
     const method = req.method ?? 'GET';
     const { path, queryText } = splitUrl(req.url ?? '/');
     // Group commit (store/transactions.ts): what an answer shows may include writes of a batch not
     // committed yet (its own, or another request's that a read sees); it leaves only once they
-    // are. If that batch fails instead, committed() rejects and the request answers 500 (503
+    // are (compute waits). If that batch fails instead, the request answers 500 (503
     // state_locked when its transaction could not begin: another program held the write lock).
     void compute(world, routes, req, method, path, queryText, requestId, limit)
-      .then(async (a) => (await world.store.committed(), a))
       .catch((err: unknown) => {
         // Another program holds the database's write lock: nothing was done, and a retry may go through.
         if (err instanceof StateLockedError) return render(new ApiFault(503, 'state_locked', err.message, {}, { 'retry-after': '1' }), requestId);
@@ -59,12 +76,8 @@ export function createRequestListener(world: World, routes: Routes, opts: Pipeli
         return render(new ApiFault(500, 'internal_error', 'internal sandbox error'), requestId);
       })
       .then((a) => {
-        if (!res.headersSent && !res.destroyed) sendJson(res, a.status, a.text, requestId, {
-          // The Date header follows the sandbox clock, so clients see advanced time too.
-          date: new Date(world.now()).toUTCString(),
-          ...a.headers,
-        });
-        log?.(`${method} ${path} ${a.status} ${(performance.now() - started).toFixed(1)}ms ${requestId}${a.headers?.['idempotent-replayed'] ? ' (replayed)' : ''}`);
+        if (!res.headersSent && !res.destroyed) sendJson(res, a.status, a.text, requestId, date(), a.headers);
+        requestLog?.(`${method} ${path} ${a.status} ${(performance.now() - started).toFixed(1)}ms ${requestId}${a.headers?.['idempotent-replayed'] ? ' (replayed)' : ''}`);
         opts.onAnswer?.({ method, path, status: a.status, text: a.text, headers: a.headers ?? {} });
       });
   };
@@ -169,13 +182,17 @@ async function compute(
       throw new ApiFault(415, 'unsupported_media_type', 'a request body must be JSON, sent with Content-Type: application/json');
     }
     let parsed: { value: unknown } | undefined;
+    let query: URLSearchParams | undefined;
     const ctx = {
       world,
       requestId,
       method,
       path,
       params,
-      query: new URLSearchParams(queryText),
+      // Parsed when a handler first reads it (a POST's query is empty).
+      get query() {
+        return (query ??= new URLSearchParams(queryText));
+      },
       headers: req.headers,
       rawBody,
       json: () => (parsed ??= { value: parseJsonBody(rawBody) }).value,
@@ -184,12 +201,14 @@ async function compute(
     } satisfies ApiContext;
 
     const idemKey = route.idempotent ? header(req, 'idempotency-key') : undefined;
-    // A read changes nothing, and a handler that awaits commits each of its steps itself.
-    if (method === 'GET' || method === 'HEAD' || route.async) return renderReply(await route.handler(ctx));
+    // A read changes nothing, and a handler that awaits commits each of its steps itself; either
+    // may show writes of the open batch, so it waits for that batch's commit.
+    if (method === 'GET' || method === 'HEAD' || route.async) return await afterCommit(world, renderReply(await route.handler(ctx)));
     // One transaction per request, or rather one batch of requests (group commit,
     // store/transactions.ts): its effects and its idempotency record commit together, before the
     // answer is written (an ApiFault is an answer: what it leaves also commits; anything else
-    // fails the batch).
+    // fails the batch). txGrouped resolves once that batch has committed, and every batch before
+    // it committed before it began: nothing more to wait for.
     return await world.store.txGrouped(() => {
       try {
         if (idemKey !== undefined) return runIdempotent(world, route, ctx, idemKey, idempotencyScope(route, account, key));
@@ -200,9 +219,15 @@ async function compute(
       }
     });
   } catch (err) {
-    if (err instanceof ApiFault) return render(err, requestId);
+    if (err instanceof ApiFault) return await afterCommit(world, render(err, requestId));
     throw err;
   }
+}
+
+/** `a` once every write made so far has committed (rejects if its batch rolls back instead). */
+async function afterCommit(world: World, a: Answer): Promise<Answer> {
+  await world.store.committed();
+  return a;
 }
 
 /** Whose Idempotency-Keys a request's is one of: its account's, its API key's (Route.perKey), or the admin's. */
@@ -222,15 +247,16 @@ function idempotencyScope(route: Route, account: Account | undefined, key: ApiKe
  */
 function runIdempotent(world: World, route: Route, ctx: ApiContext, key: string, scope: string): Answer {
   if (!IDEMPOTENCY_KEY_RE.test(key)) throw new ApiFault(400, 'invalid_request', `Idempotency-Key ${IDEMPOTENCY_KEY_RULE}`);
-  const hash = requestHash(ctx.method, ctx.path, ctx.rawBody);
+  const hash = requestHash(ctx);
   const now = world.now();
   const prior = world.store.idempotencyRecord(scope, key, now);
   if (prior) {
     if (prior.request_hash !== hash) {
       throw new ApiFault(409, 'idempotency_key_reused', 'this Idempotency-Key was already used with a different request; use a new key for a new request');
     }
-    const text = prior.answer_sealed === undefined ? prior.body : world.sealer.openText(prior.answer_sealed, aad.idempotentAnswer(scope, key));
-    return { status: prior.status, text, headers: { 'idempotent-replayed': 'true' } };
+    const first = world.store.idempotencyAnswer(prior);
+    const text = first.answer_sealed === undefined ? first.body : world.sealer.openText(first.answer_sealed, aad.idempotentAnswer(scope, key));
+    return { status: first.status, text, headers: { 'idempotent-replayed': 'true' } };
   }
   const result = runHandler(route, ctx);
   if (result.status < 500) {
@@ -261,15 +287,19 @@ function runHandler(route: Route, ctx: ApiContext): Answer & { withoutSecrets?: 
   }
 }
 
-/** Hash of method, path and the body (canonical JSON when it parses, so key order does not matter). */
-function requestHash(method: string, path: string, raw: Buffer): string {
+/**
+ * Hash of method, path and the body (canonical JSON when it parses, so key order does not
+ * matter). The body is parsed once: the handler reads the same parsed value (ctx.json()).
+ */
+function requestHash(ctx: ApiContext): string {
+  const raw = ctx.rawBody;
   let canonical: string;
   try {
-    canonical = raw.length ? `json:${stableStringify(JSON.parse(raw.toString('utf8')))}` : 'empty';
+    canonical = raw.length ? `json:${stableStringify(ctx.json())}` : 'empty';
   } catch {
     canonical = `raw:${raw.toString('base64')}`;
   }
-  return sha256Hex(`${method} ${path}\n${canonical}`);
+  return sha256Hex(`${ctx.method} ${ctx.path}\n${canonical}`);
 }
 
 function stableStringify(v: unknown): string {

@@ -1,6 +1,7 @@
 // Every statement the store runs, prepared once per database, and the one way records are read
-// back. A row holds its record as JSON in `record` (its shape is a zod schema of ../records.ts);
-// the other columns exist to be found or ordered by (migrations.ts).
+// back (getIdempotency reads a replayed answer, the one record not kept in memory). A row holds
+// its record as JSON in `record` (its shape is a zod schema of ../records.ts); the other columns
+// exist to be found or ordered by (migrations.ts).
 import type * as z from 'zod/mini';
 import type { Db } from './db.js';
 
@@ -31,6 +32,7 @@ export function prepareStatements(db: Db) {
     putIdempotency: p(`INSERT INTO idempotency (scope, key, created_at, record) VALUES (?, ?, ?, ?)
       ON CONFLICT (scope, key) DO UPDATE SET created_at = excluded.created_at, record = excluded.record`),
     dropIdempotency: p('DELETE FROM idempotency WHERE scope = ? AND key = ?'),
+    getIdempotency: p('SELECT record FROM idempotency WHERE scope = ? AND key = ?'),
     putSubscription: p('INSERT INTO webhook_subscriptions (webhook_id, record) VALUES (?, ?) ON CONFLICT (webhook_id) DO UPDATE SET record = excluded.record'),
     dropSubscription: p('DELETE FROM webhook_subscriptions WHERE webhook_id = ?'),
     putEvent: p('INSERT INTO webhook_events (event_id, record) VALUES (?, ?) ON CONFLICT (event_id) DO UPDATE SET record = excluded.record'),

@@ -15,7 +15,7 @@ import { ApiKeyIndex } from './api-keys.js';
 import { Balances } from './balances.js';
 import { closeDatabase, type Db } from './db.js';
 import { EventBus, type Listener, type SandboxEvent, type SandboxEventType } from './events.js';
-import { IdempotencyRecords } from './idempotency.js';
+import { IdempotencyRecords, type IdempotencyEntry } from './idempotency.js';
 import { prepareStatements, WORLD_TABLES, type Statements } from './statements.js';
 import { Transactions, type TxOptions } from './transactions.js';
 import { Transfers, type TransferQuery } from './transfers.js';
@@ -337,11 +337,17 @@ export class Store {
 
   // ---- idempotency (idempotency.ts) ---------------------------------------------------------
 
-  idempotencyRecord(scope: string, key: string, now: number): IdempotencyRecord | undefined {
+  /** What is remembered of an Idempotency-Key at `now` (not its answer: idempotencyAnswer()). */
+  idempotencyRecord(scope: string, key: string, now: number): IdempotencyEntry | undefined {
     return this.idempotency.get(scope, key, now);
   }
 
-  idempotencyRecords(): IterableIterator<IdempotencyRecord> {
+  /** The whole record of a remembered key, with its first answer (read from the database: replays only). */
+  idempotencyAnswer(entry: IdempotencyEntry): IdempotencyRecord {
+    return this.idempotency.record(entry);
+  }
+
+  idempotencyRecords(): IterableIterator<IdempotencyEntry> {
     return this.idempotency.all();
   }
 
