@@ -50,7 +50,11 @@ export function interleaved(cases, env, n = Number(process.env.BENCH_RUNS ?? 15)
 
 export const fmt = (x, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
 
-/** Prints rows as an aligned table, and records them for results.md under `section`. */
+/**
+ * Prints rows as an aligned table, and records them for results.md under `section`. A row with
+ * `met` (a boolean) is one of the aims run-all.mjs sums up (bench/aims.mjs); it says its `figure`
+ * and its `reference` measured in the same run.
+ */
 export function report(section, rows, note = '') {
   console.log(`${section}${note ? ` (${note})` : ''}:`);
   const width = Math.max(...rows.map((r) => r.label.length));
@@ -60,7 +64,7 @@ export function report(section, rows, note = '') {
     if (r.ratio !== undefined) parts.push(`${fmt(r.ratio, 2).padStart(5)}x node`);
     if (r.rssMb !== undefined) parts.push(`${fmt(r.rssMb, 0).padStart(4)} MB peak`);
     if (r.value !== undefined) parts.push(String(r.value));
-    if (r.aim) parts.push(`(aim ${r.aim})`);
+    if (r.aim) parts.push(`(aim ${r.aim}${r.met === undefined ? '' : r.met ? ': met' : ': NOT MET'})`);
     console.log(`  ${parts.join('  ')}`);
   }
   if (process.env.BENCH_RESULTS) appendFileSync(process.env.BENCH_RESULTS, `${JSON.stringify({ section, note, rows })}\n`);

@@ -136,6 +136,9 @@ try {
       label: `sandbox, ${(perRound * ROUNDS).toLocaleString('en')} POST /v1/transfers over ${CONNECTIONS} connections (${kind})`,
       value: `${fmt(s, 0)} req/s = ${fmt(ratio, 2)}x a bare node:http + libsql server doing one durable INSERT per request (${fmt(b, 0)} req/s, same run), ${failures} failed`,
       aim: '>= 0.7x the bare server',
+      figure: `${fmt(s, 0)} req/s, ${fmt(ratio, 2)}x`,
+      reference: `bare node:http + libsql server ${fmt(b, 0)} req/s`,
+      met: ratio >= 0.7,
     },
   ]);
   if (failures) process.exitCode = 1;
