@@ -11,26 +11,38 @@ if (tooOld) {
 }
 
 const argv = process.argv.slice(2);
-const bundle = (file) => new URL(`../dist/bundle/${file}`, import.meta.url);
-const { existsSync } = await import('node:fs');
-if (!existsSync(bundle('svc.js'))) {
+// Node's own modules through getBuiltinModule (Node >= 20.16; older ones stopped above): an import
+// would build a module facade first, and fs's loads 19 to 34 more of Node's modules (its promises,
+// streams, readline). The bundle, CommonJS, takes them with require(), which builds none.
+const { existsSync } = process.getBuiltinModule('node:fs');
+const bundle = new URL('../dist/bundle/', import.meta.url);
+if (!existsSync(new URL('svc.cjs', bundle))) {
   // A package packed without building, or a checkout before `npm run build`: say so, rather than
   // answer --version as if all were well and fail on the first real command.
-  process.stderr.write('svc: this installation is incomplete (dist/bundle/svc.js is missing): reinstall svc, or in a checkout run `npm run build`\n');
+  process.stderr.write('svc: this installation is incomplete (dist/bundle/svc.cjs is missing): reinstall svc, or in a checkout run `npm run build`\n');
   process.exit(1);
 }
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   // The version baked into the bundle at build (src/version.ts), from its own small entry: fast,
   // and it is the version of the code that runs.
-  const { VERSION } = await import(bundle('version.js'));
+  const { VERSION } = await import(new URL('version.js', bundle));
   process.stdout.write(`${VERSION}\n`);
 } else {
-  // One process, a few requests: undici's HTTP parser (WebAssembly) would be re-compiled by the
-  // optimising tier in the background, which costs ~35 MB and delays exit for nothing. The
-  // sandbox serves thousands of requests and keeps the optimising tier.
-  if (!argv.includes('sandbox')) (await import('node:v8')).setFlagsFromString('--liftoff-only');
-  // Node >= 22: cache compiled code between runs (absent on 20, where this is skipped).
-  (await import('node:module')).enableCompileCache?.();
-  const entry = await import(bundle('svc.js'));
+  // Node 20: one process, a few requests: undici's HTTP parser (WebAssembly) would be re-compiled
+  // by the optimising tier in the background, which costs ~35 MB and doubles the time of a
+  // command. Node 22 and later tier up only what runs hot: the flag changes neither time nor
+  // memory there, and node:v8 is 5 more modules to load (docs/performance.md). The sandbox serves
+  // thousands of requests and keeps the optimising tier.
+  if (Number(process.versions.node.split('.')[0]) < 22 && !argv.includes('sandbox')) process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only');
+  // The bundle with a code cache of its own (bundle-loader.js says why, and where it is kept).
+  const { codeCacheDir, commandKey, loadBundle } = await import('./bundle-loader.js');
+  const debug = process.env.SVC_DEBUG_CODE_CACHE;
+  const entry = loadBundle({
+    dir: process.getBuiltinModule('node:url').fileURLToPath(bundle),
+    entry: 'svc.cjs',
+    cacheRoot: codeCacheDir(process.env),
+    command: commandKey(argv),
+    log: debug ? (line) => process.getBuiltinModule('node:fs').appendFileSync(debug, `${line}\n`) : undefined,
+  });
   process.exitCode = await entry.run(argv);
 }

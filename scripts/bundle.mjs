@@ -1,9 +1,11 @@
-// Bundles the CLI into dist/bundle/ (ESM, code-split at each lazy import): a few files to parse at
-// start-up instead of hundreds of modules. It is the program the package ships and bin/svc.js runs;
-// version.js is a second, tiny entry so that `svc --version` answers from the built code, fast.
-// esbuild bundles (TypeScript, CommonJS dependencies, the stubs below) in memory; rollup then splits
-// its output again into fewer files (scripts/rechunk.mjs), all in dist/bundle/ itself.
-import { copyFileSync, rmSync } from 'node:fs';
+// Bundles the CLI into dist/bundle/ (code-split at each lazy import): a few files to parse at
+// start-up instead of hundreds of modules. It is the program the package ships and bin/svc.js runs
+// (through bin/bundle-loader.js); version.js is a second, tiny entry so that `svc --version` answers
+// from the built code, fast. esbuild bundles (TypeScript, CommonJS dependencies, the stubs below) in
+// memory; rollup then splits its output again into fewer files, written as CommonJS
+// (scripts/rechunk.mjs), all in dist/bundle/ itself.
+import { createHash } from 'node:crypto';
+import { copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { join, sep } from 'node:path';
 import { build } from 'esbuild';
@@ -106,6 +108,12 @@ for (const [name, make] of Object.entries(SIDE_FILES)) {
   if (!written.some((f) => f.code.includes(`"./${name}"`) || f.code.includes(`'./${name}'`))) throw new Error(`bundle: nothing requires ./${name}`);
 }
 
-// `svc --version`: one small file of its own (no shared chunks, no require banner) holding the
-// version this bundle was built from.
+// `svc --version`: one small file of its own (an ES module, no shared chunks) holding the version
+// this bundle was built from.
 await build({ entryPoints: { version: 'src/version.ts' }, outdir: OUT, bundle: true, format: 'esm', platform: 'node', target: 'node20.19', logLevel: 'warning' });
+
+// The build's identity: a hash of every file in it. bin/bundle-loader.js keeps its code caches per
+// build, so a cache is only ever used with the very code it was made from.
+const id = createHash('sha256');
+for (const name of readdirSync(OUT).sort()) id.update(`${name}\0`).update(readFileSync(join(OUT, name))).update('\0');
+writeFileSync(join(OUT, 'build-id'), `${id.digest('hex').slice(0, 16)}\n`);
