@@ -4,8 +4,8 @@
 // first ran: every function a command then calls was parsed and compiled again on every run, about
 // a third of svc's own start-up. Here each file is compiled with vm.Script, and its cache is made
 // with createCachedData() once the command ran, so it holds those functions too; on Node 20, which
-// has no compile cache, it is the only one (docs/performance.md). Plain JavaScript: it runs before
-// anything of the bundle, like check-node.js.
+// has no compile cache, it is the only one (docs/performance.md). Plain CommonJS, like all of bin/
+// (bin/package.json): it runs before anything of the bundle.
 //
 // The caches live in the user's own cache directory (codeCacheDir), one directory per build of the
 // bundle (its build-id file) and Node version, files 0600 in a directory 0700 that must belong to
@@ -13,10 +13,11 @@
 // the source, so a cache someone else could write would be code run as this user. A cache is
 // written when there was none or V8 refused it, and when a command runs for the first time in
 // that directory (its functions join those of the commands before it), never otherwise.
-const { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } = process.getBuiltinModule('node:fs');
-const { Script } = process.getBuiltinModule('node:vm');
-const { createRequire } = process.getBuiltinModule('node:module');
-const { isAbsolute, join } = process.getBuiltinModule('node:path');
+'use strict';
+const { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } = require('node:fs');
+const { Script } = require('node:vm');
+const { createRequire } = require('node:module');
+const { isAbsolute, join } = require('node:path');
 
 /** Build directories unused for this long are removed when another build writes its caches. */
 const STALE_MS = 7 * 24 * 60 * 60 * 1000;
@@ -27,12 +28,12 @@ const MAX_COMMANDS = 64;
  * Where the code caches go: $XDG_CACHE_HOME/svc/code-cache, else ~/.cache/svc/code-cache; undefined
  * when NODE_DISABLE_COMPILE_CACHE is set (no cache, as for Node's own) or there is no home.
  */
-export function codeCacheDir(env) {
+function codeCacheDir(env) {
   if (env.NODE_DISABLE_COMPILE_CACHE) return undefined;
   const xdg = env.XDG_CACHE_HOME;
   if (xdg && isAbsolute(xdg)) return join(xdg, 'svc', 'code-cache');
   try {
-    const home = process.getBuiltinModule('node:os').homedir();
+    const home = require('node:os').homedir();
     return home ? join(home, '.cache', 'svc', 'code-cache') : undefined;
   } catch {
     return undefined;
@@ -43,7 +44,7 @@ export function codeCacheDir(env) {
  * The command a run's caches are made for: its first two words that are not options ("transfer
  * ls"), made safe for a file name.
  */
-export function commandKey(argv) {
+function commandKey(argv) {
   const words = [];
   for (const a of argv) {
     if (a === '--' || words.length === 2) break;
@@ -113,8 +114,9 @@ function pruneOtherBuilds(cache) {
  * ("./chunk-X.cjs") is loaded here too, once; any other name (a builtin, libsql) goes to Node's
  * require. `cacheRoot` (codeCacheDir) undefined: no cache. `command`: commandKey(argv). `log`:
  * told `load <file> <accepted|rejected|compiled>` and `save <file>` (SVC_DEBUG_CODE_CACHE).
+ * The caches are written when the process exits (`atExit`: tests call it themselves).
  */
-export function loadBundle({ dir, entry, cacheRoot, command = 'none', log }) {
+function loadBundle({ dir, entry, cacheRoot, command = 'none', log, atExit = (save) => process.on('exit', save) }) {
   const cache = cacheRoot === undefined ? undefined : openCache(cacheRoot, readFileSync(join(dir, 'build-id'), 'utf8').trim(), command);
   const modules = new Map();
   const scripts = [];
@@ -138,11 +140,13 @@ export function loadBundle({ dir, entry, cacheRoot, command = 'none', log }) {
     scripts.push({ name, script, status });
     const module = { exports: {}, id: filename, filename, loaded: false };
     modules.set(name, module);
-    script.runInThisContext()(module.exports, require, module, filename, dir);
+    script.runInThisContext()(module.exports, requireFrom, module, filename, dir);
     module.loaded = true;
     return module.exports;
   };
-  const require = (id) => (id.startsWith('./') ? load(id.slice(2)) : outside(id));
-  if (cache) process.on('exit', () => saveCaches(cache, scripts, log));
+  const requireFrom = (id) => (id.startsWith('./') ? load(id.slice(2)) : outside(id));
+  if (cache) atExit(() => saveCaches(cache, scripts, log));
   return load(entry);
 }
+
+module.exports = { codeCacheDir, commandKey, loadBundle };

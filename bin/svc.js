@@ -2,7 +2,10 @@
 // Shim: refuse a Node older than svc supports before anything else loads, then hand over to the
 // bundle (dist/bundle/, built by `npm run build` and by `prepack`): the only program the package
 // ships. Plain JavaScript old Node versions still parse.
-import { nodeTooOld } from './check-node.js';
+'use strict';
+// CommonJS (bin/package.json), as the bundle is: a program whose files are all CommonJS never
+// starts Node's ES module loader, whose own modules cost 4 ms (Node 22) to 25 ms (Node 20) of CPU.
+const { nodeTooOld } = require('./check-node.js');
 
 const tooOld = nodeTooOld(process.versions.node);
 if (tooOld) {
@@ -11,12 +14,10 @@ if (tooOld) {
 }
 
 const argv = process.argv.slice(2);
-// Node's own modules through getBuiltinModule (Node >= 20.16; older ones stopped above): an import
-// would build a module facade first, and fs's loads 19 to 34 more of Node's modules (its promises,
-// streams, readline). The bundle, CommonJS, takes them with require(), which builds none.
-const { existsSync } = process.getBuiltinModule('node:fs');
-const bundle = new URL('../dist/bundle/', import.meta.url);
-if (!existsSync(new URL('svc.cjs', bundle))) {
+const { existsSync } = require('node:fs');
+const { join } = require('node:path');
+const bundle = join(__dirname, '..', 'dist', 'bundle');
+if (!existsSync(join(bundle, 'svc.cjs'))) {
   // A package packed without building, or a checkout before `npm run build`: say so, rather than
   // answer --version as if all were well and fail on the first real command.
   process.stderr.write('svc: this installation is incomplete (dist/bundle/svc.cjs is missing): reinstall svc, or in a checkout run `npm run build`\n');
@@ -25,24 +26,25 @@ if (!existsSync(new URL('svc.cjs', bundle))) {
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   // The version baked into the bundle at build (src/version.ts), from its own small entry: fast,
   // and it is the version of the code that runs.
-  const { VERSION } = await import(new URL('version.js', bundle));
-  process.stdout.write(`${VERSION}\n`);
+  process.stdout.write(`${require(join(bundle, 'version.cjs')).VERSION}\n`);
 } else {
   // Node 20: one process, a few requests: undici's HTTP parser (WebAssembly) would be re-compiled
   // by the optimising tier in the background, which costs ~35 MB and doubles the time of a
   // command. Node 22 and later tier up only what runs hot: the flag changes neither time nor
   // memory there, and node:v8 is 5 more modules to load (docs/performance.md). The sandbox serves
   // thousands of requests and keeps the optimising tier.
-  if (Number(process.versions.node.split('.')[0]) < 22 && !argv.includes('sandbox')) process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only');
+  if (Number(process.versions.node.split('.')[0]) < 22 && !argv.includes('sandbox')) require('node:v8').setFlagsFromString('--liftoff-only');
   // The bundle with a code cache of its own (bundle-loader.js says why, and where it is kept).
-  const { codeCacheDir, commandKey, loadBundle } = await import('./bundle-loader.js');
+  const { codeCacheDir, commandKey, loadBundle } = require('./bundle-loader.js');
   const debug = process.env.SVC_DEBUG_CODE_CACHE;
   const entry = loadBundle({
-    dir: process.getBuiltinModule('node:url').fileURLToPath(bundle),
+    dir: bundle,
     entry: 'svc.cjs',
     cacheRoot: codeCacheDir(process.env),
     command: commandKey(argv),
-    log: debug ? (line) => process.getBuiltinModule('node:fs').appendFileSync(debug, `${line}\n`) : undefined,
+    log: debug ? (line) => require('node:fs').appendFileSync(debug, `${line}\n`) : undefined,
   });
-  process.exitCode = await entry.run(argv);
+  entry.run(argv).then((code) => {
+    process.exitCode = code;
+  });
 }

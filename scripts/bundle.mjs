@@ -108,9 +108,9 @@ for (const [name, make] of Object.entries(SIDE_FILES)) {
   if (!written.some((f) => f.code.includes(`"./${name}"`) || f.code.includes(`'./${name}'`))) throw new Error(`bundle: nothing requires ./${name}`);
 }
 
-// `svc --version`: one small file of its own (an ES module, no shared chunks) holding the version
-// this bundle was built from.
-await build({ entryPoints: { version: 'src/version.ts' }, outdir: OUT, bundle: true, format: 'esm', platform: 'node', target: 'node20.19', logLevel: 'warning' });
+// `svc --version`: one small file of its own (no shared chunks) holding the version this bundle
+// was built from.
+await build({ entryPoints: { version: 'src/version.ts' }, outdir: OUT, outExtension: { '.js': '.cjs' }, bundle: true, format: 'cjs', platform: 'node', target: 'node20.19', logLevel: 'warning' });
 
 // The build's identity: a hash of every file in it. bin/bundle-loader.js keeps its code caches per
 // build, so a cache is only ever used with the very code it was made from.
