@@ -61,12 +61,16 @@ function ownedPrivateDir(dir) {
   return st.uid === process.getuid() && (st.mode & 0o022) === 0;
 }
 
-/** The cache directory for this build and Node, if it is safe to use (see above); never throws. */
-function openCache(root, buildId, command) {
+/**
+ * The cache directory for this build, Node and V8 flags (`flags`: a name for those the shim set,
+ * e.g. "liftoff": V8 refuses a cache made under other flags), if it is safe to use (see above);
+ * never throws.
+ */
+function openCache(root, buildId, command, flags) {
   try {
     mkdirSync(root, { recursive: true, mode: 0o700 });
     if (!ownedPrivateDir(root)) return undefined;
-    const dir = join(root, buildId, `${process.version}-${process.arch}`);
+    const dir = join(root, buildId, `${process.version}-${process.arch}${flags ? `-${flags}` : ''}`);
     const seen = join(dir, 'commands', command);
     return { root, dir, buildId, seen, fresh: !existsSync(seen) };
   } catch {
@@ -112,12 +116,13 @@ function pruneOtherBuilds(cache) {
 /**
  * Runs `<dir>/<entry>` and returns its exports. Every file it requires by a relative name
  * ("./chunk-X.cjs") is loaded here too, once; any other name (a builtin, libsql) goes to Node's
- * require. `cacheRoot` (codeCacheDir) undefined: no cache. `command`: commandKey(argv). `log`:
+ * require. `cacheRoot` (codeCacheDir) undefined: no cache. `command`: commandKey(argv). `flags`:
+ * the V8 flags the caller set, by name (openCache). `log`:
  * told `load <file> <accepted|rejected|compiled>` and `save <file>` (SVC_DEBUG_CODE_CACHE).
  * The caches are written when the process exits (`atExit`: tests call it themselves).
  */
-function loadBundle({ dir, entry, cacheRoot, command = 'none', log, atExit = (save) => process.on('exit', save) }) {
-  const cache = cacheRoot === undefined ? undefined : openCache(cacheRoot, readFileSync(join(dir, 'build-id'), 'utf8').trim(), command);
+function loadBundle({ dir, entry, cacheRoot, command = 'none', flags = '', log, atExit = (save) => process.on('exit', save) }) {
+  const cache = cacheRoot === undefined ? undefined : openCache(cacheRoot, readFileSync(join(dir, 'build-id'), 'utf8').trim(), command, flags);
   const modules = new Map();
   const scripts = [];
   const outside = createRequire(join(dir, entry));
@@ -137,11 +142,17 @@ function loadBundle({ dir, entry, cacheRoot, command = 'none', log, atExit = (sa
     const script = new Script(`(function (exports, require, module, __filename, __dirname) {\n${readFileSync(filename, 'utf8')}\n})`, { filename, lineOffset: -1, cachedData });
     const status = cachedData === undefined ? 'compiled' : script.cachedDataRejected ? 'rejected' : 'accepted';
     log?.(`load ${name} ${status}`);
-    scripts.push({ name, script, status });
     const module = { exports: {}, id: filename, filename, loaded: false };
     modules.set(name, module);
-    script.runInThisContext()(module.exports, requireFrom, module, filename, dir);
+    try {
+      script.runInThisContext()(module.exports, requireFrom, module, filename, dir);
+    } catch (err) {
+      // As Node's require(): a file that failed is loaded afresh next time, and not cached.
+      modules.delete(name);
+      throw err;
+    }
     module.loaded = true;
+    scripts.push({ name, script, status });
     return module.exports;
   };
   const requireFrom = (id) => (id.startsWith('./') ? load(id.slice(2)) : outside(id));

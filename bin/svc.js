@@ -33,7 +33,8 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   // command. Node 22 and later tier up only what runs hot: the flag changes neither time nor
   // memory there, and node:v8 is 5 more modules to load (docs/performance.md). The sandbox serves
   // thousands of requests and keeps the optimising tier.
-  if (Number(process.versions.node.split('.')[0]) < 22 && !argv.includes('sandbox')) require('node:v8').setFlagsFromString('--liftoff-only');
+  const liftoff = Number(process.versions.node.split('.')[0]) < 22 && !argv.includes('sandbox');
+  if (liftoff) require('node:v8').setFlagsFromString('--liftoff-only');
   // The bundle with a code cache of its own (bundle-loader.js says why, and where it is kept).
   const { codeCacheDir, commandKey, loadBundle } = require('./bundle-loader.js');
   const debug = process.env.SVC_DEBUG_CODE_CACHE;
@@ -42,6 +43,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     entry: 'svc.cjs',
     cacheRoot: codeCacheDir(process.env),
     command: commandKey(argv),
+    flags: liftoff ? 'liftoff' : '', // V8 refuses a cache made under other flags: one directory each
     log: debug ? (line) => require('node:fs').appendFileSync(debug, `${line}\n`) : undefined,
   });
   entry.run(argv).then((code) => {

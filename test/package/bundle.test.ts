@@ -154,8 +154,10 @@ describe('the code cache (bin/bundle-loader.js)', () => {
     expect(statSync(root).mode & 0o777).toBe(0o700);
     const [build] = readdirSync(root);
     expect(build).toBe(readFileSync(join(ROOT, 'dist', 'bundle', 'build-id'), 'utf8').trim());
-    const dir = join(root, build!, `${process.version}-${process.arch}`);
-    expect(statSync(join(dir, 'svc.cjs')).mode & 0o777).toBe(0o600);
+    // One directory per Node and V8 flags: `-liftoff` on Node 20, where bin/svc.js sets --liftoff-only.
+    const [node] = readdirSync(join(root, build!));
+    expect(node).toBe(`${process.version}-${process.arch}${Number(process.versions.node.split('.')[0]) < 22 ? '-liftoff' : ''}`);
+    expect(statSync(join(root, build!, node!, 'svc.cjs')).mode & 0o777).toBe(0o600);
   });
 
   it('a command run for the first time adds what it compiled to the files it shares with the commands before it', async () => {
@@ -169,6 +171,17 @@ describe('the code cache (bin/bundle-loader.js)', () => {
     const again = await modulesLoadedBy(['--json', 'balance'], { XDG_CACHE_HOME: home });
     expect(new Set(again.cache)).toEqual(new Set(['accepted']));
     expect(readFileSync(log, 'utf8')).not.toMatch(/^save /m); // nothing new: nothing written
+  });
+
+  it('kept apart for the V8 flags bin/svc.js sets (--liftoff-only on Node 20, not for the sandbox): neither refuses the other', async () => {
+    const home = cacheHome();
+    const runs = [];
+    for (const args of [['--help'], ['sandbox', '--help'], ['--help'], ['sandbox', '--help']]) {
+      const r = await modulesLoadedBy(args, { XDG_CACHE_HOME: home });
+      expect(r.status, r.stderr).toBe(0);
+      runs.push(r.cache);
+    }
+    expect(new Set([...runs[2]!, ...runs[3]!])).toEqual(new Set(['accepted']));
   });
 
   it('a cache directory that others may write to is neither read nor written', async () => {
