@@ -35,6 +35,10 @@ rmSync(OUT, { recursive: true, force: true });
  *   stub makes undici refuse loudly ("http module not available").
  * - undici calls node:assert (~2.5 ms to load) only as assert(condition): the stub checks the
  *   condition and loads the real one to throw its AssertionError.
+ * - undici builds a search tree of the well-known header names when it loads (~1.5 ms, the most
+ *   of its start-up), to return the same lower-cased string for each; without it undici lower-cases
+ *   the name it got (`tree.lookup(name) ?? name.toString('latin1').toLowerCase()`): equal strings,
+ *   for the few answers a command reads.
  * - commander requires node:child_process (with node:dgram behind it, ~7 ms) for executable
  *   subcommands, which svc has none of: loaded on first use instead.
  * A stub that is ever reached says so, rather than misbehave.
@@ -56,6 +60,7 @@ const STUBS = [
   { importer: ['undici', 'lib', 'dispatcher', 'client-h1.js'], filter: /llhttp\/llhttp_simd-wasm\.js$/, contents: "module.exports = require('node:fs').readFileSync(require('node:path').join(__dirname, './llhttp_simd.wasm'));" },
   { importer: ['undici', 'lib', 'core', 'util.js'], filter: /^node:http$/, contents: 'module.exports = { IncomingMessage: class NotAnIncomingMessage {} };' },
   { importer: ['undici', 'lib', 'dispatcher', 'client.js'], filter: /^node:http$/, contents: 'module.exports = {};' },
+  { importer: ['undici', 'lib', 'core', 'util.js'], filter: /^\.\/tree$/, contents: 'module.exports = { tree: { lookup: () => null } };' },
   { importer: ['undici', 'lib'], dir: true, filter: /^node:assert$/, contents: "module.exports = function assert(value, message) { if (!value) process.getBuiltinModule('node:assert').ok(value, message); };" },
   { importer: ['commander', 'lib', 'command.js'], filter: /^node:child_process$/, contents: "module.exports = { spawn: (...args) => process.getBuiltinModule('node:child_process').spawn(...args) };" },
   { importer: ['src', 'io', 'table.ts'], own: true, filter: /^\.\/table-libs\.js$/, contents: "export const cliTable3 = () => require('./table-libs.cjs').cliTable3; export const stringWidth = () => require('./table-libs.cjs').stringWidth;" },

@@ -128,6 +128,13 @@ describe('the bundle loads only what a command needs', () => {
     expect(missing.map(([name, f]) => `${name} (${f})`)).toEqual([]);
   });
 
+  it("undici's search tree of header names is left out (built at load, the most of undici's start-up)", () => {
+    const dir = join(ROOT, 'dist', 'bundle');
+    const cjs = readdirSync(dir).filter((f) => f.endsWith('.cjs')).map((f) => readFileSync(join(dir, f), 'utf8'));
+    expect(cjs.some((code) => code.includes('lib/dispatcher/client-h1.js'))).toBe(true); // undici is in the bundle ...
+    expect(cjs.filter((code) => code.includes('TernarySearchTree') || code.includes('class TstNode'))).toEqual([]); // ... its tree is not
+  });
+
   it('the HTTP parsers kept beside the chunks are WebAssembly modules: the SIMD one as a binary, the plain one in JavaScript', () => {
     const plain = createRequire(import.meta.url)(join(ROOT, 'dist', 'bundle', 'llhttp-wasm.cjs')) as Buffer;
     const simd = readFileSync(join(ROOT, 'dist', 'bundle', 'llhttp_simd.wasm'));
