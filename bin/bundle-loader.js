@@ -8,11 +8,12 @@
 // (bin/package.json): it runs before anything of the bundle.
 //
 // The caches live in the user's own cache directory (codeCacheDir), one directory per build of the
-// bundle (its build-id file) and Node version, files 0600 in a directory 0700 that must belong to
-// this user and be writable by no one else: V8 runs what a cache says without checking it against
-// the source, so a cache someone else could write would be code run as this user. A cache is
-// written when there was none or V8 refused it, and when a command runs for the first time in
-// that directory (its functions join those of the commands before it), never otherwise.
+// bundle (its build-id file), Node version and V8 flags; files 0600 in a directory 0700 that must
+// belong to this user and be writable by no one else: V8 runs what a cache says without checking
+// it against the source (only its length), so a cache someone else could write would be code run
+// as this user. A cache is written when there was none or V8 refused it, and when a command runs
+// for the first time in that directory (its functions join those of the commands before it),
+// never otherwise.
 'use strict';
 const { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } = require('node:fs');
 const { Script } = require('node:vm');

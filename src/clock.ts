@@ -30,7 +30,7 @@ export const realClock: Clock = {
 
 /**
  * A monotonic reading in milliseconds, for how long something took (never a time of day):
- * process.hrtime, because the global `performance` loads perf_hooks and ten more of Node's modules
+ * process.hrtime, because the global `performance` loads perf_hooks and eight more of Node's modules
  * on first use, in every command that makes a request.
  */
 export const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
