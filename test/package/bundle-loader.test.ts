@@ -1,7 +1,7 @@
 // bin/bundle-loader.js on a bundle of its own: files required once each, stack traces on the
 // files' own lines, and the code cache: where it lives, when it is written, when it is not used.
-import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -38,18 +38,34 @@ const LOADER = join(ROOT, 'bin', 'bundle-loader.js');
 
 /**
  * Loads `dir` in a process of its own, as bin/svc.js does (V8 keeps what it compiled per process:
- * only another one shows what the cache on disk holds), runs it, and returns the loader's log.
+ * only another one shows what the cache on disk holds), runs it, and returns the loader's log and,
+ * last, `ran <what run() returned>`.
  */
-function loadInChild(dir: string, root: string, command = 'account'): string[] {
-  const script = `const { loadBundle } = require(${JSON.stringify(LOADER)});
+function childScript(dir: string, root: string, command: string): string {
+  return `const { loadBundle } = require(${JSON.stringify(LOADER)});
     const m = loadBundle({ dir: ${JSON.stringify(dir)}, entry: 'svc.cjs', cacheRoot: ${JSON.stringify(root)}, command: ${JSON.stringify(command)}, log: (l) => console.log(l) });
-    m.run();`;
-  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    console.log('ran ' + JSON.stringify(m.run()));`;
+}
+function loadInChild(dir: string, root: string, command = 'account'): string[] {
+  const r = spawnSync(process.execPath, ['-e', childScript(dir, root, command)], { encoding: 'utf8' });
   expect(r.status, r.stderr).toBe(0);
   return r.stdout.split('\n').filter(Boolean);
 }
+/** The same, `count` processes at once; resolves to each one's exit code and log. */
+function loadInChildren(count: number, dir: string, root: string): Promise<{ code: number | null; lines: string[] }[]> {
+  return Promise.all(Array.from({ length: count }, () => new Promise<{ code: number | null; lines: string[] }>((resolve) => {
+    const child = spawn(process.execPath, ['-e', childScript(dir, root, 'account')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('close', (code) => resolve({ code, lines: out.split('\n').filter(Boolean) }));
+  })));
+}
+const loads = (lines: string[]) => lines.filter((l) => l.startsWith('load'));
 const saves = (lines: string[]) => lines.filter((l) => l.startsWith('save')).sort();
 const CACHE_DIR = `${process.version}-${process.arch}`;
+const COMPILED = ['load svc.cjs compiled', 'load a.cjs compiled', 'load b.cjs compiled'];
+const RAN = 'ran [1,2,"/"]';
+const asRoot = process.getuid?.() === 0; // only root can make a file of another user's
 
 describe('where the cache lives and which command a run is', () => {
   it('$XDG_CACHE_HOME/svc/code-cache, else ~/.cache/svc/code-cache; none with NODE_DISABLE_COMPILE_CACHE', () => {
@@ -91,16 +107,16 @@ describe('loading', () => {
 describe('the code cache', () => {
   const newRoot = () => join(mkdtempSync(join(work, 'home-')), 'code-cache');
 
-  it('written at exit for every file, then used: the directory 0700, the files 0600', () => {
+  it('written at exit for every file, then used: the directories 0700, the files 0600', () => {
     const root = newRoot();
     const dir = bundle();
     const first = loadInChild(dir, root);
-    expect(first.filter((l) => l.startsWith('load'))).toEqual(['load svc.cjs compiled', 'load a.cjs compiled', 'load b.cjs compiled']);
+    expect(loads(first)).toEqual(COMPILED);
     expect(saves(first)).toEqual(['save a.cjs', 'save b.cjs', 'save svc.cjs']);
-    expect(statSync(root).mode & 0o777).toBe(0o700);
+    for (const d of [root, join(root, 'b1'), join(root, 'b1', CACHE_DIR), join(root, 'b1', CACHE_DIR, 'commands')]) expect(statSync(d).mode & 0o777).toBe(0o700);
     expect(statSync(join(root, 'b1', CACHE_DIR, 'a.cjs')).mode & 0o777).toBe(0o600);
     const again = loadInChild(dir, root);
-    expect(again).toEqual(['load svc.cjs accepted', 'load a.cjs accepted', 'load b.cjs accepted']); // and nothing saved
+    expect(again).toEqual(['load svc.cjs accepted', 'load a.cjs accepted', 'load b.cjs accepted', RAN]); // and nothing saved
   });
 
   it('made again once for a command that has not run with it before', () => {
@@ -108,7 +124,7 @@ describe('the code cache', () => {
     const dir = bundle();
     loadInChild(dir, root, 'account');
     const other = loadInChild(dir, root, 'balance');
-    expect(other.filter((l) => l.startsWith('load')).every((l) => l.endsWith('accepted'))).toBe(true);
+    expect(loads(other).every((l) => l.endsWith('accepted'))).toBe(true);
     expect(saves(other)).toEqual(['save a.cjs', 'save b.cjs', 'save svc.cjs']);
     expect(saves(loadInChild(dir, root, 'balance'))).toEqual([]);
   });
@@ -121,18 +137,42 @@ describe('the code cache', () => {
     const other = bundle('b2');
     writeFileSync(join(other, 'a.cjs'), "'use strict';var n=5;exports.count=()=>++n;\nexports.fail=()=>{throw new Error('HERE')};");
     const lines = loadInChild(other, root);
-    expect(lines.filter((l) => l.startsWith('load')).every((l) => l.endsWith('compiled'))).toBe(true);
+    expect(loads(lines).every((l) => l.endsWith('compiled'))).toBe(true);
   });
 
-  it('a cache V8 refuses is compiled from the source and written again', () => {
+  it('bound to the exact source: a file changed to other code of the same length, same build-id, runs the new code', () => {
+    const root = newRoot();
+    const dir = bundle('b1');
+    expect(loadInChild(dir, root)).toContain(RAN);
+    // As an edit of the installed file would: n starts at 5, same length, and the build-id stays.
+    writeFileSync(join(dir, 'a.cjs'), "'use strict';var n=5;exports.count=()=>++n;\nexports.fail=()=>{throw new Error('here')};");
+    const next = loadInChild(dir, root);
+    expect(next).toContain('load a.cjs stale');
+    expect(next).toContain('ran [6,7,"/"]'); // the new code, not the cached old one
+    expect(saves(next)).toEqual(['save a.cjs']);
+    expect(loadInChild(dir, root)).toEqual(['load svc.cjs accepted', 'load a.cjs accepted', 'load b.cjs accepted', 'ran [6,7,"/"]']);
+  });
+
+  it('a file that is not a cache of ours, or one V8 refuses (corrupt, truncated), is compiled from the source and written again', () => {
     const root = newRoot();
     const dir = bundle();
     loadInChild(dir, root);
-    writeFileSync(join(root, 'b1', CACHE_DIR, 'a.cjs'), Buffer.from('not a code cache'));
+    const file = join(root, 'b1', CACHE_DIR, 'a.cjs');
+    writeFileSync(file, Buffer.from('not a code cache'));
     const next = loadInChild(dir, root);
-    expect(next).toContain('load a.cjs rejected');
+    expect(next).toContain('load a.cjs stale');
     expect(saves(next)).toEqual(['save a.cjs']);
-    expect(loadInChild(dir, root)).toContain('load a.cjs accepted');
+    // Our header and the source intact, V8's data cut in half, then its first bytes overwritten.
+    const good = readFileSync(file);
+    const v8Start = 'svc-code-cache-1\n'.length + 4 + readFileSync(join(dir, 'a.cjs')).length; // the loader's header, then the source
+    for (const bad of [good.subarray(0, v8Start + (good.length - v8Start) / 2), Buffer.concat([good.subarray(0, v8Start), Buffer.alloc(16, 0xab), good.subarray(v8Start + 16)])]) {
+      writeFileSync(file, bad);
+      const lines = loadInChild(dir, root);
+      expect(lines).toContain('load a.cjs rejected');
+      expect(lines).toContain(RAN);
+      expect(saves(lines)).toEqual(['save a.cjs']);
+      expect(loadInChild(dir, root)).toContain('load a.cjs accepted');
+    }
   });
 
   it('a directory others may write to, or that is not a directory, is neither read nor written', () => {
@@ -141,10 +181,79 @@ describe('the code cache', () => {
     const dir = bundle();
     loadInChild(dir, root);
     chmodSync(root, 0o777);
-    expect(loadInChild(dir, root)).toEqual(['load svc.cjs compiled', 'load a.cjs compiled', 'load b.cjs compiled']);
+    expect(loadInChild(dir, root)).toEqual([...COMPILED, RAN]);
+    chmodSync(root, 0o700);
+    // The build's or the Node version's directory writable by the group: the same.
+    for (const d of [join(root, 'b1'), join(root, 'b1', CACHE_DIR)]) {
+      chmodSync(d, 0o770);
+      expect(loadInChild(dir, root)).toEqual([...COMPILED, RAN]);
+      chmodSync(d, 0o700);
+    }
+    expect(loads(loadInChild(dir, root)).every((l) => l.endsWith('accepted'))).toBe(true);
     const file = join(home, 'file');
     writeFileSync(file, '');
-    expect(loadInChild(dir, file)).toEqual(['load svc.cjs compiled', 'load a.cjs compiled', 'load b.cjs compiled']);
+    expect(loadInChild(dir, file)).toEqual([...COMPILED, RAN]);
+    // A link where the directory should be: not followed.
+    const linked = join(home, 'linked');
+    symlinkSync(root, linked);
+    expect(loadInChild(dir, linked)).toEqual([...COMPILED, RAN]);
+  });
+
+  it('a cache file others may write to, or a link, is not used, and is replaced by one of our own', () => {
+    const root = newRoot();
+    const dir = bundle();
+    loadInChild(dir, root);
+    const file = join(root, 'b1', CACHE_DIR, 'a.cjs');
+    chmodSync(file, 0o620);
+    const next = loadInChild(dir, root);
+    expect(next).toContain('load a.cjs untrusted');
+    expect(saves(next)).toEqual(['save a.cjs']);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    rmSync(file);
+    symlinkSync(join(root, 'b1', CACHE_DIR, 'b.cjs'), file);
+    expect(loadInChild(dir, root)).toContain('load a.cjs compiled');
+  });
+
+  it.runIf(asRoot)("a directory or file of another user's is not used", () => {
+    const root = newRoot();
+    const dir = bundle();
+    loadInChild(dir, root);
+    const file = join(root, 'b1', CACHE_DIR, 'a.cjs');
+    chownSync(file, 65534, 65534);
+    expect(loadInChild(dir, root)).toContain('load a.cjs untrusted');
+    for (const d of [root, join(root, 'b1', CACHE_DIR)]) {
+      chownSync(d, 65534, 65534);
+      expect(loadInChild(dir, root)).toEqual([...COMPILED, RAN]);
+      chownSync(d, 0, 0);
+    }
+  });
+
+  it('a cache directory that cannot be made or written: the code runs as without a cache', () => {
+    // Even root cannot make a directory under a file.
+    expect(loadInChild(bundle(), '/dev/null/code-cache')).toEqual([...COMPILED, RAN]);
+    const root = newRoot();
+    const dir = bundle();
+    mkdirSync(root, { mode: 0o700 });
+    writeFileSync(join(root, 'b1'), ''); // where the build's directory would go
+    expect(loadInChild(dir, root)).toEqual([...COMPILED, RAN]);
+  });
+
+  it('written whole, by a rename: a reader sees the old file or the new, never one being written', async () => {
+    const root = newRoot();
+    const dir = bundle();
+    loadInChild(dir, root);
+    const file = join(root, 'b1', CACHE_DIR, 'a.cjs');
+    writeFileSync(file, 'not a code cache');
+    const old = join(root, 'old');
+    linkSync(file, old); // a write in place would change this too
+    expect(saves(loadInChild(dir, root))).toEqual(['save a.cjs']);
+    expect(readFileSync(old, 'utf8')).toBe('not a code cache');
+    expect(readdirSync(join(root, 'b1', CACHE_DIR)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    // Many runs writing the same caches at once: each runs, and what is left is whole.
+    const fresh = newRoot();
+    const runs = await loadInChildren(6, dir, fresh);
+    for (const r of runs) expect(r).toEqual({ code: 0, lines: expect.arrayContaining([RAN]) as unknown });
+    expect(loadInChild(dir, fresh)).toEqual(['load svc.cjs accepted', 'load a.cjs accepted', 'load b.cjs accepted', RAN]);
   });
 
   it("removes another build's caches not written for a week when it writes its own", () => {
