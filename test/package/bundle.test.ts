@@ -208,6 +208,15 @@ describe('the code cache (bin/bundle-loader.js)', () => {
     expect(readFileSync(join(work, 'bundle-loader.log'), 'utf8')).not.toMatch(/^save /m);
   });
 
+  it('a home where no cache directory can be made: the command runs as without a cache', async () => {
+    // No XDG_CACHE_HOME, and a home under which even root cannot make a directory.
+    const r = await modulesLoadedBy(['--json', 'account'], { HOME: '/dev/null', XDG_CACHE_HOME: '' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toHaveProperty('account_id');
+    expect(new Set(r.cache)).toEqual(new Set(['compiled']));
+    expect(readFileSync(join(work, 'bundle-loader.log'), 'utf8')).not.toMatch(/^save /m);
+  });
+
   it('NODE_DISABLE_COMPILE_CACHE turns it off: nothing read, nothing written', async () => {
     const home = cacheHome();
     const r = await modulesLoadedBy(['--json', 'account'], { XDG_CACHE_HOME: home, NODE_DISABLE_COMPILE_CACHE: '1' });
