@@ -1,6 +1,6 @@
 // Shared helpers for the benchmarks: a sandbox in its own process, timing, peak memory.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { spawnSandboxProcess } from '../test/helpers/spawn-sandbox.mjs';
@@ -73,6 +73,25 @@ export function medianMs(args, env, n = 20) {
 }
 
 export const fmt = (n, digits = 1) => n.toFixed(digits);
+
+/**
+ * The Node executable of another major version, fetched as .ci/run does (`npm install --prefix
+ * <dir>/<major> node@<major>`: the registry's `node` package) into $BENCH_NODES_DIR (default
+ * <tmpdir>/svc-bench-nodes), kept there for the next run. Returns { path, version } or, when it
+ * cannot be had (no network, no npm), { missing: why }.
+ */
+export function nodeOfMajor(major) {
+  if (Number(process.versions.node.split('.')[0]) === major) return { path: process.execPath, version: process.version };
+  const prefix = join(process.env.BENCH_NODES_DIR || join(tmpdir(), 'svc-bench-nodes'), String(major));
+  const path = join(prefix, 'node_modules', 'node', 'bin', process.platform === 'win32' ? 'node.exe' : 'node');
+  if (!existsSync(path)) {
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+    const r = spawnSync(npm, ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', `node@${major}`], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+    if (r.status !== 0 || !existsSync(path)) return { missing: `\`npm install node@${major}\` failed: ${(r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n').pop()}` };
+  }
+  const version = spawnSync(path, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  return version ? { path, version } : { missing: `${path} does not run` };
+}
 
 /**
  * Funds @alice, then sends `count` POST /v1/transfers of 0.01 USDG to @acme over `connections`

@@ -11,20 +11,20 @@ import { ROOT } from './lib.mjs';
 const RSS_REPORTER = join(ROOT, 'bench/rss-reporter.mjs');
 export const BARE = { label: 'node -e 0', args: ['-e', '0'] };
 
-function runOnce(args, env) {
+function runOnce(args, env, node = process.execPath) {
   const started = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const r = spawnSync(node, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (r.status !== 0) throw new Error(`node ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return ms;
 }
 
-/** Peak RSS (MB) of one run of `node <args>`. */
-export function peakRssMb(args, env) {
+/** Peak RSS (MB) of one run of `node <args>` (`node`: another Node's executable). */
+export function peakRssMb(args, env, node = process.execPath) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-rss-'));
   const file = join(dir, 'rss');
   try {
-    const r = spawnSync(process.execPath, ['--import', RSS_REPORTER, ...args], { env: { ...env, BENCH_RSS_FILE: file }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const r = spawnSync(node, ['--import', RSS_REPORTER, ...args], { env: { ...env, BENCH_RSS_FILE: file }, stdio: ['ignore', 'ignore', 'pipe'] });
     if (r.status !== 0) throw new Error(`node ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
     return Number(readFileSync(file, 'utf8')) / 1024;
   } finally {
@@ -36,16 +36,17 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /**
  * Runs `node -e 0` and each case `n` times, round-robin (one warm-up round first), and returns
- * for each its median ms, its ratio to node's median, and its peak RSS (not for a case with
- * `noRss`: a process started from a snapshot blob runs no --import hook).
+ * for each its median ms, its ratio to node's median, its time over node's (`overMs`), and its
+ * peak RSS (not for a case with `noRss`: a process started from a snapshot blob runs no --import
+ * hook). `node`: the Node that runs them all, `node -e 0` included (default: this one).
  */
-export function interleaved(cases, env, n = Number(process.env.BENCH_RUNS ?? 15)) {
+export function interleaved(cases, env, n = Number(process.env.BENCH_RUNS ?? 15), { node = process.execPath } = {}) {
   const all = [BARE, ...cases];
   const times = all.map(() => []);
-  for (const c of all) runOnce(c.args, { ...env, ...c.env }); // warm the file cache
-  for (let i = 0; i < n; i++) all.forEach((c, j) => times[j].push(runOnce(c.args, { ...env, ...c.env })));
+  for (const c of all) runOnce(c.args, { ...env, ...c.env }, node); // warm the file cache (and svc's code cache)
+  for (let i = 0; i < n; i++) all.forEach((c, j) => times[j].push(runOnce(c.args, { ...env, ...c.env }, node)));
   const bare = median(times[0]);
-  return all.map((c, j) => ({ label: c.label, ms: median(times[j]), ratio: median(times[j]) / bare, rssMb: c.noRss ? NaN : peakRssMb(c.args, { ...env, ...c.env }), aim: c.aim }));
+  return all.map((c, j) => ({ label: c.label, ms: median(times[j]), ratio: median(times[j]) / bare, overMs: median(times[j]) - bare, rssMb: c.noRss ? NaN : peakRssMb(c.args, { ...env, ...c.env }, node), aim: c.aim }));
 }
 
 export const fmt = (x, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');

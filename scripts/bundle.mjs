@@ -1,10 +1,12 @@
-// Bundles the CLI into dist/bundle/ (ESM, code-split at each lazy import): a few files to parse at
-// start-up instead of hundreds of modules. It is the program the package ships and bin/svc.js runs;
-// version.js is a second, tiny entry so that `svc --version` answers from the built code, fast.
-// esbuild bundles (TypeScript, CommonJS dependencies, the stubs below) in memory; rollup then splits
-// its output again into fewer files (scripts/rechunk.mjs), all in dist/bundle/ itself.
-import { copyFileSync, rmSync } from 'node:fs';
-import { isBuiltin } from 'node:module';
+// Bundles the CLI into dist/bundle/ (code-split at each lazy import): a few files to parse at
+// start-up instead of hundreds of modules. It is the program the package ships and bin/svc.js runs
+// (through bin/bundle-loader.js); version.js is a second, tiny entry so that `svc --version` answers
+// from the built code, fast. esbuild bundles (TypeScript, CommonJS dependencies, the stubs below) in
+// memory; rollup then splits its output again into fewer files, written as CommonJS
+// (scripts/rechunk.mjs), all in dist/bundle/ itself.
+import { createHash } from 'node:crypto';
+import { copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire, isBuiltin } from 'node:module';
 import { join, sep } from 'node:path';
 import { build } from 'esbuild';
 import { rechunk } from './rechunk.mjs';
@@ -21,7 +23,9 @@ rmSync(OUT, { recursive: true, force: true });
  * - undici's HTTP/1 client reaches fetch's body code (fetch's utilities, WebIDL, FormData: ~100 kB)
  *   only for a FormData body; svc sends strings and buffers.
  * - undici bundles its HTTP parser twice (WebAssembly with and without SIMD, 72 kB of base64 each);
- *   every Node svc supports has SIMD, so the plain one is read from its own file only if needed.
+ *   every Node svc supports has SIMD, so the plain one is read from its own file only if needed,
+ *   and the SIMD one, which every request uses, is read as the binary it is (54 kB) from
+ *   llhttp_simd.wasm: 72 kB less code for every command to read and keep in its code cache.
  * - svc's table layout (src/io/table-libs.ts) requires cli-table3 and string-width (~7 ms to load)
  *   on first use, with a require() no bundler follows: the stub requires them from a file of their
  *   own, built below from the same packages.
@@ -31,6 +35,10 @@ rmSync(OUT, { recursive: true, force: true });
  *   stub makes undici refuse loudly ("http module not available").
  * - undici calls node:assert (~2.5 ms to load) only as assert(condition): the stub checks the
  *   condition and loads the real one to throw its AssertionError.
+ * - undici builds a search tree of the well-known header names when it loads (~1.5 ms, the most
+ *   of its start-up), to return the same lower-cased string for each; without it undici lower-cases
+ *   the name it got (`tree.lookup(name) ?? name.toString('latin1').toLowerCase()`): equal strings,
+ *   for the few answers a command reads.
  * - commander requires node:child_process (with node:dgram behind it, ~7 ms) for executable
  *   subcommands, which svc has none of: loaded on first use instead.
  * A stub that is ever reached says so, rather than misbehave.
@@ -38,6 +46,7 @@ rmSync(OUT, { recursive: true, force: true });
 /** Files beside the chunks, each required as `./<name>` by a stub (every chunk is in OUT itself). */
 const SIDE_FILES = {
   'llhttp-wasm.cjs': () => copyFileSync(join('node_modules', 'undici', 'lib', 'llhttp', 'llhttp-wasm.js'), join(OUT, 'llhttp-wasm.cjs')),
+  'llhttp_simd.wasm': () => writeFileSync(join(OUT, 'llhttp_simd.wasm'), createRequire(import.meta.url)('undici/lib/llhttp/llhttp_simd-wasm.js')),
   'table-libs.cjs': () => build({
     stdin: { contents: "module.exports = { cliTable3: require('cli-table3'), stringWidth: require('string-width') };", resolveDir: '.', loader: 'js' },
     outfile: join(OUT, 'table-libs.cjs'), bundle: true, format: 'cjs', platform: 'node', target: 'node20.19', minifyWhitespace: true, logLevel: 'warning',
@@ -48,8 +57,10 @@ const STUBS = [
   { importer: ['undici', 'lib', 'dispatcher', 'client.js'], filter: /client-h2\.js$/, contents: "module.exports = function connectH2() { throw new Error('the server chose HTTP/2, which svc does not offer'); };" },
   { importer: ['undici', 'lib', 'dispatcher', 'client-h1.js'], filter: /web\/fetch\/body\.js$/, contents: "module.exports = { extractBody() { throw new Error('svc sends no FormData bodies'); } };" },
   { importer: ['undici', 'lib', 'dispatcher', 'client-h1.js'], filter: /llhttp\/llhttp-wasm\.js$/, contents: "module.exports = require('./llhttp-wasm.cjs');" },
+  { importer: ['undici', 'lib', 'dispatcher', 'client-h1.js'], filter: /llhttp\/llhttp_simd-wasm\.js$/, contents: "module.exports = require('node:fs').readFileSync(require('node:path').join(__dirname, './llhttp_simd.wasm'));" },
   { importer: ['undici', 'lib', 'core', 'util.js'], filter: /^node:http$/, contents: 'module.exports = { IncomingMessage: class NotAnIncomingMessage {} };' },
   { importer: ['undici', 'lib', 'dispatcher', 'client.js'], filter: /^node:http$/, contents: 'module.exports = {};' },
+  { importer: ['undici', 'lib', 'core', 'util.js'], filter: /^\.\/tree$/, contents: 'module.exports = { tree: { lookup: () => null } };' },
   { importer: ['undici', 'lib'], dir: true, filter: /^node:assert$/, contents: "module.exports = function assert(value, message) { if (!value) process.getBuiltinModule('node:assert').ok(value, message); };" },
   { importer: ['commander', 'lib', 'command.js'], filter: /^node:child_process$/, contents: "module.exports = { spawn: (...args) => process.getBuiltinModule('node:child_process').spawn(...args) };" },
   { importer: ['src', 'io', 'table.ts'], own: true, filter: /^\.\/table-libs\.js$/, contents: "export const cliTable3 = () => require('./table-libs.cjs').cliTable3; export const stringWidth = () => require('./table-libs.cjs').stringWidth;" },
@@ -103,9 +114,15 @@ const written = await rechunk({ files: new Map(result.outputFiles.map((f) => [f.
 
 for (const [name, make] of Object.entries(SIDE_FILES)) {
   await make();
-  if (!written.some((f) => f.code.includes(`"./${name}"`) || f.code.includes(`'./${name}'`))) throw new Error(`bundle: nothing requires ./${name}`);
+  if (!written.some((f) => f.code.includes(`"./${name}"`) || f.code.includes(`'./${name}'`))) throw new Error(`bundle: nothing reads ./${name}`);
 }
 
-// `svc --version`: one small file of its own (no shared chunks, no require banner) holding the
-// version this bundle was built from.
-await build({ entryPoints: { version: 'src/version.ts' }, outdir: OUT, bundle: true, format: 'esm', platform: 'node', target: 'node20.19', logLevel: 'warning' });
+// `svc --version`: one small file of its own (no shared chunks) holding the version this bundle
+// was built from.
+await build({ entryPoints: { version: 'src/version.ts' }, outdir: OUT, outExtension: { '.js': '.cjs' }, bundle: true, format: 'cjs', platform: 'node', target: 'node20.19', logLevel: 'warning' });
+
+// The build's identity: a hash of every file in it. bin/bundle-loader.js keeps its code caches per
+// build, so a cache is only ever used with the very code it was made from.
+const id = createHash('sha256');
+for (const name of readdirSync(OUT).sort()) id.update(`${name}\0`).update(readFileSync(join(OUT, name))).update('\0');
+writeFileSync(join(OUT, 'build-id'), `${id.digest('hex').slice(0, 16)}\n`);

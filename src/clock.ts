@@ -27,3 +27,10 @@ export const realClock: Clock = {
       signal?.addEventListener('abort', done, { once: true });
     }),
 };
+
+/**
+ * A monotonic reading in milliseconds, for how long something took (never a time of day):
+ * process.hrtime, because the global `performance` loads perf_hooks and eight more of Node's modules
+ * on first use, in every command that makes a request.
+ */
+export const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;

@@ -1,6 +1,7 @@
 // One try of a request: send it within a time limit, read the answer up to MAX_RESPONSE_BYTES, and
 // say how it ended. It never throws for a network outcome and never decides what happens next:
 // whether to try again is the retry policy's call (retry.ts), what to tell the user the client's.
+import { monotonicMs } from '../clock.js';
 import { describeNetFailure, type NetFailure } from '../domain/net-failure.js';
 import { unlessAborted } from './abortable.js';
 import { MAX_RESPONSE_BYTES } from './limits.js';
@@ -37,8 +38,8 @@ export type Outcome =
 class TooLarge extends Error {}
 
 export async function attempt(t: Try): Promise<Outcome> {
-  const started = performance.now();
-  const ms = () => Math.round(performance.now() - started);
+  const started = monotonicMs();
+  const ms = () => Math.round(monotonicMs() - started);
   // A timer cleared when the try ends (AbortSignal.timeout() would keep each one alive for its
   // whole span: thousands at once in a batch).
   const limit = new AbortController();

@@ -1,6 +1,8 @@
 // `--timeout` is the most time a command spends on the network, every request, retry and pause
 // between retries included (like curl's --max-time), so a cron job can rely on it. The waiting
 // that --wait or --watch asks for is not network work: it has its own limit.
+import { monotonicMs } from '../clock.js';
+
 export class NetworkBudget {
   private spent = 0;
 
@@ -16,11 +18,11 @@ export class NetworkBudget {
 
   /** Runs `fn` and counts the real time it took against the budget. */
   async measure<T>(fn: () => Promise<T>): Promise<T> {
-    const started = performance.now();
+    const started = monotonicMs();
     try {
       return await fn();
     } finally {
-      this.spend(performance.now() - started);
+      this.spend(monotonicMs() - started);
     }
   }
 }

@@ -102,8 +102,9 @@ export class ApiClient {
 
   async request<T>(method: Method, path: string, opts: RequestOptions<T> = {}): Promise<ApiResponse<T>> {
     const url = joinUrl(this.base, path, opts.query);
-    // node:crypto costs ~5 ms to load: only a POST without a key of its own needs it.
-    const idempotencyKey = method === 'POST' ? (opts.idempotencyKey ?? (await import('node:crypto')).randomUUID()) : undefined;
+    // node:crypto costs ~5 ms to load: only a POST without a key of its own needs it (through
+    // getBuiltinModule: an import would build its module facade, which loads WebCrypto too).
+    const idempotencyKey = method === 'POST' ? (opts.idempotencyKey ?? process.getBuiltinModule('node:crypto').randomUUID()) : undefined;
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     const headers = this.headers(idempotencyKey, body !== undefined);
     const budget = this.opts.budget?.() ?? new NetworkBudget(this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);

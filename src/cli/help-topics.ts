@@ -31,6 +31,9 @@ export const ENVIRONMENT: readonly EnvVariable[] = [
   { names: ['CI'], meaning: '"true": never prompt (as --no-input); set at all: no update notice.' },
   { names: ['SVC_NO_UPDATE_NOTIFIER', 'NO_UPDATE_NOTIFIER'], meaning: 'set: never check for or mention a newer release (docs/configuration.md, "News of updates").' },
   { names: ['SVC_UPDATE_REGISTRY', 'npm_config_registry'], meaning: 'the npm registry the update check asks (default https://registry.npmjs.org/); no credentials are sent.' },
+  { names: ['XDG_CACHE_HOME'], meaning: 'where svc keeps the code it compiled, to start faster next time: $XDG_CACHE_HOME/svc/code-cache, else ~/.cache/svc/code-cache (docs/performance.md).' },
+  { names: ['NODE_DISABLE_COMPILE_CACHE'], meaning: 'set: that code cache is neither read nor written (as for Node\'s own compile cache).' },
+  { names: ['SVC_DEBUG_CODE_CACHE'], meaning: 'a file the code cache appends to: each file of the program loaded (from the cache or compiled) and each cache written.' },
 ];
 
 /** What svc sets for the command of `svc pending review --notify-command` (values sanitised). */

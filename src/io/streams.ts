@@ -85,24 +85,34 @@ function isTTY(stream: unknown): boolean {
 }
 
 export function createStreams(opts: StreamOptions = {}): IOStreams {
-  const stdin = opts.stdin ?? process.stdin;
   const stdout = opts.stdout ?? process.stdout;
   const stderr = opts.stderr ?? process.stderr;
   const env = opts.env ?? process.env;
-  const stdinIsTTY = opts.tty?.stdin ?? isTTY(stdin);
+  // process.stdin is made on first use, and only by a command that reads it: made from a file or
+  // /dev/null it is an fs.ReadStream, which loads fs's streams, fs/promises and readline (15 of
+  // Node's modules) for a command that never reads. Whether it is a terminal is asked of the file
+  // descriptor, and only when a command wants to know (node:tty loads node:net).
+  let stdinTTY: boolean | undefined;
+  const stdinIsTTY = () => (stdinTTY ??= opts.tty?.stdin ?? (opts.stdin ? isTTY(opts.stdin) : process.getBuiltinModule('node:tty').isatty(0)));
   const stdoutIsTTY = opts.tty?.stdout ?? isTTY(stdout);
   const stderrIsTTY = opts.tty?.stderr ?? isTTY(stderr);
   const noColorEnv = env.NO_COLOR !== undefined && env.NO_COLOR !== '';
   const color = !opts.noColor && !noColorEnv && env.TERM !== 'dumb' && (stdoutIsTTY || stderrIsTTY);
   return {
-    stdin,
+    get stdin() {
+      return opts.stdin ?? process.stdin;
+    },
     stdout,
     stderr,
-    stdinIsTTY,
+    get stdinIsTTY() {
+      return stdinIsTTY();
+    },
     stdoutIsTTY,
     stderrIsTTY,
     color,
-    canPrompt: !opts.noInput && stdinIsTTY && stdoutIsTTY && env.CI !== 'true',
+    get canPrompt() {
+      return !opts.noInput && stdoutIsTTY && env.CI !== 'true' && stdinIsTTY();
+    },
     columns: opts.columns ?? widthOf(stdout, env),
     errColumns: () => opts.columns ?? widthOf(stderr, env),
     ...statusAware(stdout, stderr, stdoutIsTTY, stderrIsTTY),

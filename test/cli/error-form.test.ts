@@ -8,6 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/clock.js';
 import { runCli } from '../helpers/cli.js';
@@ -97,8 +98,10 @@ describe('Ctrl-C while a command waits on the network: `error: interrupted`, not
   });
 
   it('a bug outside any command (a promise nobody awaited) is said as a bug (exit 70), not in Node\'s words', async () => {
-    // The bundle's run(), as bin/svc.js calls it, with a rejection nobody handles while it waits.
-    const script = `const m = await import(${JSON.stringify(new URL('../../dist/bundle/svc.js', import.meta.url).href)});
+    // The bundle's run(), as bin/svc.js calls it (its files are CommonJS Node's require() loads as
+    // they are), with a rejection nobody handles while it waits.
+    const bundle = JSON.stringify(fileURLToPath(new URL('../../dist/bundle/svc.cjs', import.meta.url)));
+    const script = `const m = (await import('node:module')).createRequire(${bundle})(${bundle});
       setTimeout(() => Promise.reject(new TypeError('lost in a callback')), 200);
       process.exitCode = await m.run(['transfer', 'ls']);`;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });

@@ -4,7 +4,7 @@
 // directory), and the installed `svc` runs --version, --help, a sandbox and a transfer. SVC_SMOKE_NODE=/path/to/node runs the
 // installed tool on that Node (.ci/run does so for Node 22 and 24); packing stays on this one.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -126,4 +126,26 @@ describe(`the packed and installed tool (on Node ${NODE_VERSION})`, () => {
     expect(await sandbox.stop()).toBe(0);
     sandbox = undefined;
   }, 60_000);
+
+  it("keeps the code it compiled in the user's own cache directory, and starts from it the next time", () => {
+    // bin/bundle-loader.js: $HOME/.cache/svc/code-cache/<build>/<node>-<arch>, the directory 0700.
+    const log = join(work, 'code-cache.log');
+    const logged = (args: string[]) => {
+      rmSync(log, { force: true });
+      const r = spawnSync(svc, args, { encoding: 'utf8', env: { ...env, SVC_DEBUG_CODE_CACHE: log }, timeout: 30_000 });
+      expect(r.status, r.stderr).toBe(0);
+      return readFileSync(log, 'utf8').split('\n').filter((l) => l.startsWith('load ')).map((l) => l.split(' ')[2]);
+    };
+    logged(['profile', 'ls']);
+    const again = logged(['profile', 'ls']);
+    expect(again.length).toBeGreaterThan(0);
+    expect(new Set(again)).toEqual(new Set(['accepted']));
+    const root = join(env.HOME, '.cache', 'svc', 'code-cache');
+    expect(statSync(root).mode & 0o777).toBe(0o700);
+    const build = readFileSync(join(installed, 'dist', 'bundle', 'build-id'), 'utf8').trim();
+    const nodeVersion = spawnSync(NODE, ['-p', '`${process.version}-${process.arch}`'], { encoding: 'utf8' }).stdout.trim();
+    const [dir] = readdirSync(join(root, build));
+    expect(dir).toMatch(new RegExp(`^${nodeVersion}(-liftoff)?$`)); // -liftoff: Node 20, where bin/svc.js sets that V8 flag
+    expect(readdirSync(join(root, build, dir!))).toContain('svc.cjs');
+  });
 });

@@ -68,7 +68,7 @@ describe('the shim and the bundle', () => {
     for (const args of [['--version'], ['--help'], ['account']]) {
       const r = spawnSync(process.execPath, [join(dir, 'bin/svc.js'), ...args], { encoding: 'utf8', env: { PATH: process.env.PATH } });
       expect(r.stdout, args.join(' ')).toBe('');
-      expect(r.stderr).toBe('svc: this installation is incomplete (dist/bundle/svc.js is missing): reinstall svc, or in a checkout run `npm run build`\n');
+      expect(r.stderr).toBe('svc: this installation is incomplete (dist/bundle/svc.cjs is missing): reinstall svc, or in a checkout run `npm run build`\n');
       expect(r.status).toBe(1);
     }
   });

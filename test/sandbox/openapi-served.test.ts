@@ -5,7 +5,6 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeTable } from '../../src/sandbox/handlers/openapi.js';
 import { sandboxRoutes } from '../../src/sandbox/handlers/routes.js';
@@ -14,22 +13,19 @@ import { ROOT, spawnSandbox, type SpawnedSandbox } from '../helpers/run.js';
 
 const BUNDLE = join(ROOT, 'dist', 'bundle');
 let work: string;
-let urls: string;
+let log: string;
 let sandbox: SpawnedSandbox;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'svc-openapi-'));
-  urls = join(work, 'urls.txt');
-  const loader = join(work, 'loader.mjs');
-  const register = join(work, 'register.mjs');
-  // A module loader hook that writes down every file the sandbox process imports, as it imports it.
-  writeFileSync(loader, `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) { appendFileSync(${JSON.stringify(urls)}, url + '\\n'); return next(url, context); }\n`);
-  writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(loader).href)});\n`);
-  writeFileSync(urls, '');
+  log = join(work, 'bundle-loader.log');
+  writeFileSync(log, '');
+  // The bundle loader (bin/bundle-loader.js) writes down every file of the bundle the sandbox
+  // process loads, as it loads it.
   sandbox = await spawnSandbox(['sandbox', 'start', '--port', '0', '--ephemeral', '--quiet'], {
     SVC_CONFIG_DIR: join(work, 'config'),
     NO_COLOR: '1',
-    NODE_OPTIONS: `--import ${pathToFileURL(register).href}`,
+    SVC_DEBUG_CODE_CACHE: log,
   });
 }, 30_000);
 afterAll(async () => {
@@ -37,12 +33,12 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** The bundle's files the sandbox process has imported so far. */
-const loaded = () => readFileSync(urls, 'utf8').split('\n').filter((u) => u.startsWith(`${pathToFileURL(BUNDLE).href}/`)).map((u) => u.slice(u.lastIndexOf('/') + 1));
+/** The bundle's files the sandbox process has loaded so far. */
+const loaded = () => readFileSync(log, 'utf8').split('\n').filter((l) => l.startsWith('load ')).map((l) => l.split(' ')[1]!);
 
 /** The bundle's file holding the document's module (its `x-unrouted-responses` is written nowhere else). */
 function documentChunk(): string {
-  const files = existsSync(BUNDLE) ? readdirSync(BUNDLE).filter((f) => f.endsWith('.js') && readFileSync(join(BUNDLE, f), 'utf8').includes('x-unrouted-responses')) : [];
+  const files = existsSync(BUNDLE) ? readdirSync(BUNDLE).filter((f) => f.endsWith('.cjs') && readFileSync(join(BUNDLE, f), 'utf8').includes('x-unrouted-responses')) : [];
   expect(files, 'run `npm run build` first').toHaveLength(1);
   return files[0]!;
 }
@@ -51,7 +47,7 @@ describe('GET /openapi.json', () => {
   it('is not built at start: the document\'s module loads on the first request, and the answer is the document, as JSON, without a key', async () => {
     const chunk = documentChunk();
     const atStart = loaded();
-    expect(atStart).toContain('svc.js'); // the hook saw the sandbox start ...
+    expect(atStart).toContain('svc.cjs'); // the log saw the sandbox start ...
     expect(atStart).not.toContain(chunk); // ... without the document
 
     const res = await fetch(`${sandbox.url}/openapi.json`);
