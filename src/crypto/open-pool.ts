@@ -25,9 +25,10 @@ export type OpenResult = string | null | typeof REDO;
 
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-const { createDecipheriv, createPublicKey, diffieHellman, hkdfSync } = require('node:crypto');
+const { createDecipheriv, createHmac, createPublicKey, diffieHellman } = require('node:crypto');
 const INFO = Buffer.from(${JSON.stringify(CONTENT_KEY_INFO)});
 const AAD_PREFIX = Buffer.from('svc-ct-v1');
+const FIRST_BLOCK = Buffer.from([1]);
 const HEADER_LEN = 45, TAG_LEN = 16;
 const { key, publicKey } = workerData;
 const recipient = Buffer.from(publicKey);
@@ -40,7 +41,9 @@ function open(text, context) {
     // The ephemeral key is used once: imported without the cache the main thread keeps for recipients.
     const peer = createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: ephemeral.toString('base64url') }, format: 'jwk' });
     const shared = diffieHellman({ privateKey: key, publicKey: peer });
-    contentKey = Buffer.from(hkdfSync('sha256', shared, Buffer.concat([ephemeral, recipient]), INFO, 32));
+    // HKDF-SHA256 as ciphertext.ts's contentKeyFrom computes it: one HMAC to extract, one to expand.
+    const prk = createHmac('sha256', Buffer.concat([ephemeral, recipient])).update(shared).digest();
+    contentKey = createHmac('sha256', prk).update(INFO).update(FIRST_BLOCK).digest();
   } catch {
     return ${REDO};
   }
