@@ -70,6 +70,13 @@ parentPort.on('message', ({ id, pairs }) => {
 parentPort.postMessage({ ready: true });
 `;
 
+/**
+ * A worker keeps nothing between jobs: what it allocates is garbage at once. A small young
+ * generation (V8 grows it to 16 MB and more under a high allocation rate) keeps each worker's
+ * memory near its start-up size (~9 MB): about 5 MB less per worker, for the same time.
+ */
+const LIMITS = { maxYoungGenerationSizeMb: 2 };
+
 interface Slot {
   worker: WorkerType;
   ready: boolean;
@@ -100,7 +107,7 @@ export class OpenPool {
     for (let i = 0; i < opts.size; i++) {
       let worker: WorkerType;
       try {
-        worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { key: opts.key, publicKey: opts.publicKey }, env: {}, stdout: true, stderr: true });
+        worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { key: opts.key, publicKey: opts.publicKey }, env: {}, stdout: true, stderr: true, resourceLimits: LIMITS });
       } catch (err) {
         if (i === 0) throw err;
         break; // fewer workers than asked for

@@ -14,9 +14,10 @@ import type { Opened } from './decrypt.js';
 import { mapInTurns } from './paging.js';
 
 /**
- * Rows with a ciphertext opened on this thread before the rest of a list (when more pages follow)
- * goes to worker threads: starting them costs about what opening a few hundred rows here does
- * (docs/performance.md, "Long lists"), so a list of ten pages or fewer never starts one.
+ * Rows with a ciphertext opened on this thread before worker threads are started for the rest of
+ * a list (when more pages follow): a list of ten pages or fewer never starts one. Pages are still
+ * opened here until a worker is ready, so a list that ends soon after pays only their start-up
+ * on the other cores (docs/performance.md, "Long lists").
  */
 export const WORKERS_AFTER = 1000;
 /** Workers at most, however many CPUs: the main thread pages and writes meanwhile. */
@@ -27,7 +28,7 @@ export interface OpenerOptions {
   memo: boolean;
   /** The decryption key, for the workers (the reader's own, loaded once). */
   key: () => Promise<DecryptionKey | undefined>;
-  /** Told once, when the workers are started (--verbose). */
+  /** Told once, at the end, how many ciphertexts each thread opened, when workers were started (--verbose). */
   trace?: ((line: string) => void) | undefined;
 }
 
@@ -37,7 +38,7 @@ export class TransferOpener {
   /** Rows with a ciphertext opened so far (on any thread). */
   private seen = 0;
   private pool: OpenPool | undefined;
-  private started = false;
+  private starting: Promise<void> | undefined;
   private closed = false;
   /** Ciphertexts opened on this thread (tests count them; the workers' are in perWorker). */
   onThisThread = 0;
@@ -62,11 +63,9 @@ export class TransferOpener {
    * this one (a list that ends here never starts workers).
    */
   async open(items: readonly Transfer[], more: boolean | undefined): Promise<Opened[]> {
-    if (!this.started && more && this.seen >= WORKERS_AFTER) {
-      this.started = true;
-      await this.startPool();
-    }
+    if (!this.starting && more && this.seen >= WORKERS_AFTER) this.starting = this.startPool();
     for (const t of items) if (this.sealed(t)) this.seen++;
+    // Until a worker is ready (tens of milliseconds after the start), pages are opened here.
     if (this.pool?.ready) return this.viaPool(this.pool, items);
     return mapInTurns(items, (t) => ({ amount: this.amountHere(t) ?? null, memo: this.memoHere(t) ?? null }));
   }
@@ -74,7 +73,16 @@ export class TransferOpener {
   /** Ends the workers (a listing that stops early, or fails, too). */
   async close(): Promise<void> {
     this.closed = true;
-    await this.pool?.close();
+    await this.starting;
+    const pool = this.pool;
+    if (!pool) return;
+    // Started, so let them finish starting (a worker that fails to is told, not cut short).
+    const ready = await pool.whenReady();
+    const onWorkers = pool.given.reduce((a, b) => a + b, 0);
+    await pool.close();
+    this.opts.trace?.(ready
+      ? `opened ${this.onThisThread} ciphertexts on this thread and ${onWorkers} on ${pool.given.length} worker threads`
+      : `opened every ciphertext on this thread: the worker threads did not start`);
   }
 
   private sealed(t: Transfer): boolean {
@@ -121,15 +129,14 @@ export class TransferOpener {
     });
   }
 
-  /** Starts the workers and waits until they are ready (tens of milliseconds, once): none on a single CPU. */
+  /** Starts the workers (none on a single CPU); pages go to them once one is ready. */
   private async startPool(): Promise<void> {
     try {
       const size = Math.min(process.getBuiltinModule('node:os').availableParallelism(), MAX_WORKERS);
       if (size < 2) return; // one CPU: a worker would only take turns with this thread
       const [key, { OpenPool }] = await Promise.all([this.opts.key(), import('../../crypto/open-pool.js')]);
-      if (!key) return;
+      if (!key || this.closed) return;
       this.pool = OpenPool.start({ key: key.keyObject, publicKey: key.publicKey, size });
-      if (this.pool && (await this.pool.whenReady())) this.opts.trace?.(`opening amounts on ${this.pool.given.length} worker threads (after ${this.seen} rows on this one)`);
     } catch {
       // No workers: every row is opened on this thread, as for a short list.
     }
