@@ -1,7 +1,9 @@
 // The worker threads that open ciphertexts for long lists (src/crypto/open-pool.ts): they repeat
 // ciphertext.ts's opening, so their answers are held to decrypt()'s, ciphertext by ciphertext,
 // for good ones and every kind of bad one, in the order given.
-import { afterEach, describe, expect, it } from 'vitest';
+import { KeyObject } from 'node:crypto';
+import type { Worker, WorkerOptions } from 'node:worker_threads';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CiphertextError, contexts, decrypt, encryptTo } from '../../src/crypto/ciphertext.js';
 import { OpenPool, REDO, type OpenResult } from '../../src/crypto/open-pool.js';
 import { generateViewingKey, parseDecryptionKey } from '../../src/crypto/viewing-key.js';
@@ -28,9 +30,28 @@ function here(ciphertext: string, context: string): OpenResult {
 
 let pool: OpenPool | undefined;
 afterEach(async () => {
+  vi.restoreAllMocks();
   await pool?.close();
   pool = undefined;
 });
+
+/** Records every Worker the pool makes (the real one, through process.getBuiltinModule), its source and options. */
+function recordWorkers(): Array<{ worker: Worker; source: string; options: WorkerOptions; exited: Promise<number> }> {
+  const made: Array<{ worker: Worker; source: string; options: WorkerOptions; exited: Promise<number> }> = [];
+  const real = process.getBuiltinModule.bind(process);
+  vi.spyOn(process, 'getBuiltinModule').mockImplementation(((id: string) => {
+    const mod = real(id as 'node:worker_threads');
+    if (id !== 'node:worker_threads') return mod;
+    class Recorded extends mod.Worker {
+      constructor(source: string | URL, options: WorkerOptions = {}) {
+        super(source, options);
+        made.push({ worker: this, source: String(source), options, exited: new Promise((resolve) => this.once('exit', resolve)) });
+      }
+    }
+    return { ...mod, Worker: Recorded };
+  }) as typeof process.getBuiltinModule);
+  return made;
+}
 
 function started(size: number): OpenPool {
   const p = OpenPool.start({ key: key.keyObject, publicKey: key.publicKey, size });
@@ -82,4 +103,37 @@ describe('OpenPool', () => {
     expect(p.ready).toBe(false);
     expect(await p.open(pairs.slice(0, 3))).toEqual([REDO, REDO, REDO]);
   });
+
+  it('the key reaches a worker only as the KeyObject in workerData: never in its argv, execArgv, environment (empty) or source', async () => {
+    const made = recordWorkers();
+    const p = started(2);
+    expect(await p.whenReady()).toBe(true);
+    expect(made).toHaveLength(2);
+    // Every spelling of the secret a worker could be handed as text.
+    const secret = key.secret;
+    const spellings = [mine.decryptionKey, secret.toString('base64url'), secret.toString('base64'), secret.toString('hex')];
+    for (const { source, options } of made) {
+      expect(options.argv).toBeUndefined();
+      expect(options.execArgv).toBeUndefined();
+      expect(options.env).toEqual({});
+      const data = options.workerData as { key: unknown; publicKey: unknown };
+      expect(Object.keys(data).sort()).toEqual(['key', 'publicKey']);
+      expect(data.key).toBeInstanceOf(KeyObject);
+      expect(data.key).toBe(key.keyObject);
+      const text = JSON.stringify({ source, argv: options.argv, execArgv: options.execArgv, env: options.env, publicKey: data.publicKey });
+      for (const s of spellings) expect(text).not.toContain(s);
+    }
+  });
+
+  it('close() ends every worker, also with work owed', async () => {
+    const made = recordWorkers();
+    const p = started(2);
+    await p.whenReady();
+    const owed = p.open(Array.from({ length: 400 }, (_, i) => [encryptTo(mine.publicKey, `${i}`, ctx(i)), ctx(i)] as [string, string]));
+    await p.close();
+    await owed;
+    expect(await Promise.all(made.map((m) => m.exited))).toHaveLength(2);
+    for (const { worker } of made) expect(worker.threadId).toBe(-1);
+  });
 });
+

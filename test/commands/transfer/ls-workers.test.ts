@@ -12,7 +12,7 @@ import { contexts, encryptTo } from '../../../src/crypto/ciphertext.js';
 import { OpenPool } from '../../../src/crypto/open-pool.js';
 import { generateViewingKey } from '../../../src/crypto/viewing-key.js';
 import { svcIn } from '../../helpers/cli.js';
-import { startScriptedServer, UNKNOWN_TEST_KEY, type ScriptedServer } from '../../helpers/scripted-server.js';
+import { ERROR, startScriptedServer, UNKNOWN_TEST_KEY, type ScriptedServer } from '../../helpers/scripted-server.js';
 
 const CONFIG = mkdtempSync(join(tmpdir(), 'svc-e2e-ls-workers-'));
 afterAll(() => rmSync(CONFIG, { recursive: true, force: true }));
@@ -77,12 +77,14 @@ const envFor = (s: ScriptedServer) => ({ SVC_CONFIG_DIR: CONFIG, SVC_API_KEY: UN
  */
 async function listed(server: ScriptedServer, args: string[], alone = false, at = -1) {
   const closed = vi.spyOn(TransferOpener.prototype, 'close');
+  const poolClosed = vi.spyOn(OpenPool.prototype, 'close');
   const start = OpenPool.start.bind(OpenPool);
+  let pool: OpenPool | undefined;
   let started!: (pool: OpenPool | undefined) => void;
   holdAt = at < 0 ? -1 : at + 100;
   poolReady = new Promise<OpenPool | undefined>((resolve) => (started = resolve)).then((pool) => pool?.whenReady());
   vi.spyOn(OpenPool, 'start').mockImplementation((opts) => {
-    const pool = alone ? undefined : start(opts);
+    pool = alone ? undefined : start(opts);
     started(pool);
     return pool;
   });
@@ -90,8 +92,10 @@ async function listed(server: ScriptedServer, args: string[], alone = false, at 
   holdAt = -1;
   const opener = closed.mock.contexts[0] as TransferOpener | undefined;
   const counts = { here: opener?.onThisThread, perWorker: opener?.perWorker ?? [] };
+  // Whether the workers were ended by the time the command returned: closed once, none ready.
+  const ended = pool ? poolClosed.mock.calls.length === 1 && !pool.ready : undefined;
   vi.restoreAllMocks();
-  return { ...r, ...counts };
+  return { ...r, ...counts, ended };
 }
 
 /** Ciphertexts the listing opens among rows [from, to): amounts, and memos with --decrypt. */
@@ -125,6 +129,7 @@ describe.skipIf(WORKERS < 2)('a long list opened on worker threads', () => {
     const alone = await listed(server, args, true);
     expect([spread.code, alone.code], spread.stderr + alone.stderr).toEqual([0, 0]);
     expect(spread.stdout).toBe(alone.stdout);
+    expect([spread.ended, alone.ended]).toEqual([true, undefined]);
 
     // The page the workers were started on was opened here, and every page after it on them.
     expect(spread.here).toBe(ciphertexts(rows, 0, at + 100, true));
@@ -211,6 +216,7 @@ describe.skipIf(WORKERS < 2)('a ciphertext that fails in a worker fails as it do
         expect(spread.stderr.trimEnd().split('\n')).toHaveLength(1);
         expect(spread.stdout.match(/"transfer_id"/g)).toHaveLength(1300);
         expect([first.code, first.stderr]).toEqual([spread.code, spread.stderr]);
+        expect(spread.ended).toBe(true);
       } finally {
         await late.close();
         await early.close();
@@ -218,3 +224,34 @@ describe.skipIf(WORKERS < 2)('a ciphertext that fails in a worker fails as it do
     });
   }
 });
+
+describe.skipIf(WORKERS < 2)('a page that fails after the workers started', () => {
+  it('fails as it does with every row on the main thread, with the rows before it written, and ends the workers', async () => {
+    const rows = Array.from({ length: TOTAL }, (_, i) => transferAt(i, new Map()));
+    const at = threshold(rows, true);
+    const failAt = at + 300; // two pages after the workers took over
+    const server = await startScriptedServer(async (req) => {
+      if (req.url === '/v1/accounts/me') return { status: 200, body: ACCOUNT };
+      const q = new URL(req.url, 'http://x').searchParams;
+      const offset = Number(q.get('offset') ?? 0);
+      const limit = Number(q.get('limit') ?? 20);
+      if (offset === holdAt) await poolReady;
+      if (offset === failAt) return { status: 403, body: ERROR('forbidden', 'this key may not list transfers any more') };
+      return { status: 200, body: { transfers: rows.slice(offset, offset + limit), limit, offset, has_more: offset + limit < rows.length } };
+    });
+    try {
+      const args = ['--json', 'transfer', 'ls', '--all', '--decrypt'];
+      const spread = await listed(server, args, false, at);
+      const alone = await listed(server, args, true);
+      expect(spread.perWorker.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+      expect(spread.code).toBe(3);
+      expect((JSON.parse(spread.stderr) as { error: { code: string } }).error.code).toBe('forbidden');
+      expect([spread.code, spread.stderr, spread.stdout]).toEqual([alone.code, alone.stderr, alone.stdout]);
+      expect(spread.stdout.match(/"transfer_id"/g)).toHaveLength(failAt);
+      expect(spread.ended).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
