@@ -5,10 +5,10 @@
 // (e.g. "balance|acct_1|USDG|7"), so a ciphertext cannot be passed off as another one.
 import type { KeyObject } from 'node:crypto';
 import { pooledRandomBytes } from './random-pool.js';
-import { generateEphemeralKeyPair, privateKeyObject, sharedSecret, type EphemeralKeyPair } from './x25519.js';
+import { generateEphemeralKeyPair, privateKeyObject, sharedSecret, sharedSecretOnce, type EphemeralKeyPair } from './x25519.js';
 
 // node:crypto through getBuiltinModule: an ESM import of it builds a module facade first (~0.7 ms).
-const { createCipheriv, createDecipheriv, hkdfSync } = process.getBuiltinModule('node:crypto');
+const { createCipheriv, createDecipheriv, createHmac } = process.getBuiltinModule('node:crypto');
 
 const VERSION = 1;
 const HEADER_LEN = 1 + 32 + 12;
@@ -46,9 +46,17 @@ function aad(header: Buffer, context: string): Buffer {
 }
 
 const VERSION_BYTE = Buffer.from([VERSION]);
+const FIRST_BLOCK = Buffer.from([1]);
 
+/**
+ * HKDF-SHA256 (RFC 5869) of the shared secret, salt = ephemeral || recipient, info INFO, 32
+ * bytes: one block of output, so extract and expand are one HMAC each, PRK = HMAC(salt, shared)
+ * and OKM = HMAC(PRK, info || 0x01). The same bytes as hkdfSync at about half its cost (it
+ * wraps the secret in a KeyObject and runs a job per call), which a long list pays per row.
+ */
 function contentKeyFrom(shared: Buffer, ephemeral: Uint8Array, recipient: Uint8Array): Buffer {
-  return Buffer.from(hkdfSync('sha256', shared, Buffer.concat([ephemeral, recipient]), INFO, 32));
+  const prk = createHmac('sha256', Buffer.concat([ephemeral, recipient])).update(shared).digest();
+  return createHmac('sha256', prk).update(INFO).update(FIRST_BLOCK).digest();
 }
 
 /** An ephemeral key pair for encryptTo: generating one is most of an encryption's cost. */
@@ -95,14 +103,20 @@ export function encryptTo(recipientPublicKey: Uint8Array, plaintext: string, con
  * ciphertext (every ciphertext has its own ephemeral key). This is what a decryption proof carries.
  */
 export function deriveContentKey(secret: Uint8Array | KeyObject, recipientPublicKey: Uint8Array, ciphertext: string): Buffer {
-  const env = split(ciphertext);
+  return contentKeyOf(secret, recipientPublicKey, split(ciphertext));
+}
+
+function contentKeyOf(secret: Uint8Array | KeyObject, recipientPublicKey: Uint8Array, env: Envelope): Buffer {
   const privateKey = secret instanceof Uint8Array ? privateKeyObject(secret, recipientPublicKey) : secret;
-  return contentKeyFrom(sharedSecret(privateKey, env.ephemeral), env.ephemeral, recipientPublicKey);
+  return contentKeyFrom(sharedSecretOnce(privateKey, env.ephemeral), env.ephemeral, recipientPublicKey);
 }
 
 /** Opens a ciphertext with its content key; throws CiphertextError when anything does not match. */
 export function openWithContentKey(contentKey: Uint8Array, ciphertext: string, context: string): string {
-  const env = split(ciphertext);
+  return openEnvelope(contentKey, split(ciphertext), context);
+}
+
+function openEnvelope(contentKey: Uint8Array, env: Envelope, context: string): string {
   if (contentKey.length !== 32) throw new CiphertextError('content key must be 32 bytes');
   try {
     const decipher = createDecipheriv('aes-256-gcm', contentKey, env.nonce);
@@ -116,7 +130,8 @@ export function openWithContentKey(contentKey: Uint8Array, ciphertext: string, c
 
 /** Decrypts with the viewing secret (what the tool does locally). */
 export function decrypt(secret: Uint8Array | KeyObject, recipientPublicKey: Uint8Array, ciphertext: string, context: string): string {
-  return openWithContentKey(deriveContentKey(secret, recipientPublicKey, ciphertext), ciphertext, context);
+  const env = split(ciphertext); // once: decoding it is a tenth of the cost
+  return openEnvelope(contentKeyOf(secret, recipientPublicKey, env), env, context);
 }
 
 /** Contexts: what a ciphertext is about. Changing any part makes it fail to open. */

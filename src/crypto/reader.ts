@@ -38,7 +38,17 @@ export class LocalReader {
 
   transferAmount(transferId: string, asset: string, ciphertext: string | undefined): string | undefined {
     const units = this.open(ciphertext, contexts.transferAmount(transferId, this.accountId));
-    return units === undefined ? undefined : formatUnits(BigInt(units), asset);
+    return units === undefined ? undefined : this.amountOf(units, asset);
+  }
+
+  /** A transfer amount's plaintext (minor units) as transferAmount() shows it: for one opened elsewhere (open-pool.ts). */
+  amountOf(units: string, asset: string): string {
+    return formatUnits(BigInt(units), asset);
+  }
+
+  /** What a transfer's amount and memo ciphertexts are sealed to (to open them elsewhere: open-pool.ts). */
+  transferContexts(transferId: string): { amount: string; memo: string } {
+    return { amount: contexts.transferAmount(transferId, this.accountId), memo: contexts.transferMemo(transferId, this.accountId) };
   }
 
   transferMemo(transferId: string, ciphertext: string | undefined): string | undefined {

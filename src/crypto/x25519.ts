@@ -87,3 +87,12 @@ export function generateEphemeralKeyPair(): EphemeralKeyPair {
 export function sharedSecret(privateKey: KeyObject, publicKey: Uint8Array): Buffer {
   return diffieHellman({ privateKey, publicKey: publicKeyObject(publicKey) });
 }
+
+/**
+ * sharedSecret with a public key used once (a ciphertext's ephemeral key, when decrypting): not
+ * kept in the cache of recipients' keys, where it would only push a recipient out.
+ */
+export function sharedSecretOnce(privateKey: KeyObject, publicKey: Uint8Array): Buffer {
+  const x = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString('base64url');
+  return diffieHellman({ privateKey, publicKey: createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x }, format: 'jwk' }) });
+}

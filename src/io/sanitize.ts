@@ -52,5 +52,9 @@ export function isSafe(text: string): boolean {
  * and holds no raw control or format character.
  */
 export function safeJson(value: unknown, indent?: number): string {
-  return JSON.stringify(value, null, indent).replace(UNSAFE_IN_JSON, (c) => [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''));
+  const text = JSON.stringify(value, null, indent);
+  // Every character UNSAFE_IN_JSON matches is DEL or beyond ASCII: a text of one byte per
+  // character without DEL has none (native checks; the Unicode regex costs more per call).
+  if (Buffer.byteLength(text, 'utf8') === text.length && !text.includes('\x7f')) return text;
+  return text.replace(UNSAFE_IN_JSON, (c) => [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''));
 }

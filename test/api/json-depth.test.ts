@@ -2,7 +2,7 @@
 // what they do to an error body (src/api/errors.ts; issue 21).
 import { describe, expect, it } from 'vitest';
 import { apiErrorFromBody } from '../../src/api/errors.js';
-import { cutDeeperThan, MAX_NESTING, nestingDepth } from '../../src/api/json-depth.js';
+import { cutDeeperThan, MAX_NESTING, nestingDepth, nestsDeeperThan } from '../../src/api/json-depth.js';
 
 const deep = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
 
@@ -13,6 +13,20 @@ describe('nestingDepth and cutDeeperThan', () => {
     expect(cutDeeperThan('{"a":[1,{"b":"]\\"}"}]}', 2)).toBe('{"a":[1,null]}');
     expect(JSON.parse(cutDeeperThan(`{"e":{"code":"x","more":${deep(100_000)}},"z":1}`, 2))).toEqual({ e: { code: 'x', more: null }, z: 1 });
     expect(cutDeeperThan('[1,2]', 3)).toBe('[1,2]');
+  });
+});
+
+describe('nestsDeeperThan (a count of brackets first, the exact scan only past it)', () => {
+  it('agrees with nestingDepth, brackets in strings or not, on either side of the limit', () => {
+    const texts = [
+      '[]', '{"a":1}', deep(3), deep(4), `[${deep(3)},${deep(3)},${deep(3)}]`, // many brackets, shallow
+      '{"a":"[[[[[[[[","b":{"c":"{{{{{{"}}', '["\\"[[[[[[", {"x":[[[]]]}]', `{"k":"${'['.repeat(50)}","v":${deep(4)}}`,
+    ];
+    for (const text of texts) {
+      for (const max of [0, 1, 2, 3, 4, 5, 8]) expect(nestsDeeperThan(text, max), `${text} ${max}`).toBe(nestingDepth(text) > max);
+    }
+    expect(nestsDeeperThan(deep(MAX_NESTING), MAX_NESTING)).toBe(false);
+    expect(nestsDeeperThan(deep(MAX_NESTING + 1), MAX_NESTING)).toBe(true);
   });
 });
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   encodeDecryptionKey, generateViewingKey, parseDecryptionKey, parseViewingPublicKey,
 } from '../../src/crypto/viewing-key.js';
-import { contexts, decrypt, deriveContentKey, encryptTo, openWithContentKey, CiphertextError } from '../../src/crypto/ciphertext.js';
+import { createPublicKey, diffieHellman, hkdfSync } from 'node:crypto';
+import { CONTENT_KEY_INFO, contexts, decrypt, deriveContentKey, encryptTo, openWithContentKey, CiphertextError } from '../../src/crypto/ciphertext.js';
 import { buildProof, parseProof, verifyProof, ProofError, type BalanceCiphertext } from '../../src/crypto/proof.js';
 
 const alice = generateViewingKey('test');
@@ -73,6 +74,16 @@ describe('ciphertexts', () => {
       expect(() => decrypt(aliceKey.secret, aliceKey.publicKey, t.toString('base64url'), ctx)).toThrow(CiphertextError);
     }
     expect(() => decrypt(aliceKey.secret, aliceKey.publicKey, 'AAAA', ctx)).toThrow(/too short/);
+  });
+  it('the content key is HKDF-SHA256 of the X25519 secret (salt: ephemeral || recipient), as hkdfSync computes it', () => {
+    for (let i = 0; i < 20; i++) {
+      const c = encryptTo(alice.publicKey, '1', ctx);
+      const ephemeral = Buffer.from(c, 'base64url').subarray(1, 33);
+      const peer = createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: ephemeral.toString('base64url') }, format: 'jwk' });
+      const shared = diffieHellman({ privateKey: aliceKey.keyObject, publicKey: peer });
+      const expected = Buffer.from(hkdfSync('sha256', shared, Buffer.concat([ephemeral, alice.publicKey]), CONTENT_KEY_INFO, 32));
+      expect(deriveContentKey(aliceKey.secret, aliceKey.publicKey, c).equals(expected)).toBe(true);
+    }
   });
   it('content key opens exactly its own ciphertext', () => {
     const c1 = encryptTo(alice.publicKey, '1', ctx);

@@ -5,7 +5,7 @@
 // installed tool on that Node (.ci/run does so for Node 22 and 24); packing stays on this one.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSandboxProcess, type SandboxProcess } from '../helpers/spawn-sandbox.mjs';
@@ -148,4 +148,34 @@ describe(`the packed and installed tool (on Node ${NODE_VERSION})`, () => {
     expect(dir).toMatch(new RegExp(`^${nodeVersion}(-liftoff)?$`)); // -liftoff: Node 20, where bin/svc.js sets that V8 flag
     expect(readdirSync(join(root, build, dir!))).toContain('svc.cjs');
   });
+
+  it('a long list decrypted on worker threads (their code runs from the installed files alone)', async () => {
+    sandbox = await spawnSandboxProcess(svc, ['sandbox', 'start', '--port', '0', '--ephemeral'], env, { node: null });
+    // Past WORKERS_AFTER (1,000) rows with more pages to come: 1,150 transfers of one minor unit.
+    const { apiKey } = (JSON.parse(readFileSync(join(env.SVC_CONFIG_DIR, 'config.json'), 'utf8')) as { profiles: { sandbox: { apiKey: string } } }).profiles.sandbox;
+    const TOTAL = 1150;
+    let next = 0;
+    const post = async () => {
+      while (next < TOTAL) {
+        const i = next++;
+        const res = await fetch(`${sandbox!.url}/v1/transfers`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'idempotency-key': `install-list-${i}` },
+          body: JSON.stringify({ to: '@acme', amount: '0.000001' }),
+        });
+        expect(res.status).toBe(201);
+        await res.arrayBuffer();
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, post));
+    const r = spawnSync(svc, ['--verbose', '--json', 'transfer', 'ls', '--all', '--decrypt'], { encoding: 'utf8', env, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
+    expect(r.status, r.stderr.split('\n').filter((l) => !/^[<>]/.test(l)).join('\n')).toBe(0);
+    const list = JSON.parse(r.stdout) as Array<{ amount?: string }>;
+    expect(list.filter((t) => t.amount === '0.000001')).toHaveLength(TOTAL);
+    // Started past 1,000 rows, and ready (their code ran) before the list ended: a listing that
+    // started workers waits for them to be ready or failed before it ends.
+    if (availableParallelism() >= 2) expect(r.stderr).toMatch(/^opened \d+ ciphertexts on this thread and \d+ on \d+ worker threads$/m);
+    expect(await sandbox.stop()).toBe(0);
+    sandbox = undefined;
+  }, 120_000);
 });

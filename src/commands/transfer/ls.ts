@@ -4,8 +4,6 @@
 // or --decrypt pays for decryption.
 import type { Needs } from '../../runtime/factory.js';
 import type { Transfer } from '../../api/schemas.js';
-import type { LocalReader } from '../../crypto/reader.js';
-import { DEFAULT_ASSET } from '../../domain/assets.js';
 import { OFFSET_MAX, PAGE_LIMIT_MAX, parseWholeNumber, wholeNumberRule } from '../../domain/paging.js';
 import { parseTimestamp, TIMESTAMP_RULE } from '../../domain/timestamp.js';
 import { UsageError } from '../../errors.js';
@@ -13,10 +11,13 @@ import { addressDisplay } from '../../io/addresses.js';
 import { palette } from '../../io/colors.js';
 import { ListWriter, outputMode } from '../../io/render.js';
 import { TransferPageAnswer } from './page-answer.js';
-import { mapInTurns, transferPages } from './paging.js';
+import { rowsAhead, transferPages, type Page } from './paging.js';
+import { TransferOpener } from './page-opener.js';
 import { drainOrClose } from '../../runtime/pages.js';
 import { TRANSFER_STATUSES, transferColumns } from './columns.js';
 import { withOpened, type Opened } from './decrypt.js';
+
+const NOT_OPENED: Opened = { amount: null, memo: null };
 
 export interface LsOptions {
   status?: string;
@@ -70,7 +71,7 @@ export function planList(opts: LsOptions): LsPlan {
   return plan;
 }
 
-export async function listTransfers(ctx: Needs<'client' | 'globals' | 'io' | 'json' | 'reader' | 'serviceClock'>, opts: LsOptions): Promise<void> {
+export async function listTransfers(ctx: Needs<'client' | 'decryptionKey' | 'globals' | 'io' | 'json' | 'reader' | 'serviceClock'>, opts: LsOptions): Promise<void> {
   // JSON Lines is machine output like --json: failures are reported as one JSON object too.
   if (opts.jsonl) ctx.globals.json = true;
   const plan = planList(opts);
@@ -84,13 +85,9 @@ export async function listTransfers(ctx: Needs<'client' | 'globals' | 'io' | 'js
   const opens = mode !== 'json' ? { memo: false } : opts.decrypt ? { memo: true } : undefined;
   // The key (and the account lookup it needs) is loaded once, when a row first carries a
   // ciphertext to open; undefined once loaded means there is no decryption key.
-  let reader: LocalReader | undefined;
+  let opener: TransferOpener | undefined;
   let readerLoaded = false;
   const needsReader = (t: Transfer) => Boolean(t.amount_ciphertext || (opens?.memo && t.memo_ciphertext));
-  const opened = (t: Transfer): Opened => ({
-    amount: (reader && t.amount_ciphertext ? reader.transferAmount(t.transfer_id, t.asset ?? DEFAULT_ASSET, t.amount_ciphertext) : undefined) ?? null,
-    memo: (opens?.memo && reader && t.memo_ciphertext ? reader.transferMemo(t.transfer_id, t.memo_ciphertext) : undefined) ?? null,
-  });
   // A reader that stops early (`svc transfer ls --all | head`) closes the pipe: stop paging
   // quietly instead of crashing on EPIPE.
   let readerGone = false;
@@ -109,23 +106,33 @@ export async function listTransfers(ctx: Needs<'client' | 'globals' | 'io' | 'js
     // Before the next page is requested, so requests never overlap.
     prepare: async (items) => {
       if (opens && !readerLoaded && items.some(needsReader)) {
-        reader = await ctx.reader();
+        const reader = await ctx.reader();
         readerLoaded = true;
+        if (reader) opener = new TransferOpener(reader, { memo: opens.memo, key: () => ctx.decryptionKey(), trace: ctx.globals.verbose ? (line) => ctx.io.err(`${line}\n`) : undefined });
       }
     },
   });
   // Where the last page ended and whether more follow (for the hint), not the page itself.
   let next = 0;
   let more: boolean | undefined;
-  for await (const page of pages) {
-    next = page.offset + page.items.length;
-    more = page.more;
-    // Without a key to open anything, rows are cheap: no turns needed.
-    const row = (t: Transfer) => withOpened(t, opened(t), mode, true);
-    writer.write(!opens ? page.items : reader ? await mapInTurns(page.items, row) : page.items.map(row));
-    // Respect back-pressure so a slow reader never makes us buffer pages in memory.
-    if (ctx.io.stdout.writableNeedDrain && !readerGone) await drainOrClose(ctx.io.stdout);
-    if (readerGone) return;
+  // Without a key to open anything, rows are cheap: made as they come. With one, they are opened
+  // on this thread in turns (mapInTurns) or, for a long list, on worker threads a page ahead.
+  const rowsOf = async (page: Page): Promise<Transfer[]> => {
+    if (!opener) return !opens ? page.items : page.items.map((t) => withOpened(t, NOT_OPENED, mode, true));
+    const opened = await opener.open(page.items, page.more);
+    return page.items.map((t, i) => withOpened(t, opened[i]!, mode, true));
+  };
+  try {
+    for await (const { page, rows } of rowsAhead(pages, rowsOf, () => Boolean(opener?.parallel))) {
+      next = page.offset + page.items.length;
+      more = page.more;
+      writer.write(rows);
+      // Respect back-pressure so a slow reader never makes us buffer pages in memory.
+      if (ctx.io.stdout.writableNeedDrain && !readerGone) await drainOrClose(ctx.io.stdout);
+      if (readerGone) return;
+    }
+  } finally {
+    await opener?.close();
   }
   writer.end(plan.filters.status || plan.filters.from || plan.filters.to || plan.offset ? 'No transfers match these filters.' : 'No transfers yet. Send one: svc transfer send @handle 1.00');
   if (!plan.all && more && mode === 'table') {

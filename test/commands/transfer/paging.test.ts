@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { TransferSchema, type Transfer } from '../../../src/api/schemas.js';
 import { isPlainTransfer, TransferPageAnswer, type TransferPage } from '../../../src/commands/transfer/page-answer.js';
-import { mapInTurns, ROWS_PER_TURN, transferPages, type Page } from '../../../src/commands/transfer/paging.js';
+import { mapInTurns, rowsAhead, ROWS_PER_TURN, transferPages, type Page } from '../../../src/commands/transfer/paging.js';
 import { ListWriter } from '../../../src/io/render.js';
 import { createStreams } from '../../../src/io/streams.js';
 
@@ -131,6 +131,102 @@ describe('transferPages: one page ahead', () => {
     await first;
     f.calls[1]!.resolve(page(0, 2, true));
     await expect(it.next()).rejects.toThrow(/ignored the page offset/);
+  });
+});
+
+describe('rowsAhead: rows made elsewhere, one page ahead', () => {
+  /** Rows the test makes by hand: one deferred promise per page, in the order asked for. */
+  function scriptedRows() {
+    const asked: Array<{ offset: number; resolve: (rows: string[]) => void; reject: (e: unknown) => void }> = [];
+    const rowsOf = (p: Page) => new Promise<string[]>((resolve, reject) => void asked.push({ offset: p.offset, resolve, reject }));
+    return { asked, rowsOf, offsets: () => asked.map((a) => a.offset) };
+  }
+
+  it('while ahead() is false, a page is yielded before the next is taken: as pagesAhead alone', async () => {
+    const f = scriptedFetch();
+    const r = scriptedRows();
+    const it = rowsAhead(transferPages({ fetch: f.fetch, offset: 0, all: true, limit: 2 }), r.rowsOf, () => false);
+    const first = it.next();
+    await settle();
+    f.calls[0]!.resolve(page(0, 2, true));
+    await settle();
+    expect(r.offsets()).toEqual([0]);
+    r.asked[0]!.resolve(['a', 'b']);
+    expect((await first).value).toMatchObject({ page: { offset: 0 }, rows: ['a', 'b'] });
+    // Page 2 is asked of the service (pagesAhead), but its rows are not started.
+    f.calls[1]!.resolve(page(2, 1, false));
+    await settle();
+    expect(r.offsets()).toEqual([0]);
+    const second = it.next();
+    await settle();
+    r.asked[1]!.resolve(['c']);
+    expect((await second).value).toMatchObject({ page: { offset: 2 }, rows: ['c'] });
+    expect((await it.next()).done).toBe(true);
+  });
+
+  it('once ahead() is true, the rows of page n+1 are started before page n is yielded; the order holds whichever finishes first', async () => {
+    const f = scriptedFetch();
+    const r = scriptedRows();
+    const it = rowsAhead(transferPages({ fetch: f.fetch, offset: 0, all: true, limit: 2 }), r.rowsOf, () => true);
+    const first = it.next();
+    await settle();
+    f.calls[0]!.resolve(page(0, 2, true));
+    await settle();
+    f.calls[1]!.resolve(page(2, 2, true));
+    await settle();
+    // Both pages' rows are under way before page 1 is yielded; page 3 is the one request in flight.
+    expect(r.offsets()).toEqual([0, 2]);
+    expect(f.offsets()).toEqual([0, 2, 4]);
+    r.asked[1]!.resolve(['c', 'd']); // page 2's rows come back first
+    r.asked[0]!.resolve(['a', 'b']);
+    expect((await first).value).toMatchObject({ page: { offset: 0 }, rows: ['a', 'b'] });
+    f.calls[2]!.resolve(page(4, 1, false));
+    const second = await it.next();
+    expect(second.value).toMatchObject({ page: { offset: 2 }, rows: ['c', 'd'] });
+    const third = it.next();
+    await settle();
+    r.asked[2]!.resolve(['e']);
+    expect((await third).value).toMatchObject({ page: { offset: 4 }, rows: ['e'] });
+    expect((await it.next()).done).toBe(true);
+    expect(f.offsets()).toEqual([0, 2, 4]);
+  });
+
+  it('a page that fails to come is thrown after the page held ahead has been yielded; a failed row job is thrown in its turn, never unhandled', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown) => unhandled.push(e);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const f = scriptedFetch();
+      const r = scriptedRows();
+      const it = rowsAhead(transferPages({ fetch: f.fetch, offset: 0, all: true, limit: 2 }), r.rowsOf, () => true);
+      const first = it.next();
+      await settle();
+      f.calls[0]!.resolve(page(0, 2, true));
+      await settle();
+      f.calls[1]!.reject(new Error('403 forbidden'));
+      await settle();
+      r.asked[0]!.resolve(['a', 'b']);
+      expect((await first).value).toMatchObject({ page: { offset: 0 }, rows: ['a', 'b'] });
+      await expect(it.next()).rejects.toThrow('403 forbidden');
+
+      const g = scriptedFetch();
+      const s2 = scriptedRows();
+      const it2 = rowsAhead(transferPages({ fetch: g.fetch, offset: 0, all: true, limit: 2 }), s2.rowsOf, () => true);
+      const one = it2.next();
+      await settle();
+      g.calls[0]!.resolve(page(0, 2, true));
+      await settle();
+      g.calls[1]!.resolve(page(2, 2, false));
+      await settle();
+      s2.asked[1]!.reject(new Error('row 3 failed')); // the page held ahead fails first
+      await settle();
+      expect(unhandled).toEqual([]);
+      s2.asked[0]!.resolve(['a', 'b']);
+      expect((await one).value).toMatchObject({ rows: ['a', 'b'] });
+      await expect(it2.next()).rejects.toThrow('row 3 failed');
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
   });
 });
 
