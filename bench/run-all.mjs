@@ -1,5 +1,5 @@
 // Runs every benchmark in turn and writes what they measured to bench/results.md (the figures
-// the README quotes). Not part of the test run: `npm run bench`. BENCH_ONLY=startup,levers runs a subset.
+// the README quotes). Not part of the test run: `npm run bench`. BENCH_ONLY=startup,levers runs a subset; BENCH_SUITE=1 also times the test suite (suite.mjs).
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { aimRows, aimsConsole, aimsTable, appendRun, previousRun, withReadmeTable } from './aims.mjs';
 
-const SCRIPTS = ['startup', 'keyring', 'installed', 'snapshot', 'levers', 'sandbox-post', 'sandbox-pages', 'list-all', 'list-heap', 'batch', 'send-journal', 'crypto', 'webhooks', 'webhook-limits', 'proxy-timeout'];
+const SCRIPTS = ['startup', 'keyring', 'installed', 'snapshot', 'levers', 'sandbox-post', 'sandbox-pages', 'list-all', 'list-heap', 'batch', 'send-journal', 'crypto', 'webhooks', 'webhook-limits', 'proxy-timeout', 'suite'];
 const only = process.env.BENCH_ONLY?.split(',');
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-results-'));
 const results = join(dir, 'results.jsonl');

@@ -72,8 +72,14 @@ describe.skipIf(!hasTmux())('status lines stay one row at 40 and 80 columns (tmu
    * prose does), then the status line, one row within the width. Returns both.
    */
   async function screen(term: TmuxSession, width: number, messages: number): Promise<{ status: string; above: string[] }> {
-    const lines = (await term.capture()).split('\n'); // what was printed: rows the terminal wrapped are joined
-    const rows = (await term.capture({ rows: true })).split('\n'); // as the terminal shows them
+    // Two captures of a running spinner: a frame drawn between them differs only in its spinner
+    // character or seconds, so capture again until both show the same frame (a busy machine).
+    let lines: string[] = [];
+    let rows: string[] = [];
+    for (let tries = 0; tries < 20 && (tries === 0 || rows.at(-1) !== lines.at(-1)); tries++) {
+      lines = (await term.capture()).split('\n'); // what was printed: rows the terminal wrapped are joined
+      rows = (await term.capture({ rows: true })).split('\n'); // as the terminal shows them
+    }
     expect(lines, rows.join('\n')).toHaveLength(messages + 1);
     const above = lines.slice(0, messages);
     const status = lines.at(-1)!;

@@ -46,9 +46,10 @@ describe('every command a trigger prints runs and succeeds', () => {
   });
 
   it('pending_approval: the command `webhook listen` prints for the delivered sample approves a real held transaction', async () => {
-    const before = rx.got.length;
     const r = await t.svcJson<{ event_id: string }>(['sandbox', 'trigger', 'agent.transaction.pending_approval']);
-    await rx.waitFor(before + 1);
+    // Wait for this event's delivery, not for any next one: an earlier test's trigger may still be
+    // in flight (it is when tests run in another order, --sequence.shuffle).
+    while (!rx.got.some((g) => g.json.event_id === r.event_id)) await rx.waitFor(rx.got.length + 1);
     const body = rx.got.find((g) => g.json.event_id === r.event_id)!.json;
     expect(body).toMatchObject({ sample: true, agent: '@alice/sample-agent' });
     const act = actOnHeld('agent.transaction.pending_approval', body)!;
