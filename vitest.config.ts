@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import LongestFirst from './test/helpers/sequencer.js';
 
@@ -11,8 +12,10 @@ import LongestFirst from './test/helpers/sequencer.js';
 //   `npx vitest --project main` is a quick loop.
 const PROPERTY_TESTS = 'test/**/property.test.ts';
 const ISOLATED = ['test/sandbox/state-file-lock.test.ts'];
-// Two workers for two cores; threads measured no faster than forks once files share a process.
-const common = { testTimeout: 30_000, hookTimeout: 30_000, pool: 'forks', maxWorkers: 2 } as const;
+// One worker more than cores: many files wait on a process, a terminal or a socket they started,
+// and a third worker runs meanwhile (2 cores: 204 s with two, 178 s with three; docs/performance.md).
+// Threads measured no faster than forks once files share a process.
+const common = { testTimeout: 30_000, hookTimeout: 30_000, pool: 'forks', maxWorkers: availableParallelism() + 1 } as const;
 
 export default defineConfig({
   test: {
