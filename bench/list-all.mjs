@@ -64,7 +64,7 @@ try {
       results[j].ms.push(r.ms);
       results[j].rss.push(r.rssMb);
     });
-    console.log(`  round ${i + 1}/${ROUNDS}: ${CASES.map((c, j) => `${fmt(results[j].ms.at(-1) / 1000, 2)} s`).join(', ')}`);
+    console.log(`  round ${i + 1}/${ROUNDS}: ${CASES.map((c, j) => `${fmt(results[j].ms.at(-1) / 1000, 2)} s ${fmt(results[j].rss.at(-1), 0)} MB`).join(", ")}`);
   }
   const node = median(results[0].ms);
   const bare = median(results[1].ms);
