@@ -16,7 +16,23 @@ const TAG_LEN = 16;
 /** HKDF info of the content key (the sandbox's crypto/key-pool.ts derives content keys on a worker with it too). */
 export const CONTENT_KEY_INFO = 'svc-ciphertext-v1';
 const INFO = Buffer.from(CONTENT_KEY_INFO);
-const AAD_PREFIX = Buffer.from('svc-ct-v1');
+const AAD_PREFIX_TEXT = 'svc-ct-v1';
+const AAD_PREFIX = Buffer.from(AAD_PREFIX_TEXT);
+
+/**
+ * The wire form's constants and contentKeyFrom as plain JavaScript, for the worker threads that
+ * run from a string with no import from this code base (crypto/open-pool.ts opens ciphertexts,
+ * sandbox/crypto/key-pool.ts prepares content keys): one definition, so neither can drift from
+ * this file. Needs `createHmac` in scope; defines CT_VERSION, CT_HEADER_LEN, CT_TAG_LEN,
+ * CT_AAD_PREFIX, CT_INFO and `contentKeyByHmac(shared, salt)` (salt = ephemeral || recipient).
+ */
+export const CIPHERTEXT_WORKER_SOURCE = `
+const CT_VERSION = ${VERSION}, CT_HEADER_LEN = ${HEADER_LEN}, CT_TAG_LEN = ${TAG_LEN};
+const CT_AAD_PREFIX = Buffer.from(${JSON.stringify(AAD_PREFIX_TEXT)});
+const CT_INFO = Buffer.from(${JSON.stringify(CONTENT_KEY_INFO)});
+const CT_INFO_1 = Buffer.concat([CT_INFO, Buffer.from([1])]);
+const contentKeyByHmac = (shared, salt) => createHmac('sha256', createHmac('sha256', salt).update(shared).digest()).update(CT_INFO_1).digest();
+`;
 
 export class CiphertextError extends Error {}
 

@@ -13,11 +13,12 @@
 //
 // The worker runs from a string with plain node:crypto and no import from this code base, so it
 // is the same from tsc's output, from the bundle and from an installed package (nothing to find on
-// disk). It repeats ciphertext.ts's opening (split, X25519, HKDF-SHA256, AES-256-GCM): a test
-// holds its answers to decrypt()'s on good and bad ciphertexts.
+// disk). It repeats ciphertext.ts's opening (split, X25519, HKDF-SHA256, AES-256-GCM) with that
+// file's constants and content-key derivation (CIPHERTEXT_WORKER_SOURCE): a test holds its
+// answers to decrypt()'s on good and bad ciphertexts.
 import type { KeyObject } from 'node:crypto';
 import type { Worker as WorkerType } from 'node:worker_threads';
-import { CONTENT_KEY_INFO } from './ciphertext.js';
+import { CIPHERTEXT_WORKER_SOURCE } from './ciphertext.js';
 
 /** An answer that says: open this one on the caller's thread (see above). */
 export const REDO = 0;
@@ -26,32 +27,27 @@ export type OpenResult = string | null | typeof REDO;
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { createDecipheriv, createHmac, createPublicKey, diffieHellman } = require('node:crypto');
-const INFO = Buffer.from(${JSON.stringify(CONTENT_KEY_INFO)});
-const AAD_PREFIX = Buffer.from('svc-ct-v1');
-const FIRST_BLOCK = Buffer.from([1]);
-const HEADER_LEN = 45, TAG_LEN = 16;
+${CIPHERTEXT_WORKER_SOURCE}
 const { key, publicKey } = workerData;
 const recipient = Buffer.from(publicKey);
 function open(text, context) {
   const raw = Buffer.from(text, 'base64url');
-  if (raw.length < HEADER_LEN + TAG_LEN || raw[0] !== 1) return null;
+  if (raw.length < CT_HEADER_LEN + CT_TAG_LEN || raw[0] !== CT_VERSION) return null;
   const ephemeral = raw.subarray(1, 33);
   let contentKey;
   try {
     // The ephemeral key is used once: imported without the cache the main thread keeps for recipients.
     const peer = createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: ephemeral.toString('base64url') }, format: 'jwk' });
     const shared = diffieHellman({ privateKey: key, publicKey: peer });
-    // HKDF-SHA256 as ciphertext.ts's contentKeyFrom computes it: one HMAC to extract, one to expand.
-    const prk = createHmac('sha256', Buffer.concat([ephemeral, recipient])).update(shared).digest();
-    contentKey = createHmac('sha256', prk).update(INFO).update(FIRST_BLOCK).digest();
+    contentKey = contentKeyByHmac(shared, Buffer.concat([ephemeral, recipient]));
   } catch {
     return ${REDO};
   }
   try {
-    const decipher = createDecipheriv('aes-256-gcm', contentKey, raw.subarray(33, HEADER_LEN));
-    decipher.setAAD(Buffer.concat([AAD_PREFIX, raw.subarray(0, HEADER_LEN), Buffer.from(context, 'utf8')]));
-    decipher.setAuthTag(raw.subarray(raw.length - TAG_LEN));
-    return Buffer.concat([decipher.update(raw.subarray(HEADER_LEN, raw.length - TAG_LEN)), decipher.final()]).toString('utf8');
+    const decipher = createDecipheriv('aes-256-gcm', contentKey, raw.subarray(33, CT_HEADER_LEN));
+    decipher.setAAD(Buffer.concat([CT_AAD_PREFIX, raw.subarray(0, CT_HEADER_LEN), Buffer.from(context, 'utf8')]));
+    decipher.setAuthTag(raw.subarray(raw.length - CT_TAG_LEN));
+    return Buffer.concat([decipher.update(raw.subarray(CT_HEADER_LEN, raw.length - CT_TAG_LEN)), decipher.final()]).toString('utf8');
   } catch {
     return null;
   }

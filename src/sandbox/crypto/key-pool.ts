@@ -19,7 +19,7 @@
 // worker starts only after a process has asked for MIN_DEMAND keys, so a short-lived sandbox
 // (most tests) never starts one, and it never keeps the process alive.
 import { Worker } from 'node:worker_threads';
-import { CONTENT_KEY_INFO, type PreparedKey } from '../../crypto/ciphertext.js';
+import { CIPHERTEXT_WORKER_SOURCE, type PreparedKey } from '../../crypto/ciphertext.js';
 
 /** Pairs kept ready per recipient in use: refilled below LOW_WATER, ROUNDS pairs per request. */
 const LOW_WATER = 512;
@@ -52,8 +52,7 @@ const PAIR = 64; // ephemeral public[32] || content key[32]
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { createHmac, createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, hkdfSync, randomBytes } = require('node:crypto');
-const INFO = Buffer.from(${JSON.stringify(CONTENT_KEY_INFO)});
-const INFO_1 = Buffer.concat([INFO, Buffer.from([1])]);
+${CIPHERTEXT_WORKER_SOURCE}
 const b64 = (b) => Buffer.from(b).toString('base64url');
 const toKey = (raw) => createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: b64(raw) }, format: 'jwk' });
 const BASE = toKey(Buffer.concat([Buffer.from([9]), Buffer.alloc(31)]));
@@ -62,13 +61,12 @@ const fromSecret = (secret) => {
   const privateKey = createPrivateKey({ key: { kty: 'OKP', crv: 'X25519', d: b64(secret), x: PLACEHOLDER }, format: 'jwk' });
   return { privateKey, publicKey: Buffer.from(privateKey.export({ format: 'jwk' }).x, 'base64url') };
 };
-const hkdfByHmac = (shared, salt) => createHmac('sha256', createHmac('sha256', salt).update(shared).digest()).update(INFO_1).digest();
-const hkdfNode = (shared, salt) => Buffer.from(hkdfSync('sha256', shared, salt, INFO, 32));
+const hkdfNode = (shared, salt) => Buffer.from(hkdfSync('sha256', shared, salt, CT_INFO, 32));
 let hkdf = hkdfNode;
 try {
   const shared = randomBytes(32);
   const salt = randomBytes(64);
-  if (hkdfByHmac(shared, salt).equals(hkdfNode(shared, salt))) hkdf = hkdfByHmac;
+  if (contentKeyByHmac(shared, salt).equals(hkdfNode(shared, salt))) hkdf = contentKeyByHmac;
 } catch {}
 const viaGenerator = () => {
   const { privateKey } = generateKeyPairSync('x25519');
