@@ -5,6 +5,7 @@ import type { ApiContext, Routes } from '../http/context.js';
 import { ApiFault, invalid } from '../faults.js';
 import { ok, type Reply } from '../http/respond.js';
 import type { Account } from '../records.js';
+import { isoTime } from '../iso-time.js';
 
 /** The spec's account fields plus the sandbox-only `viewing_public_key`. */
 export function accountView(a: Account) {
@@ -14,7 +15,7 @@ export function accountView(a: Account) {
     type: a.type,
     public_key: a.public_key,
     kyc_status: a.kyc_status,
-    created_at: new Date(a.created_at).toISOString(),
+    created_at: isoTime(a.created_at),
     ...(a.viewing_public_key ? { viewing_public_key: a.viewing_public_key } : {}),
   };
 }

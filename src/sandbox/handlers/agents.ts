@@ -27,8 +27,7 @@ import type { World } from '../world.js';
 import { heldResource, registerHeldReads } from './held.js';
 import { quorumFields } from '../quorum.js';
 import { field, objectBody, requiredString } from './validate.js';
-
-const iso = (ms: number) => new Date(ms).toISOString();
+import { isoTime } from '../iso-time.js';
 
 /** An agent as listed, created, suspended or resumed. Unset fields are omitted, never null. */
 export function agentView(world: World, a: Account) {
@@ -40,7 +39,7 @@ export function agentView(world: World, a: Account) {
     public_key: a.public_key,
     status: a.status ?? 'active',
     ...(policyId ? { spend_policy_id: policyId } : {}),
-    created_at: iso(a.created_at),
+    created_at: isoTime(a.created_at),
   };
 }
 
@@ -53,7 +52,7 @@ export function policyView(p: SpendPolicyRecord) {
     if (v === null || v === undefined) continue;
     out[k] = k.endsWith('_usdc') && typeof v === 'string' ? Number(v) : v;
   }
-  out.updated_at = iso(p.updated_at);
+  out.updated_at = isoTime(p.updated_at);
   return out;
 }
 
@@ -67,8 +66,8 @@ export function pendingView(h: HeldTransaction) {
     agent: h.agent,
     to: h.to,
     asset: h.asset,
-    requested_at: iso(h.requested_at),
-    expires_at: iso(h.expires_at),
+    requested_at: isoTime(h.requested_at),
+    expires_at: isoTime(h.expires_at),
     ...quorumFields(h),
     ...(h.amount_ciphertext ? { amount_ciphertext: h.amount_ciphertext } : {}),
     ...(h.memo_ciphertext ? { memo_ciphertext: h.memo_ciphertext } : {}),

@@ -11,9 +11,9 @@ import type { Account, ApiKeyRecord } from '../records.js';
 import { exportWorld } from '../store/export.js';
 import type { World } from '../world.js';
 import { amountField, assetField, field, objectBody, optionalString, queryParam, requiredString } from './validate.js';
+import { isoTime } from '../iso-time.js';
 
 const KEY_NAME_MAX = 64;
-const iso = (ms: number) => new Date(ms).toISOString();
 
 export function seededView(s: SeedResult) {
   return {
@@ -37,10 +37,10 @@ export function keyView(world: World, k: ApiKeyRecord) {
     name: k.name,
     ...(account ? { account } : {}),
     key_hint: keyHint(k),
-    created_at: iso(k.created_at),
-    ...(k.last_used_at !== null ? { last_used_at: iso(k.last_used_at) } : {}),
+    created_at: isoTime(k.created_at),
+    ...(k.last_used_at !== null ? { last_used_at: isoTime(k.last_used_at) } : {}),
     request_count: k.request_count,
-    ...(k.revoked_at !== null ? { revoked_at: iso(k.revoked_at) } : {}),
+    ...(k.revoked_at !== null ? { revoked_at: isoTime(k.revoked_at) } : {}),
   };
 }
 

@@ -10,8 +10,7 @@ import { ok, type Reply } from '../http/respond.js';
 import type { Account, HeldTransaction } from '../records.js';
 import { quorumFields } from '../quorum.js';
 import { pageParams } from './validate.js';
-
-const iso = (ms: number) => new Date(ms).toISOString();
+import { isoTime } from '../iso-time.js';
 
 /** The reader's own ciphertexts: the owner's, or the agent's (none for anyone else). */
 function ciphertextsFor(h: HeldTransaction, reader: Account): { amount_ciphertext?: string; memo_ciphertext?: string } {
@@ -30,9 +29,9 @@ function heldFields(h: HeldTransaction, status: string) {
     agent: h.agent,
     to: h.to,
     asset: h.asset,
-    requested_at: iso(h.requested_at),
-    expires_at: iso(h.expires_at),
-    ...(h.decided_at !== null ? { decided_at: iso(h.decided_at) } : {}),
+    requested_at: isoTime(h.requested_at),
+    expires_at: isoTime(h.expires_at),
+    ...(h.decided_at !== null ? { decided_at: isoTime(h.decided_at) } : {}),
   };
 }
 

@@ -15,10 +15,10 @@ import type { Account } from '../records.js';
 import { makeSample } from '../samples.js';
 import type { Delivery, AttemptRecord, Subscription } from '../webhooks/types.js';
 import { field, intParam, objectBody, optionalString, requiredString } from './validate.js';
+import { isoTime } from '../iso-time.js';
 
 export const MAX_WEBHOOKS_PER_ACCOUNT = 100;
 export const MAX_URL_LENGTH = 2048;
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The spec's fields; `status` and `disabled_at` (beyond the spec) only while it is disabled. */
 export function webhookView(s: Subscription) {
@@ -26,8 +26,8 @@ export function webhookView(s: Subscription) {
     webhook_id: s.webhook_id,
     url: s.url,
     events: s.events,
-    created_at: iso(s.created_at),
-    ...(s.status === 'disabled' ? { status: s.status, ...(s.disabled_at !== undefined ? { disabled_at: iso(s.disabled_at) } : {}) } : {}),
+    created_at: isoTime(s.created_at),
+    ...(s.status === 'disabled' ? { status: s.status, ...(s.disabled_at !== undefined ? { disabled_at: isoTime(s.disabled_at) } : {}) } : {}),
   };
 }
 
@@ -45,8 +45,8 @@ export function attemptView(r: AttemptRecord) {
     ...(r.status_code !== null ? { status_code: r.status_code } : {}),
     ...(r.error !== null ? { error: r.error } : {}),
     duration_ms: r.duration_ms,
-    attempted_at: iso(r.attempted_at),
-    ...(r.next_retry_at !== null ? { next_retry_at: iso(r.next_retry_at) } : {}),
+    attempted_at: isoTime(r.attempted_at),
+    ...(r.next_retry_at !== null ? { next_retry_at: isoTime(r.next_retry_at) } : {}),
     retry_count: r.retry_count,
     state: r.state,
     replay: r.replay,
