@@ -75,6 +75,7 @@ export async function waitTasks(ctx: ReadCtx, hooks: TaskHooks): Promise<WaitTas
     let failure: Outcome | undefined;
     try {
       const { id } = waitArgs(request.params.arguments);
+      ctx.network.renew(); // the first read has the whole --timeout, as a call's does
       first = { id, held: await fetchHeld(await ctx.client(), id, { what: `read ${id}` }) };
     } catch (err) {
       failure = toolError(err, hooks.secrets);

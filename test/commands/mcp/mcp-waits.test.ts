@@ -121,7 +121,7 @@ describe('wait_for_decision as a task (MCP 2025-11-25)', () => {
     expect(s.stderr()).toMatch(new RegExp(`mcp: wait_for_decision approved transfer tr_\\w+ transaction ${id}\\n`));
   });
 
-  it('a cancel stops the wait and nothing else: the hold stays pending for the humans; the session ends cleanly', async () => {
+  it('a cancel stops the wait and nothing else: the hold stays pending for the humans; a task still waiting ends with the session', async () => {
     const clock = gatedClock();
     const s = await serve(clock, tasksClient);
     const id = await held(s);
@@ -138,7 +138,13 @@ describe('wait_for_decision as a task (MCP 2025-11-25)', () => {
     expect(s.stderr()).not.toMatch(new RegExp(`mcp: wait_for_decision \\w+ transaction ${id}`));
     // Only wait_for_decision runs as a task.
     await expect(s.client.request({ method: 'tools/call', params: { name: 'get_balance', arguments: {}, task: { ttl: 60_000 } } }, CreateTaskResultSchema)).rejects.toThrow(/only wait_for_decision runs as a task/);
+    // A task still waiting when the session ends stops with it: the session ends, exit 0, the hold stays.
+    const other = await held(s, '62');
+    await s.client.request({ method: 'tools/call', params: { name: 'wait_for_decision', arguments: { transaction_id: other }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+    await clock.asleep();
     sessions.splice(sessions.indexOf(s), 1);
     expect(await s.close()).toBe(0);
+    expect(s.stderr()).toMatch(/mcp: session ended\n$/);
+    expect(await t.svcJson(['pending', 'get', other])).toMatchObject({ status: 'pending_approval' });
   });
 });
