@@ -131,5 +131,11 @@ export const OUTPUT_SCHEMAS: Record<string, OutputSchema> = {
     status: text('the state reached', { enum: ['approved', 'rejected', 'expired', 'pending_approval'] }),
     waited_seconds: count('how long this call waited, when the state is still pending_approval'),
     next,
+    next_call: {
+      type: 'object',
+      description: 'when still pending_approval: the exact call to make to keep waiting',
+      properties: { tool: { type: 'string', const: 'wait_for_decision' }, arguments: { type: 'object', properties: { transaction_id: text('the same held transaction id') }, required: ['transaction_id'] } },
+      required: ['tool', 'arguments'],
+    },
   }, ['transaction_id', 'status']),
 };

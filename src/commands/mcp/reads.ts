@@ -1,13 +1,12 @@
 // The read tools, each through the module its command uses: transfer get / ls (one page of
 // GET /v1/transfers, checked by page-answer.ts, filters checked by planList), the balance (read
 // and decrypted locally), the policy dry run (send-dry-run.ts's verdict), and a held transaction
-// (pending/held.ts) and the wait for its decision (pending/follow.ts), bounded per call.
+// (pending/held.ts); the wait for its decision is wait.ts.
 // Amounts and memos appear only where this profile's own decryption key opens them.
 import { BalancesSchema, TransferSchema, type HeldResource, type Transfer } from '../../api/schemas.js';
 import { CliError } from '../../errors.js';
 import type { Needs } from '../../runtime/factory.js';
 import { parseAssetFlag } from '../../runtime/flags.js';
-import { waitForDecision } from '../pending/follow.js';
 import { checkTransactionId, fetchHeld } from '../../core/held.js';
 import { openHeld } from '../pending/queue.js';
 import { openerFor, type Opened } from '../transfer/decrypt.js';
@@ -17,8 +16,6 @@ import { TransferPageAnswer } from '../transfer/page-answer.js';
 import { buildTransferRequest } from '../../core/request.js';
 import { dryRunVerdict } from '../transfer/send-dry-run.js';
 import { argsOf, asFieldError, integer, optionalText, requiredText } from './args.js';
-import { heldNext } from './send.js';
-import { countText, isQuorum, progressText, quorumOf, waitingText, type Quorum } from '../../core/quorum.js';
 import { ok, type Outcome } from './results.js';
 
 export type ReadCtx = Needs<'account' | 'client' | 'clock' | 'env' | 'interrupt' | 'io' | 'json' | 'network' | 'reader' | 'serviceClock'>;
@@ -104,7 +101,7 @@ export async function checkPolicyTool(ctx: ReadCtx, raw: unknown): Promise<Outco
 }
 
 /** A held transaction for the model: the resource without ciphertexts, plus what opens here. */
-async function heldView(ctx: ReadCtx, h: HeldResource): Promise<Record<string, unknown>> {
+export async function heldView(ctx: ReadCtx, h: HeldResource): Promise<Record<string, unknown>> {
   const opened = await openHeld(ctx, h);
   const { amount_ciphertext: _a, memo_ciphertext: _m, ...rest } = h;
   return { ...rest, ...(opened.amount !== undefined ? { amount: opened.amount } : {}), ...(opened.memo !== undefined ? { memo: opened.memo } : {}) };
@@ -116,46 +113,4 @@ export async function getPendingTool(ctx: ReadCtx, raw: unknown): Promise<Outcom
   const held = await fetchHeld(await ctx.client(), id, { what: `read ${id}` });
   const view = await heldView(ctx, held);
   return ok(view, `held transaction ${held.transaction_id}: ${held.status}${held.transfer_id ? `, transfer ${held.transfer_id}` : ''}`, { outcome: 'ok', ids: { transaction: held.transaction_id, transfer: held.transfer_id } });
-}
-
-/** What a quorum still needs, for the model: people, each with their own key; the agent never counts. */
-function quorumNext(q: Quorum): string {
-  return `It needs ${q.required} approvals by distinct people of the owner's account (${countText(q)} so far): ${waitingText(q)}. The agent cannot approve; call wait_for_decision again.`;
-}
-
-/** The longest one wait_for_decision call waits: a client's request should not hang for longer. */
-export const MAX_WAIT_S = 300;
-export const DEFAULT_WAIT_S = 60;
-
-/** The decision, or the state reached when the call's time ran out: a result, not an error, either way. */
-export async function waitForDecisionTool(ctx: ReadCtx, raw: unknown): Promise<Outcome> {
-  const args = argsOf(raw, ['transaction_id', 'timeout_seconds']);
-  const id = checkTransactionId(requiredText(args, 'transaction_id'));
-  const seconds = integer(args, 'timeout_seconds', 1, MAX_WAIT_S, DEFAULT_WAIT_S);
-  const ids = { transaction: id };
-  try {
-    const held = await waitForDecision(ctx, await ctx.client(), id, { timeoutMs: seconds * 1000 });
-    const data = { ...(await heldView(ctx, held)), status: 'approved' };
-    return ok(data, `approved: held transaction ${id} was submitted as transfer ${held.transfer_id ?? '(id not given)'}`, { outcome: 'approved', ids: { ...ids, transfer: held.transfer_id } });
-  } catch (err) {
-    if (!(err instanceof CliError)) throw err;
-    if (err.code === 'transaction_rejected') {
-      const reason = typeof err.details.reason === 'string' ? err.details.reason : undefined;
-      return ok({ status: 'rejected', transaction_id: id, ...(reason !== undefined ? { reason } : {}), next: 'A human rejected this transfer: nothing was sent. Tell the user; do not send it again.' },
-        `rejected: held transaction ${id}; nothing was sent`, { outcome: 'rejected', ids, others: ['reason'] });
-    }
-    if (err.code === 'transaction_expired') {
-      return ok({ status: 'expired', transaction_id: id, next: 'Nobody decided in time: nothing was sent. Tell the user; sending it again needs a new idempotency key and a new approval.' },
-        `expired: held transaction ${id}; nothing was sent`, { outcome: 'expired', ids });
-    }
-    if (err.code === 'wait_timeout') {
-      // Approvals short of a quorum: how far it is, so the model can tell the user who is missing.
-      const q = quorumOf(err.details);
-      const progress = isQuorum(q) ? { approvals_required: q.required, approvals: err.details.approvals } : {};
-      const sofar = isQuorum(q) ? ` with ${progressText(q)}; ${waitingText(q)}` : '';
-      return ok({ status: 'pending_approval', transaction_id: id, waited_seconds: seconds, ...progress, next: isQuorum(q) ? `${heldNext(id)} ${quorumNext(q)}` : heldNext(id) },
-        `still pending_approval after ${seconds}s: held transaction ${id}${sofar}`, { outcome: 'pending', ids });
-    }
-    throw err;
-  }
 }

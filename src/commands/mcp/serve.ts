@@ -13,10 +13,13 @@ import { sanitize } from '../../io/sanitize.js';
 import { VERSION } from '../../version.js';
 import { readWhileWritable } from './backpressure.js';
 import { sessionBudget, type SessionBudget } from './budget.js';
-import { checkPolicyTool, getBalanceTool, getPendingTool, getTransferTool, listTransfersTool, waitForDecisionTool } from './reads.js';
+import { checkPolicyTool, getBalanceTool, getPendingTool, getTransferTool, listTransfersTool } from './reads.js';
 import { logCall, toolError, type Outcome } from './results.js';
 import { sendTool } from './send.js';
+import { TASKS_CAPABILITY, waitTasks } from './tasks.js';
 import { READ_TOOLS, SEND_TOOL, type ToolSpec } from './tools.js';
+import { waitForDecisionTool } from './wait.js';
+import { progressSender, type ProgressExtra } from './wait-progress.js';
 
 export interface McpOptions {
   readOnly?: boolean;
@@ -52,14 +55,14 @@ export async function serveMcp(ctx: McpCtx, opts: McpOptions): Promise<void> {
   };
 
   const tools: ToolSpec[] = account ? [SEND_TOOL, ...READ_TOOLS] : [...READ_TOOLS];
-  const run: Record<string, (args: unknown) => Promise<Outcome>> = {
+  const run: Record<string, (args: unknown, extra: ProgressExtra) => Promise<Outcome>> = {
     get_transfer: (a) => getTransferTool(toolCtx, a),
     list_transfers: (a) => listTransfersTool(toolCtx, a),
     get_balance: (a) => getBalanceTool(toolCtx, a),
     check_policy: (a) => checkPolicyTool(toolCtx, a),
     // What a read learns of a held transfer's fate, the session's budget learns too.
     get_pending_transaction: async (a) => decided(budget, await getPendingTool(toolCtx, a)),
-    wait_for_decision: async (a) => decided(budget, await waitForDecisionTool(toolCtx, a)),
+    wait_for_decision: async (a, extra) => decided(budget, await waitForDecisionTool(toolCtx, a, progressSender(extra))),
     ...(account ? { send_transfer: (a: unknown) => sendTool(toolCtx, budget, a) } : {}),
   };
 
@@ -68,16 +71,19 @@ export async function serveMcp(ctx: McpCtx, opts: McpOptions): Promise<void> {
     import('@modelcontextprotocol/sdk/server/stdio.js'),
     import('@modelcontextprotocol/sdk/types.js'),
   ]);
-  const server = new Server({ name: 'svc', version: VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  // wait_for_decision as a task, for hosts that negotiate tasks (tasks.ts); its outcome logged and counted as a call's.
+  const tasks = await waitTasks(toolCtx, { secrets, finish: (o) => logCall(ctx.io, 'wait_for_decision', decided(budget, o)) });
+  const server = new Server({ name: 'svc', version: VERSION }, { capabilities: { tools: {}, tasks: TASKS_CAPABILITY }, instructions: INSTRUCTIONS, taskStore: tasks.store });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const name = request.params.name;
+    if (request.params.task) return tasks.start(request, extra);
     let outcome: Outcome;
     try {
       const handler = Object.hasOwn(run, name) ? run[name] : undefined;
       if (!handler) throw new UsageError(`unknown tool "${sanitize(name.slice(0, 64))}" (this server offers ${tools.map((t) => t.name).join(', ')})`, undefined, 'unknown_tool');
       ctx.network.renew(); // each call has the whole --timeout
-      outcome = await handler(request.params.arguments);
+      outcome = await handler(request.params.arguments, extra);
     } catch (err) {
       outcome = toolError(err, secrets);
     }
@@ -102,6 +108,7 @@ export async function serveMcp(ctx: McpCtx, opts: McpOptions): Promise<void> {
   const signal = await Promise.race([closed.then(() => undefined), interrupted]);
   stop.abort();
   await server.close();
+  tasks.close();
   if (signal !== undefined) {
     // Ctrl-C or SIGTERM, not the client's end of the session: exit 130, as webhook listen does.
     if (signal === 'SIGINT' && ctx.io.stderrIsTTY) ctx.io.err('\n'); // off the terminal's `^C`

@@ -7,7 +7,8 @@ import { TRANSFER_STATUSES } from '../../api/schemas.js';
 import { MEMO_RULE } from '../../domain/memo.js';
 import { MAX_PAGE } from '../transfer/ls.js';
 import { OUTPUT_SCHEMAS, type OutputSchema } from './output-schemas.js';
-import { DEFAULT_WAIT_S, LIST_DEFAULT, MAX_WAIT_S } from './reads.js';
+import { LIST_DEFAULT } from './reads.js';
+import { DEFAULT_WAIT_S, MAX_WAIT_S } from './wait.js';
 
 interface ToolInput {
   name: string;
@@ -15,6 +16,8 @@ interface ToolInput {
   description: string;
   inputSchema: { type: 'object'; properties: Record<string, object>; required?: string[]; additionalProperties: false };
   annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  /** MCP 2025-11-25 tasks: a host that negotiates them may run this tool as a task (tasks.ts). */
+  execution?: { taskSupport: 'optional' };
 }
 
 /** A tool as tools/list shows it: its input, its annotations, and the schema of its result (output-schemas.ts). */
@@ -107,17 +110,20 @@ const READS: ToolInput[] = [
     name: 'wait_for_decision',
     title: "Wait for a human's decision",
     description: `Wait until a human approves or rejects a held transaction, or it expires, for at most timeout_seconds (default ${DEFAULT_WAIT_S}, at most ${MAX_WAIT_S}). ` +
-      'Returns the state reached: approved (with transfer_id), rejected, expired, or still pending_approval (call again).',
+      'Returns the state reached: approved (with transfer_id), rejected, expired, or still pending_approval (then call it again with the same transaction_id, as next_call says). ' +
+      'It sends progress notifications every 5 s when the request has a progressToken. A wait over ~50 s needs a host that resets its request timeout on progress (resetTimeoutOnProgress) ' +
+      'or runs this tool as a task (it then waits until the decision or the expiry); most hosts cut a request off at 60 s, so keep the default otherwise.',
     inputSchema: {
       type: 'object',
       properties: {
         transaction_id: text('the held transaction id from send_transfer'),
-        timeout_seconds: { type: 'integer', minimum: 1, maximum: MAX_WAIT_S, description: `how long this call may wait (default ${DEFAULT_WAIT_S})` },
+        timeout_seconds: { type: 'integer', minimum: 1, maximum: MAX_WAIT_S, description: `how long this call may wait (default ${DEFAULT_WAIT_S}; over ~50 s only with a host that resets its timeout on progress; ignored by a task, which waits until the decision or the expiry)` },
       },
       required: ['transaction_id'],
       additionalProperties: false,
     },
     annotations: read("Wait for a human's decision"),
+    execution: { taskSupport: 'optional' },
   },
 ];
 

@@ -36,7 +36,18 @@ export interface FollowOptions {
   waitingText?: string;
   /** The resource as just read by the caller: the first round uses it instead of reading it again. */
   known?: HeldResource;
+  /**
+   * Each read's network time is at most the time left (and READ_FLOOR_MS): a read started near the
+   * end cannot carry the wait past its limit by a whole --timeout (svc mcp answers before a host's
+   * request timeout).
+   */
+  boundReads?: boolean;
+  /** Called after each round that found it still pending (or could not read it): the last state read, if any. */
+  onPending?: (last: HeldResource | undefined) => void | Promise<void>;
 }
+
+/** The least network time a bounded read gets, however little of the wait is left. */
+export const READ_FLOOR_MS = 2_000;
 
 /** The command that follows it again, for hints. */
 export const followCommand = (id: string) => svc`pending wait ${id}`;
@@ -95,7 +106,8 @@ export async function waitForDecision(ctx: Needs<'clock' | 'env' | 'interrupt' |
   let saidState: string | undefined;
   try {
     for (;;) {
-      ctx.network.renew(); // each read has the whole --timeout (the wait is not network time)
+      // Each read has the whole --timeout (the wait is not network time), or what is left of the wait.
+      ctx.network.renew(opts.boundReads ? Math.max(READ_FLOOR_MS, deadline - clock.now()) : undefined);
       let h: HeldResource | undefined = known;
       known = undefined;
       try {
@@ -133,6 +145,7 @@ export async function waitForDecision(ctx: Needs<'clock' | 'env' | 'interrupt' |
         else if (isQuorum(q) && !ctx.json && state !== saidState) ctx.io.err(`${sanitize(`${waiting}: ${state}; ${waitingText(q)}`)}\n`);
         saidState = state;
       }
+      await opts.onPending?.(last);
       const left = deadline - clock.now();
       if (left <= 0) throw timeoutError(id, limit, last, outage);
       // Soon after the window closes, so an expiry is reported when it happens.
