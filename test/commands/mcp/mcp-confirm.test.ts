@@ -33,18 +33,22 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** A new funded agent of @alice (held above 50) whose profile reaches the sandbox through a recording proxy. */
-async function newAgent(): Promise<{ profile: string; handle: string; posts: () => number }> {
+/**
+ * A new funded agent of @alice (held above 50) whose profile reaches the sandbox through a
+ * recording proxy; `dropAnswers` until turned off, each transfer POST's answer is lost (it was made).
+ */
+async function newAgent(): Promise<{ profile: string; handle: string; posts: () => number; dropAnswers: { on: boolean } }> {
   const name = `asker${++agents}`;
   await t.svcOk(['agent', 'create', name, '--approval-threshold', '50', '--per-transaction-limit', '500', '--daily-limit', '5000', '--save-profile', name]);
   const handle = `@alice/${name}`;
   await t.svcOk(['sandbox', 'fund', handle, '1000']);
-  const proxy = await startLossyProxy(t.url, () => 'forward');
+  const dropAnswers = { on: false };
+  const proxy = await startLossyProxy(t.url, (req) => (dropAnswers.on && isTransferPost(req) ? 'drop-answer' : 'forward'));
   proxies.push(proxy);
   const store = new ProfileStore(t.configDir);
   const saved = store.get(name)!;
   await store.set(name, { apiKey: saved.apiKey, baseUrl: proxy.url, ...(saved.decryptionKey ? { decryptionKey: saved.decryptionKey } : {}) });
-  return { profile: name, handle, posts: () => proxy.forwarded.filter(isTransferPost).length };
+  return { profile: name, handle, posts: () => proxy.forwarded.filter(isTransferPost).length, dropAnswers };
 }
 
 /** A host that declares form elicitation and answers each question with the next of `answers` (the last repeats). */
@@ -180,6 +184,28 @@ describe('svc mcp --confirm-sends: the person at the host is asked before each s
     expect(errorOf(await s.call('send_transfer', { to: '@acme', amount: '9' }))).toMatchObject({ code: 'session_budget_exceeded' });
     expect(h.asked).toHaveLength(1);
     expect(posts()).toBe(1);
+  });
+
+  it('sent again under its key after an unknown outcome, it is asked again (it may pay); declined, its share stays counted; yes: the one transfer', async () => {
+    const { profile, posts, dropAnswers } = await newAgent();
+    const h = host([YES, { action: 'decline' }, YES]);
+    const s = await serve(profile, ['--max-total', '20'], h);
+    dropAnswers.on = true;
+    const lost = errorOf(await s.call('send_transfer', { to: '@acme', amount: '15' }));
+    const key = String(lost.idempotency_key);
+    expect(await transfersOf(profile)).toHaveLength(1); // the lost answer was a transfer
+    dropAnswers.on = false;
+    const tried = posts();
+    expect(errorOf(await s.call('send_transfer', { to: '@acme', amount: '15', idempotency_key: key }))).toMatchObject({ code: 'send_not_confirmed', reason: 'declined' });
+    expect(posts()).toBe(tried);
+    // The unknown 15 still counts: 10 more would pass 20 (and is refused without a question).
+    expect(errorOf(await s.call('send_transfer', { to: '@acme', amount: '10' }))).toMatchObject({ code: 'session_budget_exceeded', remaining: '5.00' });
+    const made = await transfersOf(profile);
+    const again = await s.call('send_transfer', { to: '@acme', amount: '15', idempotency_key: key });
+    expect(again.isError, JSON.stringify(again)).toBeFalsy();
+    expect(again.structuredContent).toMatchObject({ transfer_id: (made[0] as { transfer_id: string }).transfer_id });
+    expect(await transfersOf(profile)).toHaveLength(1);
+    expect(h.asked).toHaveLength(3);
   });
 });
 
