@@ -281,7 +281,7 @@ _svc_options() {
     'sandbox clock advance') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'completion') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'doctor') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
-    'mcp') echo '--read-only --max-total --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
+    'mcp') echo '--read-only --max-total --confirm-sends --help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
     'help') echo '--help --version --profile --base-url --json --yes --no-input --no-color --verbose --timeout' ;;
   esac
 }

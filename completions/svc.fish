@@ -523,5 +523,6 @@ complete -c svc -n '__svc_at "completion" 0' -a 'bash zsh fish' -d 'shell'
 # svc mcp
 complete -c svc -n '__svc_under "mcp"' -l read-only -d 'offer the read tools only (no send_transfer); the only way to serve a key that is not an agent\'s'
 complete -c svc -n '__svc_under "mcp"' -l max-total -x -d 'a budget for this session on top of the spend policy: sends (and held sends) past it are refused before any request'
+complete -c svc -n '__svc_under "mcp"' -l confirm-sends -d 'ask the person at the host (MCP elicitation: recipient, amount, asset, memo; yes/no) before each send; a host that cannot ask has every send refused'
 
 # svc help

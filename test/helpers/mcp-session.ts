@@ -4,6 +4,7 @@
 // (errors too: their { error }), so a result off its schema fails the call, and the test.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { BIN, machineEnv } from './run.js';
 
 export interface ToolCallResult {
@@ -21,14 +22,21 @@ export interface McpSession {
   close(): Promise<void>;
 }
 
+/** What the client declares at initialize, and what it does before connecting (its own request handlers). */
+export interface ClientSetup {
+  capabilities?: ClientCapabilities;
+  setup?: (client: Client) => void;
+}
+
 /** Starts `svc mcp <args>` with `env` (on top of the machine's) and connects the SDK's client to it. */
-export async function connectMcp(args: string[], env: Record<string, string | undefined>): Promise<McpSession> {
+export async function connectMcp(args: string[], env: Record<string, string | undefined>, opts: ClientSetup = {}): Promise<McpSession> {
   const full: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...machineEnv(), ...env })) if (v !== undefined) full[k] = v;
   const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', ...args], env: full, stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-  const client = new Client({ name: 'svc-test', version: '0.0.0' });
+  const client = new Client({ name: 'svc-test', version: '0.0.0' }, opts.capabilities ? { capabilities: opts.capabilities } : {});
+  opts.setup?.(client);
   const errors: Error[] = [];
   client.onerror = (err) => errors.push(err);
   await client.connect(transport);

@@ -11,6 +11,7 @@ export function registerMcp(program: Command, deps: ProgramDeps): void {
     .description("Serve the profile's wallet to an AI agent over MCP (stdio): send, read, wait for a human's decision; never approve")
     .option('--read-only', 'offer the read tools only (no send_transfer); the only way to serve a key that is not an agent\'s')
     .option('--max-total <amount>', 'a budget for this session on top of the spend policy: sends (and held sends) past it are refused before any request')
+    .option('--confirm-sends', 'ask the person at the host (MCP elicitation: recipient, amount, asset, memo; yes/no) before each send; a host that cannot ask has every send refused')
     .addHelpText('after', helpFooter([
       '',
       'stdout carries the MCP stream only; every tool call is logged on stderr (tool, outcome, ids;',
@@ -21,9 +22,10 @@ export function registerMcp(program: Command, deps: ProgramDeps): void {
       'Examples:',
       '  $ svc mcp --profile bot',
       '  $ svc mcp --profile bot --max-total 200',
+      '  $ svc mcp --profile bot --confirm-sends',
       '  $ svc mcp --profile alice --read-only',
     ]))
-    .action(async (opts: { readOnly?: boolean; maxTotal?: string }, cmd: Command) => {
+    .action(async (opts: { readOnly?: boolean; maxTotal?: string; confirmSends?: boolean }, cmd: Command) => {
       const { serveMcp } = await import('./serve.js');
       await serveMcp(deps.factory(cmd), opts);
     });

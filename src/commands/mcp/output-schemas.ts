@@ -26,7 +26,7 @@ const ERROR = {
     message: text('what failed, in one line'),
     hint: text('what would fix it'),
     relay: text('what to tell the user, where the model should relay it'),
-    reason: text('the policy rule that denied it'),
+    reason: text('the policy rule that denied it; for send_not_confirmed (svc mcp --confirm-sends): declined, answered_no, cancelled or no_answer'),
     transfer_id: text('a transfer the service accepted before the failure'),
     transaction_id: text('a held transaction the failure concerns'),
     idempotency_key: idempotencyKey,

@@ -16,7 +16,7 @@ export interface ToolResult {
 /** What a handler returns: the result, and what the log line says of it. */
 export interface Outcome {
   result: ToolResult;
-  /** `ok`, `held`, `denied`, `refused`, `error`: never more than a word. */
+  /** `ok`, `held`, `denied`, `refused`, `declined`, `error`: never more than a word. */
   outcome: string;
   ids?: { transfer?: string | undefined; transaction?: string | undefined };
   code?: string;
@@ -81,6 +81,8 @@ function relayOf(err: CliError): string | undefined {
 
 /** The outcome word of a failure: a denial by policy or funds, a local refusal, or any other error. */
 function outcomeOf(err: CliError): string {
+  // A refusal that names its own word (--confirm-sends: `declined`, `unanswered` …: confirm.ts).
+  if (typeof err.details.outcome === 'string') return err.details.outcome;
   if (err.code === 'policy_violation' || err.code === 'insufficient_balance') return 'denied';
   if (err.kind === 'usage' || err.code === 'session_budget_exceeded') return 'refused';
   return 'error';

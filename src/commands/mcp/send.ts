@@ -15,6 +15,7 @@ import { transferPath } from '../transfer/id.js';
 import { acceptedError } from '../transfer/accepted.js';
 import { argsOf, asFieldError, optionalText, requiredText } from './args.js';
 import type { Reservation, SessionBudget } from './budget.js';
+import type { Confirm } from './confirm.js';
 import { fetchHeld } from '../../core/held.js';
 import { ok, type Outcome } from './results.js';
 import { svc } from '../../domain/shell-command.js';
@@ -29,7 +30,12 @@ export function heldNext(id: string): string {
   return `A human must approve this transfer before any money moves (the account owner runs ${svc`pending approve ${id}`} or rejects it). Do not send it again: call wait_for_decision with transaction_id ${id} to learn the outcome.`;
 }
 
-export async function sendTool(ctx: SendCtx, budget: SessionBudget, raw: unknown): Promise<Outcome> {
+/**
+ * `confirm` (--confirm-sends, confirm.ts) asks the person at the host before a send: after the
+ * arguments and the budget (a refused send needs no question), before the request; a replay sends
+ * nothing and is not asked. Not confirmed, it throws, and the reservation is given back.
+ */
+export async function sendTool(ctx: SendCtx, budget: SessionBudget, raw: unknown, confirm?: Confirm): Promise<Outcome> {
   const args = argsOf(raw, SEND_FIELDS);
   const to = requiredText(args, 'to');
   const amount = requiredText(args, 'amount');
@@ -57,6 +63,7 @@ export async function sendTool(ctx: SendCtx, budget: SessionBudget, raw: unknown
     const reserved = kept ?? (await reserveWithin(ctx, budget, parsed.units, req.asset));
     let keep = kept !== undefined;
     try {
+      await confirm?.(req);
       let posted;
       try {
         posted = await payment.send(req, prior.kind === 'again' ? prior.sentKey : key, { reachedBefore: prior.kind === 'again' });

@@ -14,6 +14,7 @@ import { VERSION } from '../../version.js';
 import { readWhileWritable } from './backpressure.js';
 import { sessionBudget, type SessionBudget } from './budget.js';
 import { checkPolicyTool, getBalanceTool, getPendingTool, getTransferTool, listTransfersTool } from './reads.js';
+import { announceConfirmation, checkConfirmOptions, confirmer, type CallExtra } from './confirm.js';
 import { logCall, toolError, type Outcome } from './results.js';
 import { sendTool } from './send.js';
 import { TASKS_CAPABILITY, waitTasks } from './tasks.js';
@@ -24,6 +25,7 @@ import { progressSender, type ProgressExtra } from './wait-progress.js';
 export interface McpOptions {
   readOnly?: boolean;
   maxTotal?: string;
+  confirmSends?: boolean;
 }
 
 type McpCtx = Needs<'account' | 'auth' | 'client' | 'clock' | 'env' | 'globals' | 'interrupt' | 'io' | 'network' | 'reader' | 'serviceClock' | 'settings'>;
@@ -37,6 +39,7 @@ const INSTRUCTIONS =
 
 export async function serveMcp(ctx: McpCtx, opts: McpOptions): Promise<void> {
   const budget = sessionBudget(opts.maxTotal);
+  checkConfirmOptions(opts);
   await checkKeySource(ctx);
   const auth = await ctx.auth();
   const account = opts.readOnly ? undefined : await agentAccount(ctx);
@@ -55,7 +58,7 @@ export async function serveMcp(ctx: McpCtx, opts: McpOptions): Promise<void> {
   };
 
   const tools: ToolSpec[] = account ? [SEND_TOOL, ...READ_TOOLS] : [...READ_TOOLS];
-  const run: Record<string, (args: unknown, extra: ProgressExtra) => Promise<Outcome>> = {
+  const run: Record<string, (args: unknown, extra: ProgressExtra & CallExtra) => Promise<Outcome>> = {
     get_transfer: (a) => getTransferTool(toolCtx, a),
     list_transfers: (a) => listTransfersTool(toolCtx, a),
     get_balance: (a) => getBalanceTool(toolCtx, a),
@@ -63,7 +66,7 @@ export async function serveMcp(ctx: McpCtx, opts: McpOptions): Promise<void> {
     // What a read learns of a held transfer's fate, the session's budget learns too.
     get_pending_transaction: async (a) => decided(budget, await getPendingTool(toolCtx, a)),
     wait_for_decision: async (a, extra) => decided(budget, await waitForDecisionTool(toolCtx, a, progressSender(extra))),
-    ...(account ? { send_transfer: (a: unknown) => sendTool(toolCtx, budget, a) } : {}),
+    ...(account ? { send_transfer: (a: unknown, extra: CallExtra) => sendTool(toolCtx, budget, a, opts.confirmSends ? confirmer(server, extra, account.handle) : undefined) } : {}),
   };
 
   const [{ Server }, { StdioServerTransport }, { CallToolRequestSchema, ListToolsRequestSchema }] = await Promise.all([
@@ -75,6 +78,7 @@ export async function serveMcp(ctx: McpCtx, opts: McpOptions): Promise<void> {
   const tasks = await waitTasks(toolCtx, { secrets, finish: (o) => logCall(ctx.io, 'wait_for_decision', decided(budget, o)) });
   const server = new Server({ name: 'svc', version: VERSION }, { capabilities: { tools: {}, tasks: TASKS_CAPABILITY }, instructions: INSTRUCTIONS, taskStore: tasks.store });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  if (opts.confirmSends) announceConfirmation(server, ctx.io);
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const name = request.params.name;
     if (request.params.task) return tasks.start(request, extra);
@@ -100,7 +104,7 @@ export async function serveMcp(ctx: McpCtx, opts: McpOptions): Promise<void> {
   ctx.io.stdin.once('end', () => void transport.close());
   await server.connect(transport);
   readWhileWritable(transport, ctx.io.stdin, ctx.io.stdout);
-  const who = account ? `${account.handle}, an agent: send_transfer and the read tools${opts.maxTotal !== undefined ? ', with a session budget (--max-total)' : ''}` : 'read tools only (--read-only)';
+  const who = account ? `${account.handle}, an agent: send_transfer and the read tools${opts.maxTotal !== undefined ? ', with a session budget (--max-total)' : ''}${opts.confirmSends ? ', each send confirmed at the host (--confirm-sends)' : ''}` : 'read tools only (--read-only)';
   ctx.io.err(`${sanitize(`mcp: serving profile "${auth.profileName ?? ''}" (${who}) on stdio`)}\n`);
   // Started by a person at a terminal, it would wait in silence: said what it is and how to stop it.
   // A host's pipe gets nothing more (its stderr is the host's log).
@@ -120,7 +124,7 @@ export async function serveMcp(ctx: McpCtx, opts: McpOptions): Promise<void> {
 
 /** What `svc mcp` says when stdin is a terminal: what it serves, how to stop it, how a host runs it. */
 function terminalNotice(profile: string, opts: McpOptions): string {
-  const args = ['mcp', '--profile', profile, ...(opts.readOnly ? ['--read-only'] : []), ...(opts.maxTotal !== undefined ? ['--max-total', opts.maxTotal] : [])];
+  const args = ['mcp', '--profile', profile, ...(opts.readOnly ? ['--read-only'] : []), ...(opts.maxTotal !== undefined ? ['--max-total', opts.maxTotal] : []), ...(opts.confirmSends ? ['--confirm-sends'] : [])];
   return [
     'mcp: this is an MCP server: it reads MCP messages (JSON-RPC) on stdin and answers on stdout, so on a terminal it only waits; Ctrl-C stops it',
     `mcp: an MCP host (an AI agent's client) launches it itself, with "command": "svc", "args": ${JSON.stringify(args)} (docs/mcp.md, Client configuration)`,
