@@ -5,7 +5,7 @@ import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { spawnSvc, type LiveRun } from './run.js';
-import type { ToolCallResult } from './mcp-session.js';
+import type { ClientSetup, ToolCallResult } from './mcp-session.js';
 
 /** The URL in the start line (`... over HTTP at http://127.0.0.1:PORT/mcp/SECRET`). */
 const URL_RE = /over HTTP at (http:\/\/\S+)/;
@@ -13,8 +13,8 @@ const URL_RE = /over HTTP at (http:\/\/\S+)/;
 export interface HttpMcp {
   live: LiveRun;
   url: URL;
-  /** A new MCP session with the SDK's client. */
-  connect(): Promise<HttpMcpSession>;
+  /** A new MCP session with the SDK's client (what it declares and handles: `setup`). */
+  connect(setup?: ClientSetup): Promise<HttpMcpSession>;
   /** Ends every session and the process with `signal`; its exit. */
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; stderr: string }>;
 }
@@ -33,8 +33,9 @@ export async function startHttpMcp(args: string[], env: Record<string, string | 
   return {
     live,
     url,
-    async connect() {
-      const client = new Client({ name: 'svc-test', version: '0.0.0' });
+    async connect(setup = {}) {
+      const client = new Client({ name: 'svc-test', version: '0.0.0' }, setup.capabilities ? { capabilities: setup.capabilities } : {});
+      setup.setup?.(client);
       await client.connect(new StreamableHTTPClientTransport(url));
       clients.push(client);
       return { client, call: async (name, a = {}) => (await client.callTool({ name, arguments: a })) as ToolCallResult };

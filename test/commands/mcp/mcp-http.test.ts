@@ -3,8 +3,11 @@
 // tools, a read and a send work over HTTP; the URL is printed once and is the only path that
 // answers (a bare /mcp, /, the path with one character changed: 404 and no MCP answer); a Host or
 // an Origin other than the address it listens on: 403; a non-loopback HOST: exit 2 in one line;
-// two sessions share one --max-total budget; SIGINT and SIGTERM end it with 130 and free the port.
+// two sessions share one --max-total budget; --confirm-sends asks the host of the session the send
+// came from, and refuses in a session whose host cannot ask; SIGINT and SIGTERM end it with 130 and
+// free the port.
 import { connect } from 'node:net';
+import { ElicitRequestSchema, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../../helpers/e2e.js';
 import { rawInitialize, startHttpMcp, type HttpMcp } from '../../helpers/mcp-http.js';
@@ -150,6 +153,30 @@ describe('svc mcp --http', () => {
     expect(third.isError, JSON.stringify(third)).toBeFalsy();
     const mine = await t.svcJson<unknown[]>(['--profile', profile, 'transfer', 'ls']);
     expect(mine).toHaveLength(2);
+  });
+
+  it('--confirm-sends asks the host of the session the send came from; a session whose host cannot ask is refused', async () => {
+    const { profile } = await newAgent();
+    const s = await serve(profile, '--confirm-sends');
+    const asked: ElicitRequest['params'][] = [];
+    const asking = await s.connect({
+      capabilities: { elicitation: { form: {} } },
+      setup: (client) => client.setRequestHandler(ElicitRequestSchema, async (req) => (asked.push(req.params), { action: 'accept', content: { send: true } })),
+    });
+    const mute = await s.connect();
+    const refused = await mute.call('send_transfer', { to: '@acme', amount: '3' });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent!.error).toMatchObject({ code: 'confirmation_unavailable' });
+    expect(asked).toHaveLength(0); // the other session's host was not asked in its place
+    const sent = await asking.call('send_transfer', { to: '@acme', amount: '4' });
+    expect(sent.isError, JSON.stringify(sent)).toBeFalsy();
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.message).toContain('to: @acme');
+    const mine = await t.svcJson<unknown[]>(['--profile', profile, 'transfer', 'ls']);
+    expect(mine).toHaveLength(1);
+    // Each session's host is told at its start whether it can be asked.
+    expect(s.live.stderr()).toMatch(/--confirm-sends: each send_transfer asks the person at host "svc-test 0\.0\.0" first/);
+    expect(s.live.stderr()).toMatch(/--confirm-sends: host "svc-test 0\.0\.0" did not declare form elicitation/);
   });
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
