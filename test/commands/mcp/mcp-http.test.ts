@@ -3,7 +3,8 @@
 // tools, a read and a send work over HTTP; the URL is printed once and is the only path that
 // answers (a bare /mcp, /, the path with one character changed: 404 and no MCP answer); a Host or
 // an Origin other than the address it listens on: 403; a non-loopback HOST: exit 2 in one line;
-// two sessions share one --max-total budget; --confirm-sends asks the host of the session the send
+// two sessions share one --max-total budget; a wait's progress reaches its session over HTTP and
+// the owner's approval ends it; --confirm-sends asks the host of the session the send
 // came from, and refuses in a session whose host cannot ask; SIGINT and SIGTERM end it with 130 and
 // free the port.
 import { connect } from 'node:net';
@@ -153,6 +154,27 @@ describe('svc mcp --http', () => {
     expect(third.isError, JSON.stringify(third)).toBeFalsy();
     const mine = await t.svcJson<unknown[]>(['--profile', profile, 'transfer', 'ls']);
     expect(mine).toHaveLength(2);
+  });
+
+  it("wait_for_decision over HTTP: progress reaches the session that waits, and the owner's approval ends the wait", async () => {
+    const { profile } = await newAgent();
+    const s = await serve(profile);
+    const session = await s.connect();
+    const held = await session.call('send_transfer', { to: '@acme', amount: '60' });
+    expect(held.structuredContent).toMatchObject({ status: 'pending_approval' });
+    const id = String(held.structuredContent!.transaction_id);
+    const messages: string[] = [];
+    let approving: Promise<unknown> | undefined;
+    const result = await session.client.callTool({ name: 'wait_for_decision', arguments: { transaction_id: id, timeout_seconds: 40 } }, undefined, {
+      onprogress: (p) => {
+        messages.push(String(p.message));
+        approving ??= t.svcOk(['pending', 'approve', id]); // the owner decides once the wait is seen
+      },
+    });
+    await approving;
+    expect(messages[0]).toMatch(/^awaiting approval, expires in \d+m/);
+    expect(result.structuredContent).toMatchObject({ status: 'approved', transfer_id: expect.stringMatching(/^tr_\w+$/) });
+    expect(s.live.stderr()).toMatch(new RegExp(`mcp: wait_for_decision approved transfer tr_\\w+ transaction ${id}\n`));
   });
 
   it('--confirm-sends asks the host of the session the send came from; a session whose host cannot ask is refused', async () => {
