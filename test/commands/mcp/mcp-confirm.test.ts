@@ -9,7 +9,7 @@
 // canary amount and memo never reach stderr; --read-only with it is a usage error.
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ProfileStore } from '../../../src/config/profiles.js';
+import { newTestAgent, pointProfileAt, type TestAgent } from '../../helpers/mcp-agent.js';
 import { connectMcp, type ClientSetup, type McpSession } from '../../helpers/mcp-session.js';
 import { startTestSandbox, type TestSandbox } from '../../helpers/e2e.js';
 import { isTransferPost, startLossyProxy, type LossyProxy } from '../../helpers/lossy-proxy.js';
@@ -22,7 +22,6 @@ const MEMO = 'invoice 7741 canary-memo-q9';
 let t: TestSandbox;
 const sessions: McpSession[] = [];
 const proxies: LossyProxy[] = [];
-let agents = 0;
 
 beforeAll(async () => {
   t = await startTestSandbox();
@@ -37,18 +36,13 @@ afterAll(async () => {
  * A new funded agent of @alice (held above 50) whose profile reaches the sandbox through a
  * recording proxy; `dropAnswers` until turned off, each transfer POST's answer is lost (it was made).
  */
-async function newAgent(): Promise<{ profile: string; handle: string; posts: () => number; dropAnswers: { on: boolean } }> {
-  const name = `asker${++agents}`;
-  await t.svcOk(['agent', 'create', name, '--approval-threshold', '50', '--per-transaction-limit', '500', '--daily-limit', '5000', '--save-profile', name]);
-  const handle = `@alice/${name}`;
-  await t.svcOk(['sandbox', 'fund', handle, '1000']);
+async function newAgent(): Promise<TestAgent & { posts: () => number; dropAnswers: { on: boolean } }> {
+  const agent = await newTestAgent(t, 'asker');
   const dropAnswers = { on: false };
   const proxy = await startLossyProxy(t.url, (req) => (dropAnswers.on && isTransferPost(req) ? 'drop-answer' : 'forward'));
   proxies.push(proxy);
-  const store = new ProfileStore(t.configDir);
-  const saved = store.get(name)!;
-  await store.set(name, { apiKey: saved.apiKey, baseUrl: proxy.url, ...(saved.decryptionKey ? { decryptionKey: saved.decryptionKey } : {}) });
-  return { profile: name, handle, posts: () => proxy.forwarded.filter(isTransferPost).length, dropAnswers };
+  await pointProfileAt(t, agent.profile, proxy.url);
+  return { ...agent, posts: () => proxy.forwarded.filter(isTransferPost).length, dropAnswers };
 }
 
 /** A host that declares form elicitation and answers each question with the next of `answers` (the last repeats). */

@@ -11,12 +11,12 @@ import { connect } from 'node:net';
 import { ElicitRequestSchema, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../../helpers/e2e.js';
+import { newTestAgent, type TestAgent } from '../../helpers/mcp-agent.js';
 import { rawInitialize, startHttpMcp, type HttpMcp } from '../../helpers/mcp-http.js';
 import { runSvc } from '../../helpers/run.js';
 
 let t: TestSandbox;
 const servers: HttpMcp[] = [];
-let agents = 0;
 
 beforeAll(async () => {
   t = await startTestSandbox();
@@ -27,11 +27,8 @@ afterAll(async () => {
 });
 
 /** A new funded agent of @alice (transfers above 50 held), in a profile of its own name. */
-async function newAgent(): Promise<{ profile: string; handle: string }> {
-  const name = `httpbot${++agents}`;
-  await t.svcOk(['agent', 'create', name, '--approval-threshold', '50', '--per-transaction-limit', '500', '--daily-limit', '5000', '--save-profile', name]);
-  await t.svcOk(['sandbox', 'fund', `@alice/${name}`, '1000']);
-  return { profile: name, handle: `@alice/${name}` };
+async function newAgent(): Promise<TestAgent> {
+  return newTestAgent(t, 'httpbot');
 }
 
 async function serve(profile: string, ...args: string[]): Promise<HttpMcp> {

@@ -8,7 +8,7 @@
 // and a held send repeated with its key after the decision: the transfer, or `rejected`, never a
 // second hold. Each test has its own agent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ProfileStore } from '../../../src/config/profiles.js';
+import { newTestAgent, pointProfileAt, type TestAgent } from '../../helpers/mcp-agent.js';
 import { connectMcp, type McpSession } from '../../helpers/mcp-session.js';
 import { startTestSandbox, type TestSandbox } from '../../helpers/e2e.js';
 import { isTransferPost, RATE_LIMITED, startLossyProxy, type ProxyAction } from '../../helpers/lossy-proxy.js';
@@ -20,7 +20,6 @@ const PAST_APPROVAL_WINDOW_MS = 16 * 60_000;
 
 let t: TestSandbox;
 const sessions: McpSession[] = [];
-let agents = 0;
 
 beforeAll(async () => {
   t = await startTestSandbox();
@@ -34,17 +33,10 @@ afterAll(async () => {
  * A new agent of @alice (transfers above 50 held for approval), funded, its key and decryption key
  * in a profile of its own name; `baseUrl` puts another base URL (a proxy) in that profile.
  */
-async function newAgent(opts: { baseUrl?: string } = {}): Promise<{ profile: string; handle: string }> {
-  const name = `payer${++agents}`;
-  await t.svcOk(['agent', 'create', name, '--approval-threshold', '50', '--per-transaction-limit', '500', '--daily-limit', '5000', '--save-profile', name]);
-  const handle = `@alice/${name}`;
-  await t.svcOk(['sandbox', 'fund', handle, '1000']);
-  if (opts.baseUrl !== undefined) {
-    const store = new ProfileStore(t.configDir);
-    const saved = store.get(name)!;
-    await store.set(name, { apiKey: saved.apiKey, baseUrl: opts.baseUrl, ...(saved.decryptionKey ? { decryptionKey: saved.decryptionKey } : {}) });
-  }
-  return { profile: name, handle };
+async function newAgent(opts: { baseUrl?: string } = {}): Promise<TestAgent> {
+  const agent = await newTestAgent(t, 'payer');
+  if (opts.baseUrl !== undefined) await pointProfileAt(t, agent.profile, opts.baseUrl);
+  return agent;
 }
 
 async function serve(profile: string, ...args: string[]): Promise<McpSession> {

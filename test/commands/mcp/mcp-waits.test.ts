@@ -11,6 +11,7 @@ import { CallToolResultSchema, CreateTaskResultSchema, type Progress } from '@mo
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatedClock, virtualClock } from '../../helpers/cli.js';
 import { startTestSandbox, type TestSandbox } from '../../helpers/e2e.js';
+import { newTestAgent } from '../../helpers/mcp-agent.js';
 import { startMcpInProcess, type InProcessMcp } from '../../helpers/mcp-inprocess.js';
 
 const TXN_RE = /^txn_[A-Za-z0-9]{24}$/;
@@ -18,7 +19,6 @@ const AWAITING_RE = /^awaiting approval, expires in 1[45]m$/;
 
 let t: TestSandbox;
 const sessions: InProcessMcp[] = [];
-let agents = 0;
 
 beforeAll(async () => {
   t = await startTestSandbox();
@@ -30,10 +30,7 @@ afterAll(async () => {
 
 /** A new funded agent of @alice (above 50 held for approval), in a profile of its own name. */
 async function newAgent(): Promise<string> {
-  const name = `waiter${++agents}`;
-  await t.svcOk(['agent', 'create', name, '--approval-threshold', '50', '--per-transaction-limit', '500', '--daily-limit', '5000', '--save-profile', name]);
-  await t.svcOk(['sandbox', 'fund', `@alice/${name}`, '1000']);
-  return name;
+  return (await newTestAgent(t, 'waiter')).profile;
 }
 
 async function serve(clock: Parameters<typeof startMcpInProcess>[1]['clock'], client?: Parameters<typeof startMcpInProcess>[1]['client']): Promise<InProcessMcp> {
@@ -80,7 +77,7 @@ describe('wait_for_decision with the SDK client at its defaults', () => {
   it('a 20 s wait sends progress notifications every few seconds: "awaiting approval, expires in 15m", progress increasing, no amount', async () => {
     const clock = virtualClock();
     const s = await serve(clock);
-    const id = await held(s, '61.75');
+    const id = await held(s, '61.750893');
     const seen: Progress[] = [];
     const r = await s.client.callTool({ name: 'wait_for_decision', arguments: { transaction_id: id, timeout_seconds: 20 } }, undefined, { onprogress: (p) => seen.push(p) });
     expect(r.structuredContent).toMatchObject({ status: 'pending_approval' });
@@ -88,7 +85,7 @@ describe('wait_for_decision with the SDK client at its defaults', () => {
     for (const p of seen) {
       expect(p.message).toMatch(AWAITING_RE);
       expect(p.total).toBe(20);
-      expect(p.message).not.toContain('61.75');
+      expect(p.message).not.toContain('61.750893');
     }
     const progress = seen.map((p) => p.progress);
     for (let i = 1; i < progress.length; i++) expect(progress[i]).toBeGreaterThan(progress[i - 1]!);
