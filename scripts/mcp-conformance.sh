@@ -59,13 +59,16 @@ summary=()
 for scenario in "${SCENARIOS[@]}"; do
   out="$work/$scenario.out"
   # The suite's own cwd: a temporary dir, whatever it writes.
-  if (cd "$work" && "$node22" "$suite" server --url "$url" --scenario "$scenario") >"$out" 2>&1 && grep -q ', 0 failed' "$out"; then
+  # Passed only when the suite exits 0, ran at least one check, and counted no failure.
+  if (cd "$work" && "$node22" "$suite" server --url "$url" --scenario "$scenario") >"$out" 2>&1 \
+    && grep -qE 'Passed: [1-9][0-9]*/[0-9]+, 0 failed' <(sed 's/\x1b\[[0-9;]*m//g' "$out"); then
     summary+=("$scenario passed")
   else
     summary+=("$scenario FAILED"); status=1
   fi
   # The checks and the totals, without colours and without the URL (it is the server's credential).
-  sed -e 's/\x1b\[[0-9;]*m//g' -e "s#$url#<url>#g" "$out" | grep -E '^\S* *\[|Passed:|Error|error' || cat "$out"
+  masked="$(sed -e 's/\x1b\[[0-9;]*m//g' -e "s#$url#<url>#g" "$out")"
+  grep -E '^\S* *\[|Passed:|Error|error' <<<"$masked" || printf '%s\n' "$masked"
 done
 for line in "${summary[@]}"; do echo "conformance: $line"; done
 exit "$status"

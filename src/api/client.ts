@@ -62,6 +62,11 @@ export interface RequestOptions<T> {
    * earlier run's answer was lost): a refusal now leaves the outcome unknown (api/delivery.ts).
    */
   reachedBefore?: boolean;
+  /**
+   * This request's own network time (a wait that bounds each read by what is left of it), instead
+   * of the command's --timeout budget, which other requests of the process share and keep whole.
+   */
+  budget?: NetworkBudget;
 }
 
 export interface ApiResponse<T> {
@@ -107,7 +112,7 @@ export class ApiClient {
     const idempotencyKey = method === 'POST' ? (opts.idempotencyKey ?? process.getBuiltinModule('node:crypto').randomUUID()) : undefined;
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     const headers = this.headers(idempotencyKey, body !== undefined);
-    const budget = this.opts.budget?.() ?? new NetworkBudget(this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const budget = opts.budget ?? this.opts.budget?.() ?? new NetworkBudget(this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const policy = new RetryPolicy(isRepeatable(method, idempotencyKey), this.opts.retryTiming ?? DEFAULT_TIMING, this.opts.now ?? realClock.now);
     const dispatcher = dispatcherFor(this.base, this.opts.env ?? {}, this.opts.ca);
     // What the request did at the service, over every try: every error it ends with carries it.

@@ -4,6 +4,7 @@
 // `transaction_not_found`, or 405 / 501: svc then says in one line that this service does not
 // offer them (`unsupported_by_service`, exit 1) instead of claiming the transaction is unknown.
 import type { ApiClient } from '../api/client.js';
+import type { NetworkBudget } from '../api/budget.js';
 import { HeldResourceSchema, listOf, type HeldResource } from '../api/schemas.js';
 import { refuseShortenedId } from '../domain/pasted-id.js';
 import { ApiError, CliError, UsageError } from '../errors.js';
@@ -52,9 +53,9 @@ function notFound(err: ApiError): ApiError {
 }
 
 /** One held transaction; `what` says what could not be done when the service lacks the route. */
-export async function fetchHeld(client: ApiClient, id: string, opts: { signal?: AbortSignal; what?: string } = {}): Promise<HeldResource> {
+export async function fetchHeld(client: ApiClient, id: string, opts: { signal?: AbortSignal; what?: string; budget?: NetworkBudget } = {}): Promise<HeldResource> {
   try {
-    const { data } = await client.get(heldPath(id), { schema: HeldResourceSchema, ...(opts.signal ? { signal: opts.signal } : {}) });
+    const { data } = await client.get(heldPath(id), { schema: HeldResourceSchema, ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.budget ? { budget: opts.budget } : {}) });
     return data;
   } catch (err) {
     if (isUnsupported(err)) throw unsupportedError(opts.what ?? `read ${id}`, { details: { transaction_id: id } });

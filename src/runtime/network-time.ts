@@ -10,8 +10,8 @@ export interface NetworkTime {
   timeoutMs(): number;
   /** The budget requests count against now. */
   budget(): NetworkBudget;
-  /** A full budget again (at most `capMs`: what is left of a wait that bounds its reads). */
-  renew(capMs?: number): void;
+  /** A full budget again. */
+  renew(): void;
 }
 
 /** --timeout: a duration (`30s`, `2m`, `500ms`); a bare number is seconds, as for curl's --max-time. */
@@ -25,6 +25,6 @@ export function networkTime(timeoutText: string | undefined): NetworkTime {
   return {
     timeoutMs,
     budget: () => (current ??= new NetworkBudget(timeoutMs())),
-    renew: (capMs) => void (current = new NetworkBudget(capMs === undefined ? timeoutMs() : Math.min(timeoutMs(), capMs))),
+    renew: () => void (current = new NetworkBudget(timeoutMs())),
   };
 }

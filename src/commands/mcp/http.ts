@@ -24,7 +24,16 @@ export interface HttpServeOptions {
   serving: string;
   /** Resolves with the signal's name on Ctrl-C or SIGTERM. */
   interrupted: Promise<string>;
+  /** A session ended (the client's DELETE, or its transport closed): what ran for it stops (its task waits, counted). */
+  sessionEnded?: (sessionId: string) => number;
 }
+
+/**
+ * Open sessions at most: each holds an SDK Server until its client ends it (DELETE) or the
+ * process stops, and a host that crashes never does; past this, a new initialize is refused (503)
+ * rather than memory growing without bound. Hosts open one session each.
+ */
+export const MAX_SESSIONS = 64;
 
 interface Session {
   transport: StreamableHTTPServerTransport;
@@ -64,6 +73,10 @@ export async function serveHttp(opts: HttpServeOptions): Promise<void> {
       return session.transport.handleRequest(req, res);
     }
     if (req.method !== 'POST') return refuse(res, 400, 'bad request: Mcp-Session-Id header required');
+    if (sessions.size >= MAX_SESSIONS) {
+      log(`HTTP session refused: ${MAX_SESSIONS} already open (a client that ends its session sends DELETE; restart svc mcp to drop them all)`);
+      return refuse(res, 503, `too many open sessions (${MAX_SESSIONS}): end one (DELETE) or restart svc mcp`);
+    }
     // No session yet: a transport of its own answers the initialize (anything else it refuses, and
     // then it is dropped at once).
     const server = opts.newServer();
@@ -78,8 +91,12 @@ export async function serveHttp(opts: HttpServeOptions): Promise<void> {
     transport.onclose = () => void (transport.sessionId !== undefined && end(transport.sessionId));
     transport.onerror = (err) => log(err.message.slice(0, 200));
     await server.connect(transport);
-    await transport.handleRequest(req, res);
-    if (transport.sessionId === undefined) await server.close();
+    try {
+      await transport.handleRequest(req, res);
+    } finally {
+      // Not an initialize that opened a session (refused, or it threw): this Server serves nobody.
+      if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) await server.close();
+    }
   }
 
   /** A session the client ended (DELETE) or whose transport closed. */
@@ -87,7 +104,8 @@ export async function serveHttp(opts: HttpServeOptions): Promise<void> {
     const session = sessions.get(sid);
     if (!session) return;
     sessions.delete(sid);
-    log(`HTTP session closed (${sessions.size} open)`);
+    const stopped = opts.sessionEnded?.(sid) ?? 0;
+    log(`HTTP session closed (${sessions.size} open)${stopped > 0 ? `; its ${stopped} task wait(s) stopped (the held transactions stay held)` : ''}`);
     await session.server.close();
   }
 

@@ -10,7 +10,7 @@ import { parseAmount } from '../../domain/amount.js';
 import { CliError } from '../../errors.js';
 import type { Needs } from '../../runtime/factory.js';
 import { buildTransferRequest } from '../../core/request.js';
-import { isHeld, Payment, type Earlier } from '../../core/payment.js';
+import { isHeld, Payment, type Earlier, type Prior } from '../../core/payment.js';
 import { transferPath } from '../transfer/id.js';
 import { acceptedError } from '../transfer/accepted.js';
 import { argsOf, asFieldError, optionalText, requiredText } from './args.js';
@@ -51,7 +51,7 @@ export async function sendTool(ctx: SendCtx, budget: SessionBudget, raw: unknown
   const parsed = parseAmount(req.amount, req.asset);
   if (!parsed.ok) throw new Error('sendTool: the request was not validated'); // buildTransferRequest did
   const key = idempotencyKey ?? randomUUID();
-  const payment = await Payment.open(ctx, req, key);
+  let payment = await Payment.open(ctx, req, key);
   try {
     const prior = await payment.prior();
     // Made before (this session counted it then, or an earlier session did): shown, not paid or counted again.
@@ -63,10 +63,22 @@ export async function sendTool(ctx: SendCtx, budget: SessionBudget, raw: unknown
     const reserved = kept ?? (await reserveWithin(ctx, budget, parsed.units, req.asset));
     let keep = kept !== undefined;
     try {
-      await confirm?.(req);
+      let now: Prior = prior;
+      if (confirm) {
+        await confirm(req);
+        // The question took the person's time: the key is judged again, on the ledger as it is now,
+        // before anything is sent (a call under the same key may have made it meanwhile; a
+        // retry's window may have closed).
+        payment.close();
+        payment = await Payment.open(ctx, req, key);
+        now = await payment.prior();
+      }
+      // Made by the other call, which counted it: this one's own reservation goes back (a share it
+      // kept after an unknown outcome stays: it is that payment's).
+      if (now.kind === 'earlier') return await replay(ctx, budget, payment, now.earlier);
       let posted;
       try {
-        posted = await payment.send(req, prior.kind === 'again' ? prior.sentKey : key, { reachedBefore: prior.kind === 'again' });
+        posted = await payment.send(req, now.kind === 'again' ? now.sentKey : key, { reachedBefore: now.kind === 'again' });
       } catch (err) {
         // Not sent, or refused: nothing was made. Otherwise it may have been: it still counts.
         keep ||= !(err instanceof CliError && (err.delivery === 'not_sent' || err.delivery === 'refused'));

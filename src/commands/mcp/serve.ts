@@ -111,7 +111,7 @@ export async function serveMcp(ctx: McpCtx, opts: McpOptions): Promise<void> {
   const serving = `serving profile "${auth.profileName ?? ''}" (${who})`;
   if (http) {
     const { serveHttp } = await import('./http.js');
-    await serveHttp({ io: ctx.io, address: http, newServer, serving, interrupted });
+    await serveHttp({ io: ctx.io, address: http, newServer, serving, interrupted, sessionEnded: (sid) => tasks.endSession(sid) });
     stop.abort();
     tasks.close();
     throw new SilentExit('interrupted', 'interrupted'); // only Ctrl-C or SIGTERM ends it: exit 130

@@ -33,6 +33,8 @@ export interface WaitTasks {
   store: InMemoryTaskStore;
   /** Answers a task-augmented tools/call: the task, its wait started. */
   start(request: CallToolRequest, extra: Extra): Promise<CreateTaskResult>;
+  /** One HTTP session's end (DELETE, or its transport closed): that session's task waits stop; how many. */
+  endSession(sessionId: string): number;
   /** The session's end: every wait stops, every timer of the store goes. */
   close(): void;
 }
@@ -49,12 +51,13 @@ export async function waitTasks(ctx: ReadCtx, hooks: TaskHooks): Promise<WaitTas
     import('@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js'),
     import('@modelcontextprotocol/sdk/types.js'),
   ]);
-  const waits = new Map<string, AbortController>();
+  /** Each running task's wait, and the session (Mcp-Session-Id over HTTP) it belongs to. */
+  const waits = new Map<string, { stop: AbortController; sessionId: string | undefined }>();
   /** The store, told of a cancel (tasks/cancel sets the status here): that task's wait stops at once. */
   class Store extends InMemoryTaskStore {
     override async updateTaskStatus(taskId: string, status: Task['status'], statusMessage?: string, sessionId?: string): Promise<void> {
       await super.updateTaskStatus(taskId, status, statusMessage, sessionId);
-      if (status === 'cancelled') waits.get(taskId)?.abort();
+      if (status === 'cancelled') waits.get(taskId)?.stop.abort();
     }
   }
   const store = new Store();
@@ -98,7 +101,7 @@ export async function waitTasks(ctx: ReadCtx, hooks: TaskHooks): Promise<WaitTas
   const run = async (taskId: string, id: string, held: Awaited<ReturnType<typeof fetchHeld>>, untilExpiry: number, extra: Extra): Promise<void> => {
     const tasks = extra.taskStore!;
     const cancel = new AbortController();
-    waits.set(taskId, cancel);
+    waits.set(taskId, { stop: cancel, sessionId: extra.sessionId });
     const signal = AbortSignal.any([ctx.interrupt.signal(), cancel.signal]);
     const stopped = new Promise<string>((resolve) => signal.addEventListener('abort', () => resolve('stopped'), { once: true }));
     const interrupt: InterruptWatch = { wait: () => stopped, signal: () => signal };
@@ -120,8 +123,18 @@ export async function waitTasks(ctx: ReadCtx, hooks: TaskHooks): Promise<WaitTas
   return {
     store,
     start,
+    endSession: (sessionId) => {
+      let stopped = 0;
+      for (const w of waits.values()) {
+        if (w.sessionId === sessionId && !w.stop.signal.aborted) {
+          w.stop.abort();
+          stopped++;
+        }
+      }
+      return stopped;
+    },
     close: () => {
-      for (const w of waits.values()) w.abort();
+      for (const w of waits.values()) w.stop.abort();
       store.cleanup();
     },
   };

@@ -8,6 +8,7 @@
 // `wait_timeout` (exit 7); Ctrl-C → 130.
 import type { Needs } from '../../runtime/factory.js';
 import type { ApiClient } from '../../api/client.js';
+import { NetworkBudget } from '../../api/budget.js';
 import { unlessAborted } from '../../api/abortable.js';
 import type { HeldResource } from '../../api/schemas.js';
 import { ApiError, CliError } from '../../errors.js';
@@ -106,12 +107,14 @@ export async function waitForDecision(ctx: Needs<'clock' | 'env' | 'interrupt' |
   let saidState: string | undefined;
   try {
     for (;;) {
-      // Each read has the whole --timeout (the wait is not network time), or what is left of the wait.
-      ctx.network.renew(opts.boundReads ? Math.max(READ_FLOOR_MS, deadline - clock.now()) : undefined);
+      // Each read has the whole --timeout (the wait is not network time), or, bounded, what is left
+      // of the wait in a budget of its own (the shared one stays whole for a send running beside it).
+      const budget = opts.boundReads ? new NetworkBudget(Math.min(ctx.network.timeoutMs(), Math.max(READ_FLOOR_MS, deadline - clock.now()))) : undefined;
+      if (!budget) ctx.network.renew();
       let h: HeldResource | undefined = known;
       known = undefined;
       try {
-        h ??= await unlessAborted(interrupt, fetchHeld(client, id, { signal: interrupt, what: `wait for a decision on ${id}` }));
+        h ??= await unlessAborted(interrupt, fetchHeld(client, id, { signal: interrupt, what: `wait for a decision on ${id}`, ...(budget ? { budget } : {}) }));
       } catch (err) {
         if (interrupt.aborted || !transient(err)) throw err;
         if (!outage && !ctx.json) {

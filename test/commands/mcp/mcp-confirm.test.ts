@@ -80,6 +80,32 @@ const noCanary = (s: McpSession) => {
 };
 
 describe('svc mcp --confirm-sends: the person at the host is asked before each send', () => {
+  it('two calls under one idempotency key, both asked: the second "yes", after the first sent, reads back what the first made and sends nothing', async () => {
+    const { profile, posts } = await newAgent();
+    const gates: Array<(r: ElicitResult) => void> = [];
+    const asked: unknown[] = [];
+    const s = await serve(profile, [], {
+      capabilities: { elicitation: { form: {} } },
+      setup: (client) => client.setRequestHandler(ElicitRequestSchema, (req) => {
+        asked.push(req.params);
+        return new Promise<ElicitResult>((resolve) => gates.push(resolve));
+      }),
+    });
+    const args = { to: '@acme', amount: '12.345671', idempotency_key: 'same-key-7c41e2' };
+    const first = s.call('send_transfer', args);
+    const second = s.call('send_transfer', args);
+    await vi.waitFor(() => expect(asked).toHaveLength(2));
+    gates[0]!(YES);
+    const r1 = await first;
+    expect(r1.structuredContent).toMatchObject({ transfer_id: expect.stringMatching(TR_RE) });
+    gates[1]!(YES);
+    const r2 = await second;
+    expect(r2.isError, JSON.stringify(r2)).toBeFalsy();
+    expect(r2.structuredContent).toMatchObject({ transfer_id: r1.structuredContent!.transfer_id, replayed: true });
+    expect(posts()).toBe(1);
+    expect(await transfersOf(profile)).toHaveLength(1);
+  });
+
   it('a "yes" sends once, through the payment path; the question showed recipient, amount, asset and memo, with a yes/no', async () => {
     const { profile, handle, posts } = await newAgent();
     const h = host([YES]);

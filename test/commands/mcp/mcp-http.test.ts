@@ -8,7 +8,9 @@
 // came from, and refuses in a session whose host cannot ask; SIGINT and SIGTERM end it with 130 and
 // free the port.
 import { connect } from 'node:net';
-import { ElicitRequestSchema, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_SESSIONS } from '../../../src/commands/mcp/http.js';
+import { CreateTaskResultSchema, ElicitRequestSchema, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../../helpers/e2e.js';
 import { newTestAgent, type TestAgent } from '../../helpers/mcp-agent.js';
@@ -172,6 +174,34 @@ describe('svc mcp --http', () => {
     expect(messages[0]).toMatch(/^awaiting approval, expires in \d+m/);
     expect(result.structuredContent).toMatchObject({ status: 'approved', transfer_id: expect.stringMatching(/^tr_\w+$/) });
     expect(s.live.stderr()).toMatch(new RegExp(`mcp: wait_for_decision approved transfer tr_\\w+ transaction ${id}\n`));
+  });
+
+  it(`opens at most ${MAX_SESSIONS} sessions: one more initialize gets 503 and a line on stderr, the open ones go on`, async () => {
+    const { profile } = await newAgent();
+    const s = await serve(profile, '--read-only');
+    for (let i = 0; i < MAX_SESSIONS; i++) expect((await rawInitialize(s.url, s.url.pathname)).status).toBe(200);
+    const refused = await rawInitialize(s.url, s.url.pathname);
+    expect(refused.status).toBe(503);
+    expect(refused.body).toMatch(/too many open sessions/);
+    expect(s.live.stderr()).toMatch(new RegExp(`mcp: HTTP session opened \\(${MAX_SESSIONS} open\\)\n`));
+    expect(s.live.stderr()).toMatch(/mcp: HTTP session refused: \d+ already open/);
+  });
+
+  it("a session the client ends (DELETE) stops its task waits: the task does not outlive its session", async () => {
+    const { profile } = await newAgent();
+    const s = await serve(profile);
+    const session = await s.connect({ capabilities: { tasks: { list: {}, cancel: {} } } });
+    const held = await session.call('send_transfer', { to: '@acme', amount: '60' });
+    const id = String(held.structuredContent!.transaction_id);
+    const created = await session.client.request(
+      { method: 'tools/call', params: { name: 'wait_for_decision', arguments: { transaction_id: id }, task: { ttl: 60_000 } } },
+      CreateTaskResultSchema,
+    );
+    expect(created.task).toMatchObject({ status: 'working' });
+    await (session.client.transport as StreamableHTTPClientTransport).terminateSession();
+    await s.live.waitFor('stderr', /HTTP session closed \(0 open\); its 1 task wait\(s\) stopped/);
+    // Stopped, not decided: nothing was logged as the wait's outcome.
+    expect(s.live.stderr()).not.toMatch(/mcp: wait_for_decision (approved|rejected|expired|pending)/);
   });
 
   it('--confirm-sends asks the host of the session the send came from; a session whose host cannot ask is refused', async () => {
