@@ -126,7 +126,7 @@ describe('svc mcp --confirm-sends: the person at the host is asked before each s
     expect(q.message).toContain(`\n  memo (as the agent wrote it): ${MEMO}\n`);
     expect(q.requestedSchema.properties).toEqual({ send: expect.objectContaining({ type: 'boolean', default: false }) });
     expect(q.requestedSchema.required).toEqual(['send']);
-    expect(s.stderr()).toMatch(/mcp: send_transfer ok transfer tr_\w+\n/);
+    await vi.waitFor(() => expect(s.stderr()).toMatch(/mcp: send_transfer ok transfer tr_\w+\n/));
     noCanary(s);
   });
 
@@ -140,7 +140,7 @@ describe('svc mcp --confirm-sends: the person at the host is asked before each s
     expect(err.relay).toBe('The person at the host declined this transfer; nothing was sent. Tell the user; do not retry unless they ask.');
     expect(posts()).toBe(0);
     expect(await transfersOf(profile)).toHaveLength(0);
-    expect(s.stderr()).toMatch(/mcp: send_transfer declined \(send_not_confirmed\)\n/);
+    await vi.waitFor(() => expect(s.stderr()).toMatch(/mcp: send_transfer declined \(send_not_confirmed\)\n/));
     // 15 + 15 would pass 20 had the declined share been kept.
     const sent = await s.call('send_transfer', { to: '@acme', amount: '15' });
     expect(sent.isError, JSON.stringify(sent)).toBeFalsy();
@@ -157,7 +157,7 @@ describe('svc mcp --confirm-sends: the person at the host is asked before each s
     expect(errorOf(await s.call('send_transfer', { to: '@acme', amount: AMOUNT }))).toMatchObject({ code: 'send_not_confirmed', reason: 'cancelled' });
     expect(posts()).toBe(0);
     expect(await transfersOf(profile)).toHaveLength(0);
-    expect(s.stderr()).toMatch(/mcp: send_transfer declined \(send_not_confirmed\)\nmcp: send_transfer cancelled \(send_not_confirmed\)\n/);
+    await vi.waitFor(() => expect(s.stderr()).toMatch(/mcp: send_transfer declined \(send_not_confirmed\)\nmcp: send_transfer cancelled \(send_not_confirmed\)\n/));
     noCanary(s);
   });
 

@@ -173,7 +173,7 @@ describe('svc mcp --http', () => {
     await approving;
     expect(messages[0]).toMatch(/^awaiting approval, expires in \d+m/);
     expect(result.structuredContent).toMatchObject({ status: 'approved', transfer_id: expect.stringMatching(/^tr_\w+$/) });
-    expect(s.live.stderr()).toMatch(new RegExp(`mcp: wait_for_decision approved transfer tr_\\w+ transaction ${id}\n`));
+    await expect.poll(() => s.live.stderr()).toMatch(new RegExp(`mcp: wait_for_decision approved transfer tr_\\w+ transaction ${id}\n`));
   });
 
   it(`opens at most ${MAX_SESSIONS} sessions: one more initialize gets 503 and a line on stderr, the open ones go on`, async () => {
@@ -183,8 +183,9 @@ describe('svc mcp --http', () => {
     const refused = await rawInitialize(s.url, s.url.pathname);
     expect(refused.status).toBe(503);
     expect(refused.body).toMatch(/too many open sessions/);
-    expect(s.live.stderr()).toMatch(new RegExp(`mcp: HTTP session opened \\(${MAX_SESSIONS} open\\)\n`));
-    expect(s.live.stderr()).toMatch(/mcp: HTTP session refused: \d+ already open/);
+    // stderr is a pipe of its own: its lines may arrive after the HTTP answers.
+    await s.live.waitFor('stderr', new RegExp(`mcp: HTTP session opened \\(${MAX_SESSIONS} open\\)\n`));
+    await s.live.waitFor('stderr', /mcp: HTTP session refused: \d+ already open/);
   });
 
   it("a session the client ends (DELETE) stops its task waits: the task does not outlive its session", async () => {
@@ -224,8 +225,8 @@ describe('svc mcp --http', () => {
     const mine = await t.svcJson<unknown[]>(['--profile', profile, 'transfer', 'ls']);
     expect(mine).toHaveLength(1);
     // Each session's host is told at its start whether it can be asked.
-    expect(s.live.stderr()).toMatch(/--confirm-sends: each send_transfer asks the person at host "svc-test 0\.0\.0" first/);
-    expect(s.live.stderr()).toMatch(/--confirm-sends: host "svc-test 0\.0\.0" did not declare form elicitation/);
+    await expect.poll(() => s.live.stderr()).toMatch(/--confirm-sends: each send_transfer asks the person at host "svc-test 0\.0\.0" first/);
+    await expect.poll(() => s.live.stderr()).toMatch(/--confirm-sends: host "svc-test 0\.0\.0" did not declare form elicitation/);
   });
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
