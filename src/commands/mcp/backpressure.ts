@@ -46,4 +46,8 @@ export function readWhileWritable<M extends object, E, O>(transport: Transport<M
     check();
   };
   stdout.on('drain', check);
+  // While stdout is full, the SDK's transport waits for 'drain' once per message it could not
+  // write: up to maxInFlight answers and a progress notification of each (each waits for the one
+  // before), plus this listener. Node would warn of a leak past 10 on the host's stderr log.
+  stdout.setMaxListeners(Math.max(stdout.getMaxListeners(), 2 * maxInFlight + 1));
 }

@@ -11,6 +11,11 @@ import { CliError, UsageError } from '../../errors.js';
 import type { IOStreams } from '../../io/streams.js';
 import { sanitize } from '../../io/sanitize.js';
 
+/** What the model is told (the server's instructions, send_transfer's description) under --confirm-sends. */
+export const CONFIRM_NOTE =
+  ' Each send is first shown to the person at the host (svc mcp --confirm-sends), who may decline it: a declined or unanswered send is the error send_not_confirmed and nothing is sent. ' +
+  'Tell the user; do not send it again unless they ask.';
+
 /** How long the question waits for the person's answer: then nothing is sent. */
 export const CONFIRM_TIMEOUT_MS = 5 * 60_000;
 

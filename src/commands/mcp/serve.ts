@@ -16,7 +16,7 @@ import { readWhileWritable } from './backpressure.js';
 import { parseHttpAddress } from './http-address.js';
 import { sessionBudget, type SessionBudget } from './budget.js';
 import { checkPolicyTool, getBalanceTool, getPendingTool, getTransferTool, listTransfersTool } from './reads.js';
-import { announceConfirmation, checkConfirmOptions, confirmer, type CallExtra } from './confirm.js';
+import { announceConfirmation, checkConfirmOptions, CONFIRM_NOTE, confirmer, type CallExtra } from './confirm.js';
 import { logCall, toolError, type Outcome } from './results.js';
 import { sendTool } from './send.js';
 import { TASKS_CAPABILITY, waitTasks } from './tasks.js';
@@ -62,7 +62,10 @@ export async function serveMcp(ctx: McpCtx, opts: McpOptions): Promise<void> {
     network: ctx.network, reader: ctx.reader, serviceClock: ctx.serviceClock, interrupt, io, json: true,
   };
 
-  const tools: ToolSpec[] = account ? [SEND_TOOL, ...READ_TOOLS] : [...READ_TOOLS];
+  // Under --confirm-sends the model is told that a person sees each send first and may decline it.
+  const sendSpec = opts.confirmSends ? { ...SEND_TOOL, description: SEND_TOOL.description + CONFIRM_NOTE } : SEND_TOOL;
+  const instructions = opts.confirmSends ? INSTRUCTIONS + CONFIRM_NOTE : INSTRUCTIONS;
+  const tools: ToolSpec[] = account ? [sendSpec, ...READ_TOOLS] : [...READ_TOOLS];
   // `server`: the SDK Server of the session the call came in on (over HTTP, one per session).
   const run: Record<string, (args: unknown, extra: ProgressExtra & CallExtra, server: Server) => Promise<Outcome>> = {
     get_transfer: (a) => getTransferTool(toolCtx, a),
@@ -85,7 +88,7 @@ export async function serveMcp(ctx: McpCtx, opts: McpOptions): Promise<void> {
   // One SDK Server per MCP session: stdio has one, --http one per client session. All of them
   // share the tools, the session budget and the log line (one `svc mcp` process, one budget).
   const newServer = () => {
-    const server = new Server({ name: 'svc', version: VERSION }, { capabilities: { tools: {}, tasks: TASKS_CAPABILITY }, instructions: INSTRUCTIONS, taskStore: tasks.store });
+    const server = new Server({ name: 'svc', version: VERSION }, { capabilities: { tools: {}, tasks: TASKS_CAPABILITY }, instructions, taskStore: tasks.store });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
     if (opts.confirmSends) announceConfirmation(server, ctx.io);
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {

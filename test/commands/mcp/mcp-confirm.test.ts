@@ -111,6 +111,10 @@ describe('svc mcp --confirm-sends: the person at the host is asked before each s
     const h = host([YES]);
     const s = await serve(profile, [], h);
     await vi.waitFor(() => expect(s.stderr()).toContain('mcp: --confirm-sends: each send_transfer asks the person at host "svc-test 0.0.0" first (form elicitation)\n'));
+    // The model is told that a person sees each send first and may decline it.
+    expect(s.client.getInstructions()).toContain('(svc mcp --confirm-sends), who may decline it');
+    const sendSpec = (await s.client.listTools()).tools.find((x) => x.name === 'send_transfer')!;
+    expect(sendSpec.description).toContain('send_not_confirmed and nothing is sent');
     const r = await s.call('send_transfer', { to: '@acme', amount: AMOUNT, asset: 'USDG', memo: MEMO });
     expect(r.isError, JSON.stringify(r)).toBeFalsy();
     expect(r.structuredContent).toMatchObject({ status: expect.any(String), transfer_id: expect.stringMatching(TR_RE), to: '@acme' });
