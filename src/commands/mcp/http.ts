@@ -133,9 +133,10 @@ async function listen(server: ReturnType<typeof createServer>, { host, port }: H
   return (server.address() as AddressInfo).port;
 }
 
-function pathOf(url: string | undefined): string {
-  const q = (url ?? '').indexOf('?');
-  return q === -1 ? (url ?? '') : (url ?? '').slice(0, q);
+/** The request target without its query. */
+function pathOf(url = ''): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
 }
 
 /** Compares in constant time (hashes of equal length), so the answer's timing does not leak the path. */

@@ -6,14 +6,14 @@
 // bounded by the held transaction's expiry (not by timeout_seconds) and by the session's end.
 // Hosts without tasks call the plain tool (wait.ts). No other tool runs as a task.
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolRequest, CreateTaskResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolRequest, CreateTaskResult, ServerNotification, ServerRequest, Task } from '@modelcontextprotocol/sdk/types.js';
 import type { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
-import type { Task } from '@modelcontextprotocol/sdk/types.js';
+import type { HeldResource } from '../../api/schemas.js';
 import { fetchHeld } from '../../core/held.js';
 import type { InterruptWatch } from '../../runtime/interrupt.js';
 import type { ReadCtx } from './reads.js';
 import { toolError, type Outcome } from './results.js';
-import { awaitingText, progressReporter, progressSender } from './wait-progress.js';
+import { awaitingText, progressReporter, progressSender, untilExpiry } from './wait-progress.js';
 import { decisionOutcome, waitArgs } from './wait.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -62,10 +62,7 @@ export async function waitTasks(ctx: ReadCtx, hooks: TaskHooks): Promise<WaitTas
   }
   const store = new Store();
   /** Until `expires_at` on the service's clock (0 when past or unreadable). */
-  const leftMs = (expiresAt: string) => {
-    const ms = Date.parse(expiresAt) - ctx.serviceClock.now();
-    return Number.isFinite(ms) ? Math.max(0, ms) : 0;
-  };
+  const leftMs = (expiresAt: string) => Math.max(0, untilExpiry(ctx, expiresAt) ?? 0);
 
   const start = async (request: CallToolRequest, extra: Extra): Promise<CreateTaskResult> => {
     const { name } = request.params;
@@ -74,7 +71,7 @@ export async function waitTasks(ctx: ReadCtx, hooks: TaskHooks): Promise<WaitTas
     if (!tasks) throw new McpError(ErrorCode.InternalError, 'no task store');
     // The first read before the task: its expiry sets how long the task is kept. A bad id or a
     // failed read still makes a task, `failed` with the tool's error, as the plain call would answer.
-    let first: { id: string; held: Awaited<ReturnType<typeof fetchHeld>> } | undefined;
+    let first: { id: string; held: HeldResource } | undefined;
     let failure: Outcome | undefined;
     try {
       const { id } = waitArgs(request.params.arguments);
@@ -98,7 +95,7 @@ export async function waitTasks(ctx: ReadCtx, hooks: TaskHooks): Promise<WaitTas
     return { task: await tasks.getTask(task.taskId) };
   };
 
-  const run = async (taskId: string, id: string, held: Awaited<ReturnType<typeof fetchHeld>>, untilExpiry: number, extra: Extra): Promise<void> => {
+  const run = async (taskId: string, id: string, held: HeldResource, untilExpiry: number, extra: Extra): Promise<void> => {
     const tasks = extra.taskStore!;
     const cancel = new AbortController();
     waits.set(taskId, { stop: cancel, sessionId: extra.sessionId });

@@ -36,11 +36,17 @@ function leftText(ms: number): string {
   return ms >= 120_000 ? formatDuration(Math.round(ms / 60_000) * 60_000) : formatDuration(Math.ceil(ms / 1_000) * 1_000);
 }
 
+/** Time left until `expiresAt` on the service's clock (negative once past); undefined when unreadable. */
+export function untilExpiry(ctx: Needs<'serviceClock'>, expiresAt: string): number | undefined {
+  const at = Date.parse(expiresAt);
+  return Number.isNaN(at) ? undefined : at - ctx.serviceClock.now();
+}
+
 /** "awaiting approval, expires in 12m" (", 1 of 2 approvals" under a quorum). */
 export function awaitingText(ctx: Needs<'serviceClock'>, last: HeldResource | undefined): string {
   if (!last) return 'awaiting approval (the service has not answered yet; still trying)';
-  const at = Date.parse(last.expires_at);
-  const left = Number.isNaN(at) ? undefined : leftText(at - ctx.serviceClock.now());
+  const ms = untilExpiry(ctx, last.expires_at);
+  const left = ms === undefined ? undefined : leftText(ms);
   const expiry = left === undefined ? '' : left === 'now' ? ', expires now' : `, expires in ${left}`;
   const q = quorumOf(last);
   return `awaiting approval${expiry}${isQuorum(q) ? `, ${countText(q)}` : ''}`;
