@@ -136,6 +136,19 @@ describe('svc mcp --http', () => {
     expect(bad.stderr).toMatch(/^error: invalid --http "127\.0\.0\.1:99999".*\(invalid_http_address\)\n$/);
   });
 
+  it('a port already in use: exit 1, address_in_use, one JSON object on stderr with --json, nothing on stdout', async () => {
+    const { profile } = await newAgent();
+    const first = await serve(profile, '--read-only');
+    const r = await runSvc(['--json', 'mcp', '--profile', profile, '--read-only', '--http', `127.0.0.1:${first.url.port}`], t.env);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toBe('');
+    const error = JSON.parse(r.stderr) as { error: { code: string; message: string } };
+    expect(error.error.code).toBe('address_in_use');
+    expect(error.error.message).toContain(`cannot listen on 127.0.0.1:${first.url.port}`);
+    // The one already serving goes on.
+    expect((await rawInitialize(first.url, first.url.pathname)).status).toBe(200);
+  });
+
   it('two sessions share one --max-total budget', async () => {
     const { profile } = await newAgent();
     const s = await serve(profile, '--max-total', '30');
