@@ -39,6 +39,10 @@ rmSync(OUT, { recursive: true, force: true });
  *   of its start-up), to return the same lower-cased string for each; without it undici lower-cases
  *   the name it got (`tree.lookup(name) ?? name.toString('latin1').toLowerCase()`): equal strings,
  *   for the few answers a command reads.
+ * - undici's HTTP/1 client reads two tables of llhttp's constants (ERROR and TYPE: numbers by
+ *   name), but the module it requires builds every table llhttp has at load (methods, statuses,
+ *   character maps; ~1 ms, the largest top level of undici's): the stub holds those two, copied
+ *   at build from the very module, and the build fails if client-h1.js ever reads another.
  * - commander requires node:child_process (with node:dgram behind it, ~7 ms) for executable
  *   subcommands, which svc has none of: loaded on first use instead.
  * A stub that is ever reached says so, rather than misbehave.
@@ -53,6 +57,21 @@ const SIDE_FILES = {
   }),
 };
 
+/**
+ * The tables of llhttp's constants undici's client-h1.js reads (`constants.X`), as a module of their
+ * own: copied from undici's module, so equal to it; any other table read there fails the build.
+ */
+function llhttpConstantsStub() {
+  const need = ['ERROR', 'TYPE'];
+  const client = readFileSync(join('node_modules', 'undici', 'lib', 'dispatcher', 'client-h1.js'), 'utf8');
+  if (!client.includes("const constants = require('../llhttp/constants.js')")) throw new Error("bundle: undici's client-h1.js no longer requires llhttp's constants as `constants`: look at the stub again");
+  const read = new Set([...client.matchAll(/(?<![\w$./'"])constants\.([A-Za-z_$][\w$]*)/g)].map((m) => m[1]));
+  const other = [...read].filter((name) => !need.includes(name));
+  if (!read.has('ERROR') || other.length) throw new Error(`bundle: undici's client-h1.js reads llhttp constants ${[...read].join(', ')}; the stub holds ${need.join(', ')}`);
+  const constants = createRequire(import.meta.url)('undici/lib/llhttp/constants.js');
+  return `module.exports = ${JSON.stringify(Object.fromEntries(need.map((name) => [name, constants[name]])))};`;
+}
+
 const STUBS = [
   { importer: ['undici', 'lib', 'dispatcher', 'client.js'], filter: /client-h2\.js$/, contents: "module.exports = function connectH2() { throw new Error('the server chose HTTP/2, which svc does not offer'); };" },
   { importer: ['undici', 'lib', 'dispatcher', 'client-h1.js'], filter: /web\/fetch\/body\.js$/, contents: "module.exports = { extractBody() { throw new Error('svc sends no FormData bodies'); } };" },
@@ -60,6 +79,7 @@ const STUBS = [
   { importer: ['undici', 'lib', 'dispatcher', 'client-h1.js'], filter: /llhttp\/llhttp_simd-wasm\.js$/, contents: "module.exports = require('node:fs').readFileSync(require('node:path').join(__dirname, './llhttp_simd.wasm'));" },
   { importer: ['undici', 'lib', 'core', 'util.js'], filter: /^node:http$/, contents: 'module.exports = { IncomingMessage: class NotAnIncomingMessage {} };' },
   { importer: ['undici', 'lib', 'dispatcher', 'client.js'], filter: /^node:http$/, contents: 'module.exports = {};' },
+  { importer: ['undici', 'lib', 'dispatcher', 'client-h1.js'], filter: /llhttp\/constants\.js$/, contents: llhttpConstantsStub() },
   { importer: ['undici', 'lib', 'core', 'util.js'], filter: /^\.\/tree$/, contents: 'module.exports = { tree: { lookup: () => null } };' },
   { importer: ['undici', 'lib'], dir: true, filter: /^node:assert$/, contents: "module.exports = function assert(value, message) { if (!value) process.getBuiltinModule('node:assert').ok(value, message); };" },
   { importer: ['commander', 'lib', 'command.js'], filter: /^node:child_process$/, contents: "module.exports = { spawn: (...args) => process.getBuiltinModule('node:child_process').spawn(...args) };" },

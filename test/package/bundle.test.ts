@@ -135,6 +135,19 @@ describe('the bundle loads only what a command needs', () => {
     expect(cjs.filter((code) => code.includes('TernarySearchTree') || code.includes('class TstNode'))).toEqual([]); // ... its tree is not
   });
 
+  it("of llhttp's constants only the two tables undici's client reads are bundled, equal to undici's own", () => {
+    const dir = join(ROOT, 'dist', 'bundle');
+    const cjs = readdirSync(dir).filter((f) => f.endsWith('.cjs')).map((f) => readFileSync(join(dir, f), 'utf8'));
+    // The rest of the module (methods, statuses, character maps) was built at every load.
+    expect(cjs.filter((code) => code.includes('METHODS_RTSP') || code.includes('HEADER_CHARS') || code.includes('enumToMap')).length).toBe(0);
+    // The two it keeps, every name with its number (as the minified bundle writes them).
+    const own = createRequire(import.meta.url)('undici/lib/llhttp/constants.js') as { ERROR: Record<string, number>; TYPE: Record<string, number> };
+    const client = cjs.find((code) => code.includes('lib/dispatcher/client-h1.js'))!;
+    const pairs = [...Object.entries(own.ERROR), ...Object.entries(own.TYPE)].map(([name, n]) => `${name}:${n}`);
+    expect(pairs.length).toBeGreaterThan(30);
+    expect(pairs.filter((pair) => !new RegExp(`[{,]${pair}[,}]`).test(client))).toEqual([]);
+  });
+
   it('the HTTP parsers kept beside the chunks are WebAssembly modules: the SIMD one as a binary, the plain one in JavaScript', () => {
     const plain = createRequire(import.meta.url)(join(ROOT, 'dist', 'bundle', 'llhttp-wasm.cjs')) as Buffer;
     const simd = readFileSync(join(ROOT, 'dist', 'bundle', 'llhttp_simd.wasm'));
