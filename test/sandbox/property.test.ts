@@ -21,6 +21,7 @@ import {
   assertAlive,
   checkAnswer,
   makeAgent,
+  memoryState,
   observableState,
   rawHttp,
   startSandbox,
@@ -904,8 +905,8 @@ describe('malformed HTTP on the wire', () => {
 
 // ---- targeted properties ---------------------------------------------------------------------------------
 
-/** How many transfers the whole sandbox holds (through the one snapshot helper). */
-const transferCount = async (t: TestSandbox) => ((await observableState(t)).memory.transfers as unknown[]).length;
+/** How many transfers the whole sandbox holds (the snapshot's memory part: the API reads would be thrown away). */
+const transferCount = async (t: TestSandbox) => (memoryState(t).transfers as unknown[]).length;
 
 const positiveDecimal = fc
   .tuple(fc.bigInt({ min: 0n, max: 10n ** 15n }), fc.stringMatching(/^[0-9]{0,6}$/))
@@ -1091,7 +1092,7 @@ describe('money is conserved', () => {
         }
         await t.sandbox.advance(1500);
         const ctx = log.join('\n');
-        const transfers = (await observableState(t)).memory.transfers as Array<[id: string, status: string]>;
+        const transfers = memoryState(t).transfers as Array<[id: string, status: string]>;
         expect(transfers.filter(([, status]) => status === 'pending'), ctx).toEqual([]);
         for (const asset of ['USDG', 'USDC'] as const) {
           expect(total(asset), `${asset}\n${ctx}`).toBe(start[asset]);
@@ -1183,7 +1184,7 @@ describe('spend-policy limits: what the API accepts it reads back, and a PATCH t
         const patched = await t.call('PATCH', `/v1/agents/${id}/spend-policy`, { key: t.keyOf('@acme'), body: patch, unchecked: true });
         log.push(`PATCH ${JSON.stringify(patch)} → ${patched.status} ${patched.text.slice(0, 300)}`);
         if (patched.status !== 200) return;
-        const policies = (await observableState(t)).memory.policies as Array<{ agent_account_id: string; fields: Record<string, number | string | undefined> }>;
+        const policies = memoryState(t).policies as Array<{ agent_account_id: string; fields: Record<string, number | string | undefined> }>;
         const held = policies.find((x) => x.agent_account_id === id)!.fields;
         for (const [f, v] of Object.entries(patch)) {
           expect(held[f] === undefined ? 'absent' : exact(held[f]!), `${f} held by the engine after:\n${log.join('\n')}`).toBe(exact(v));
