@@ -22,7 +22,9 @@ export class Openings {
       if (gone) return;
       gone = true;
       signal?.removeEventListener('abort', leave);
-      if (--this.waiting === 0) this.cancelAll(givenUp('no request waits for this connection any more'));
+      // The error is made only when a connection is being opened: a request that ends normally
+      // (every page of a long list) does not pay for an Error and its stack trace.
+      if (--this.waiting === 0 && this.cancels.size > 0) this.cancelAll(givenUp('no request waits for this connection any more'));
     };
     if (signal?.aborted) leave();
     else signal?.addEventListener('abort', leave, { once: true });

@@ -93,6 +93,29 @@ describe('ApiClient', () => {
     expect(timedOut.message).toMatch(/within the --timeout of 100ms \(retries included\)/);
   });
 
+  it('ends a try on its time limit whether or not the caller passed a signal, with no unhandled rejection', async () => {
+    // The time limit is raced without an 'abort' listener (attempt.ts); with a caller's signal the
+    // race is unlessAborted's, and the deadline's own promise must not reject unhandled.
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const hang = await serve(() => 'hang');
+      const live = new AbortController();
+      for (const signal of [undefined, live.signal]) {
+        const err = await client(hang.url, { timeoutMs: 100 }).get('/v1/accounts/me', signal ? { signal } : {}).catch((e) => e);
+        expect(err).toBeInstanceOf(NetworkError);
+        expect(err.message).toMatch(/within the --timeout of 100ms \(retries included\)/);
+      }
+      // An unhandled rejection is reported after the turn it happened in.
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   it('rejects a response that does not match the schema', async () => {
     const s = await serve(() => ({ status: 200, body: { handle: 5 } }));
     await expect(client(s.url).get('/v1/accounts/me', { schema: z.object({ handle: z.string() }) })).rejects.toThrow(/handle/);

@@ -1,5 +1,5 @@
 // The bookkeeping that lets a deadline reach a connection still being opened (src/api/openings.ts).
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Openings } from '../../src/api/openings.js';
 
 describe('Openings', () => {
@@ -47,5 +47,24 @@ describe('Openings', () => {
     o.cancelAll(new Error('the command is over'));
     o.cancelAll(new Error('again'));
     expect(n).toBe(2);
+  });
+
+  it('makes no error when a request ends with no connection being opened (each page of a long list)', () => {
+    const o = new Openings();
+    // Every Error built while the requests come and go: none is needed, as nothing is cancelled.
+    const made = vi.spyOn(globalThis, 'Error');
+    try {
+      for (let i = 0; i < 3; i++) o.wait(new AbortController().signal)();
+      o.wait(AbortSignal.abort());
+      expect(made).not.toHaveBeenCalled();
+    } finally {
+      made.mockRestore();
+    }
+    // A connection being opened is still cancelled, with the same error, when its last request leaves.
+    const leave = o.wait(undefined);
+    const codes: string[] = [];
+    o.open((reason) => codes.push((reason as Error & { code: string }).code));
+    leave();
+    expect(codes).toEqual(['UND_ERR_ABORTED']);
   });
 });
