@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import LongestFirst from './test/helpers/sequencer.js';
 
-// Three projects, all run by `npm test` (docs/performance.md, "The test suite"):
+// Three projects, all run by `npm test` (docs/performance-suite.md, "The test suite"):
 // - main: the files that leave the process as they found it share one process per worker
 //   (isolate: false), so the program and the sandbox are imported once per worker, not once per
 //   file (~1.9 s each);
@@ -13,7 +13,7 @@ import LongestFirst from './test/helpers/sequencer.js';
 const PROPERTY_TESTS = 'test/**/property.test.ts';
 const ISOLATED = ['test/sandbox/state-file-lock.test.ts'];
 // One worker more than cores: many files wait on a process, a terminal or a socket they started,
-// and a third worker runs meanwhile (2 cores: 204 s with two, 178 s with three; docs/performance.md).
+// and a third worker runs meanwhile (2 cores: 204 s with two, 178 s with three; docs/performance-suite.md).
 // Threads measured no faster than forks once files share a process.
 const common = { testTimeout: 30_000, hookTimeout: 30_000, pool: 'forks', maxWorkers: availableParallelism() + 1 } as const;
 

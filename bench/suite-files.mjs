@@ -1,4 +1,4 @@
-// CPU per test file in one `vitest run` (docs/performance.md, "Where the suite's CPU goes"): each
+// CPU per test file in one `vitest run` (docs/performance-suite.md, "Where the suite's CPU goes"): each
 // file's worker CPU plus the processes it spawned and reaped (bench/file-cpu-setup.mjs), the top N
 // printed with the load average at its end, then the whole run's CPU from GNU time. Minutes long
 // and loads both cores; not part of `npm run bench`. Usage: node bench/suite-files.mjs [N] [vitest args]

@@ -4,7 +4,7 @@
 // first ran: every function a command then calls was parsed and compiled again on every run, about
 // a third of svc's own start-up. Here each file is compiled with vm.Script, and its cache is made
 // with createCachedData() once the command ran, so it holds those functions too; on Node 20, which
-// has no compile cache, it is the only one (docs/performance.md). Plain CommonJS, like all of bin/
+// has no compile cache, it is the only one (docs/performance-startup.md). Plain CommonJS, like all of bin/
 // (bin/package.json): it runs before anything of the bundle.
 //
 // The caches live in the user's own cache directory (codeCacheDir), one directory per build of the

@@ -31,7 +31,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   // Node 20: one process, a few requests: undici's HTTP parser (WebAssembly) would be re-compiled
   // by the optimising tier in the background, which costs ~35 MB and doubles the time of a
   // command. Node 22 and later tier up only what runs hot: the flag changes neither time nor
-  // memory there, and node:v8 is three more of Node's modules to load (docs/performance.md). The
+  // memory there, and node:v8 is three more of Node's modules to load (docs/performance-startup.md). The
   // sandbox serves thousands of requests and keeps the optimising tier.
   const liftoff = Number(process.versions.node.split('.')[0]) < 22 && !argv.includes('sandbox');
   if (liftoff) require('node:v8').setFlagsFromString('--liftoff-only');

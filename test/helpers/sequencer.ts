@@ -5,7 +5,7 @@
 // (a clean clone) goes by its size, as vitest's own fallback does (property.test.ts is the
 // largest file too). With --sequence.shuffle (vitest gives a custom sequencer no shuffle of its
 // own), files go in a random order from the run's seed instead: the check that a file does not
-// depend on what ran before it in a shared process (docs/performance.md, "The test suite").
+// depend on what ran before it in a shared process (docs/performance-suite.md, "The test suite").
 import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 

@@ -2,7 +2,7 @@
 // Host check, routing, auth, handler, the commit wait, the JSON text) without a socket: for the
 // observable-state snapshot, which reads ~45 endpoints after every generated request of
 // property.test.ts. What the snapshot checks is the state those reads show, not HTTP: node's
-// parser and undici on both ends were ~2/3 of that file's CPU (docs/performance.md, "The test
+// parser and undici on both ends were ~2/3 of that file's CPU (docs/performance-suite.md, "The test
 // suite"). The generated requests themselves, and assertAlive, still go over the wire; a test in
 // snapshot.test.ts holds a snapshot read this way against the same snapshot read over HTTP.
 import type { IncomingMessage, ServerResponse } from 'node:http';

@@ -17,7 +17,7 @@ import { mapInTurns } from './paging.js';
  * Rows with a ciphertext opened on this thread before worker threads are started for the rest of
  * a list (when more pages follow): a list of ten pages or fewer never starts one. Pages are still
  * opened here until a worker is ready, so a list that ends soon after pays only their start-up
- * on the other cores (docs/performance.md, "Long lists").
+ * on the other cores (docs/performance-lists.md, "Long lists").
  */
 export const WORKERS_AFTER = 1000;
 /** Workers at most, however many CPUs: the main thread pages and writes meanwhile. */
