@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, ROOT, startSandbox } from './lib.mjs';
+import { BIN, ROOT, startSandbox, withHostCa } from './lib.mjs';
 import { interleaved, report } from './measure.mjs';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-installed-'));
@@ -16,10 +16,10 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 
 /** Packs the tree and installs the tarball into <dir>/prefix; returns the installed bin/svc.js. */
 function install() {
-  execFileSync(npm, ['pack', '--silent', '--pack-destination', dir], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(npm, ['pack', '--silent', '--pack-destination', dir], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: withHostCa() });
   const tarball = join(dir, readdirSync(dir).find((f) => f.endsWith('.tgz')));
   const prefix = join(dir, 'prefix');
-  execFileSync(npm, ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', tarball], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(npm, ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', tarball], { stdio: ['ignore', 'ignore', 'inherit'], env: withHostCa() });
   const lib = process.platform === 'win32' ? join(prefix, 'node_modules') : join(prefix, 'lib', 'node_modules');
   return join(lib, ...pkg.name.split('/'), 'bin', 'svc.js');
 }

@@ -9,6 +9,19 @@ export const ROOT = resolve(import.meta.dirname, '..');
 export const BIN = join(ROOT, 'bin/svc.js');
 const RSS_REPORTER = join(ROOT, 'bench/rss-reporter.mjs');
 
+// The host's NODE_EXTRA_CA_CERTS is kept out of everything the bench times. Node 20 reads and
+// parses the file it names when any process starts (22 and 24 wait until TLS needs it): pointed at
+// the system bundle, as on this machine, it adds ~50-90 ms to `node -e 0` and svc alike, which is
+// not svc's and hid svc's own time in the Node 20 ratios (docs/performance-startup.md). npm gets
+// it back (`withHostCa`): it may need it to reach the registry. startup.mjs reports what it costs.
+export const HOST_EXTRA_CA = process.env.NODE_EXTRA_CA_CERTS ?? process.env.BENCH_HOST_NODE_EXTRA_CA_CERTS;
+if (process.env.NODE_EXTRA_CA_CERTS !== undefined) {
+  process.env.BENCH_HOST_NODE_EXTRA_CA_CERTS = process.env.NODE_EXTRA_CA_CERTS; // for the scripts run-all.mjs starts
+  delete process.env.NODE_EXTRA_CA_CERTS;
+}
+/** The environment for npm: this one with the host's NODE_EXTRA_CA_CERTS. */
+export const withHostCa = () => ({ ...process.env, ...(HOST_EXTRA_CA === undefined ? {} : { NODE_EXTRA_CA_CERTS: HOST_EXTRA_CA }) });
+
 /**
  * Starts `svc sandbox start --port 0` in a child process with a private config: in memory
  * (--ephemeral), or with `durable` a state file in that config dir. `bin` runs another build;
@@ -86,7 +99,7 @@ export function nodeOfMajor(major) {
   const path = join(prefix, 'node_modules', 'node', 'bin', process.platform === 'win32' ? 'node.exe' : 'node');
   if (!existsSync(path)) {
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-    const r = spawnSync(npm, ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', `node@${major}`], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+    const r = spawnSync(npm, ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', `node@${major}`], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], env: withHostCa() });
     if (r.status !== 0 || !existsSync(path)) return { missing: `\`npm install node@${major}\` failed: ${(r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n').pop()}` };
   }
   const version = spawnSync(path, ['--version'], { encoding: 'utf8' }).stdout.trim();

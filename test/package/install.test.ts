@@ -62,10 +62,16 @@ beforeAll(() => {
     execFileSync('sh', ['-c', command], {
       cwd: src, stdio: ['ignore', 'pipe', 'pipe'],
       // `-g` into a prefix of the test's own; no audit or funding chatter.
-      env: { ...process.env, npm_config_prefix: prefix, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_loglevel: 'error' },
+      env: { ...process.env, ...hostCa(), npm_config_prefix: prefix, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_loglevel: 'error' },
     });
   }
 }, 300_000);
+
+/** The host's NODE_EXTRA_CA_CERTS, which test/global-setup.ts takes from the suite, for npm's way to the registry. */
+function hostCa(): { NODE_EXTRA_CA_CERTS?: string } {
+  const ca = process.env.SVC_TEST_HOST_NODE_EXTRA_CA_CERTS;
+  return ca === undefined ? {} : { NODE_EXTRA_CA_CERTS: ca };
+}
 
 /** The README's Install commands, as written (comments dropped); their tarball is this version's. */
 function readmeInstall(): string[] {
