@@ -43,6 +43,9 @@ rmSync(OUT, { recursive: true, force: true });
  *   name), but the module it requires builds every table llhttp has at load (methods, statuses,
  *   character maps; ~1 ms, the largest top level of undici's): the stub holds those two, copied
  *   at build from the very module, and the build fails if client-h1.js ever reads another.
+ * - conf loads ajv (with ajv-formats) for its `schema` option and semver for its `migrations`
+ *   when it loads; svc gives it neither (src/config/profiles.ts writes the file through it, and
+ *   nothing else): ~10 ms of every command that writes a profile, on Node 20.
  * - commander requires node:child_process (with node:dgram behind it, ~7 ms) for executable
  *   subcommands, which svc has none of: loaded on first use instead.
  * A stub that is ever reached says so, rather than misbehave.
@@ -82,6 +85,9 @@ const STUBS = [
   { importer: ['undici', 'lib', 'dispatcher', 'client-h1.js'], filter: /llhttp\/constants\.js$/, contents: llhttpConstantsStub() },
   { importer: ['undici', 'lib', 'core', 'util.js'], filter: /^\.\/tree$/, contents: 'module.exports = { tree: { lookup: () => null } };' },
   { importer: ['undici', 'lib'], dir: true, filter: /^node:assert$/, contents: "module.exports = function assert(value, message) { if (!value) process.getBuiltinModule('node:assert').ok(value, message); };" },
+  { importer: ['conf', 'dist', 'source', 'index.js'], filter: /^ajv\/dist\/2020\.js$/, contents: "module.exports = { Ajv2020: class NoAjv { constructor() { throw new Error('svc gives conf no schema'); } } };" },
+  { importer: ['conf', 'dist', 'source', 'index.js'], filter: /^ajv-formats$/, contents: "module.exports = { default() { throw new Error('svc gives conf no schema'); } };" },
+  { importer: ['conf', 'dist', 'source', 'index.js'], filter: /^semver$/, contents: "const none = () => { throw new Error('svc runs no conf migrations'); }; module.exports = { eq: none, clean: none, satisfies: none, lte: none, gt: none };" },
   { importer: ['commander', 'lib', 'command.js'], filter: /^node:child_process$/, contents: "module.exports = { spawn: (...args) => process.getBuiltinModule('node:child_process').spawn(...args) };" },
   { importer: ['src', 'io', 'table.ts'], own: true, filter: /^\.\/table-libs\.js$/, contents: "export const cliTable3 = () => require('./table-libs.cjs').cliTable3; export const stringWidth = () => require('./table-libs.cjs').stringWidth;" },
 ];

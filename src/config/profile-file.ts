@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Profile, SecretsStore } from './profile-types.js';
+import { compareProfileNames } from './profile-name.js';
 import { checkPrivatePath } from './safe-path.js';
 import { CliError, UsageError } from '../errors.js';
 import { withoutSecrets, type ProfileSecrets } from './credentials/secrets.js';
@@ -192,7 +193,7 @@ export class ProfileConfig implements ProfileLookup {
   }
 
   names(): string[] {
-    return [...this.entries.keys()].filter((n) => isUsable(this.entries.get(n))).sort((a, b) => a.localeCompare(b));
+    return [...this.entries.keys()].filter((n) => isUsable(this.entries.get(n))).sort(compareProfileNames);
   }
 
   list(): Array<{ name: string; profile: Profile; current: boolean }> {
