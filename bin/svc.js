@@ -32,11 +32,12 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   // by the optimising tier in the background, which costs ~35 MB and doubles the time of a
   // command. Node 22 and later tier up only what runs hot: the flag changes neither time nor
   // memory there, and node:v8 is three more of Node's modules to load (docs/performance-startup.md). The
-  // sandbox serves thousands of requests and keeps the optimising tier.
-  const liftoff = Number(process.versions.node.split('.')[0]) < 22 && !argv.includes('sandbox');
-  if (liftoff) require('node:v8').setFlagsFromString('--liftoff-only');
+  // sandbox (`sandbox start`) serves thousands of requests and keeps the optimising tier; the other
+  // sandbox commands (stop, fund, key ...) make a request or two like any command.
   // The bundle with a code cache of its own (bundle-loader.js says why, and where it is kept).
   const { codeCacheDir, commandKey, loadBundle } = require('./bundle-loader.js');
+  const liftoff = Number(process.versions.node.split('.')[0]) < 22 && commandKey(argv) !== 'sandbox.start';
+  if (liftoff) require('node:v8').setFlagsFromString('--liftoff-only');
   const debug = process.env.SVC_DEBUG_CODE_CACHE;
   const entry = loadBundle({
     dir: bundle,
