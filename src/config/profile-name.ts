@@ -10,18 +10,19 @@ export function checkProfileName(name: string): void {
   }
 }
 
-// `localeCompare`'s order for the characters a name may hold: '_', '-', digits, then letters
-// with case ignored; names equal but for case, lowercase first at the first difference. Its first
-// call builds ICU's collator (~9 ms on Node 20), which every command that lists profiles paid.
+// `localeCompare`'s order for the characters the rule allows: '_', '-', digits, then letters with
+// case ignored; names equal but for case, lowercase first at the first difference. Its first call
+// builds ICU's collator (~9 ms on Node 20), which every command that lists profiles paid.
 const PRIMARY = '_-0123456789abcdefghijklmnopqrstuvwxyz';
 
-/** Orders profile names as `a.localeCompare(b)` does, without ICU for names that keep the rule. */
+/** Orders profile names as `a.localeCompare(b)` does, without ICU when both keep the rule. */
 export function compareProfileNames(a: string, b: string): number {
+  // A name edited into the file by hand, outside the rule: ICU decides, as before.
+  if (!PROFILE_NAME_RE.test(a) || !PROFILE_NAME_RE.test(b)) return a.localeCompare(b);
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     const x = PRIMARY.indexOf(a[i]!.toLowerCase());
     const y = PRIMARY.indexOf(b[i]!.toLowerCase());
-    if (x < 0 || y < 0) return a.localeCompare(b); // a name edited in by hand, outside the rule
     if (x !== y) return x < y ? -1 : 1;
   }
   if (a.length !== b.length) return a.length < b.length ? -1 : 1;

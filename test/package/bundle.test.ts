@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../helpers/e2e.js';
-import { BIN, machineEnv, ROOT } from '../helpers/run.js';
+import { BIN, machineEnv, ROOT, runSvc } from '../helpers/run.js';
 
 let t: TestSandbox;
 let work: string;
@@ -138,21 +138,15 @@ describe('the bundle loads only what a command needs', () => {
   it("conf comes without ajv and semver (its schema and migration paths, which svc never asks for), and a profile is still written", async () => {
     const dir = join(ROOT, 'dist', 'bundle');
     const files = readdirSync(dir).filter((f) => f.endsWith('.cjs')).map((f) => ({ f, code: readFileSync(join(dir, f), 'utf8') }));
-    const confChunk = files.filter(({ code }) => code.includes('Please specify the `projectVersion` option.')); // conf's own words
+    const CONF = 'Please specify the `projectVersion` option.'; // conf's own words
+    const confChunk = files.filter(({ code }) => code.includes(CONF));
     expect(confChunk.length).toBe(1); // conf is in the bundle ...
     expect(confChunk[0]!.code.includes('svc gives conf no schema') && confChunk[0]!.code.includes('svc runs no conf migrations')).toBe(true);
     expect(files.filter(({ code }) => code.includes('node_modules/semver/')).map(({ f }) => f)).toEqual([]); // ... semver is not
     // ajv only where the MCP SDK validates tool input (`svc mcp`): never beside conf.
-    expect(files.filter(({ code }) => code.includes('node_modules/ajv/') && code.includes('Please specify the `projectVersion` option.')).map(({ f }) => f)).toEqual([]);
+    expect(files.filter(({ code }) => code.includes('node_modules/ajv/') && code.includes(CONF)).map(({ f }) => f)).toEqual([]);
     const config = join(work, 'conf-stub-config');
-    const add = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, 'profile', 'add', 'stubbed', '--key-stdin', '--no-verify'], { env: { ...machineEnv(), SVC_CONFIG_DIR: config, SVC_CREDENTIAL_STORE: 'file', NO_COLOR: '1' } as NodeJS.ProcessEnv, stdio: ['pipe', 'ignore', 'pipe'] });
-      let stderr = '';
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stderr }));
-      child.stdin.end('svc_test_BundleStubKey00000000000001\n');
-    });
+    const add = await runSvc(['profile', 'add', 'stubbed', '--key-stdin', '--no-verify'], { SVC_CONFIG_DIR: config, NO_COLOR: '1' }, { input: 'svc_test_BundleStubKey00000000000001\n' });
     expect(add.code, add.stderr).toBe(0);
     expect(Object.keys((JSON.parse(readFileSync(join(config, 'config.json'), 'utf8')) as { profiles: object }).profiles)).toEqual(['stubbed']);
   });
