@@ -71,6 +71,21 @@ describe('svc sandbox stop', () => {
     expect(r.stderr).toContain('nothing was signalled (sandbox_not_answering)');
   });
 
+  it('a record with its nonce whose URL refuses connections: sandbox_not_answering, exit 1, nothing on stdout, nothing signalled', async () => {
+    const bystander = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { stdio: 'ignore' });
+    children.push(bystander);
+    const dir = join(configDir, 'sandbox', 'running');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(join(dir, `${bystander.pid}.json`), JSON.stringify({ pid: bystander.pid, url: `http://127.0.0.1:${await refusedPort()}`, profile: 'sandbox', ephemeral: true, instance: 'b'.repeat(32) }), { mode: 0o600 });
+    const r = await runSvc(['sandbox', 'stop'], env);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`process ${bystander.pid} is recorded as the sandbox at`);
+    expect(r.stderr).toContain('nothing was signalled (sandbox_not_answering)');
+    expect(bystander.exitCode).toBeNull();
+    expect(bystander.signalCode).toBeNull();
+  });
+
   it('a stale record whose pid now belongs to another program, with another sandbox at its URL: that program is not signalled', async () => {
     // Another sandbox (another config dir) answers at the URL; the recorded pid is a live bystander.
     const otherDir = mkdtempSync(join(tmpdir(), 'svc-sbx-other-'));
